@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The ib_device: creation, registration, and the verbs that describe the
+ * device and its port (query_device, query_port, ucontext, PD).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/if_arp.h>
+#include <net/addrconf.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_mad.h>
+
+#include "metaroce.h"
+
+static_assert((int)MR_MTU_256 == (int)IB_MTU_256);
+static_assert((int)MR_MTU_4096 == (int)IB_MTU_4096);
+
+/* Port state as the netdev dictates it: up, carrier, and a usable MTU. */
+enum ib_port_state mr_port_state(struct net_device *ndev)
+{
+	if (netif_running(ndev) && netif_carrier_ok(ndev) &&
+	    mr_mtu_from_netdev_mtu(ndev->mtu) != MR_MTU_NONE)
+		return IB_PORT_ACTIVE;
+	return IB_PORT_DOWN;
+}
+
+/* Report a change of port state to ib_core's clients as an async event. */
+void mr_port_update(struct mr_dev *dev, struct net_device *ndev)
+{
+	enum ib_port_state state = mr_port_state(ndev);
+	struct ib_event event = {
+		.device = &dev->ib_dev,
+		.element.port_num = MR_PORT,
+	};
+
+	if (xchg(&dev->port_state, state) == state)
+		return;
+	event.event = state == IB_PORT_ACTIVE ? IB_EVENT_PORT_ACTIVE :
+						IB_EVENT_PORT_ERR;
+	ibdev_info(&dev->ib_dev, "port %s on %s (mtu %u)\n",
+		   state == IB_PORT_ACTIVE ? "ACTIVE" : "DOWN", ndev->name,
+		   ndev->mtu);
+	ib_dispatch_event(&event);
+}
+
+static int mr_query_device(struct ib_device *ib_dev,
+			   struct ib_device_attr *attr, struct ib_udata *udata)
+{
+	if (udata->inlen || udata->outlen)
+		return -EINVAL;
+
+	memset(attr, 0, sizeof(*attr));
+	attr->sys_image_guid = ib_dev->node_guid;
+	attr->vendor_id = METAROCE_VENDOR_ID;
+	attr->vendor_part_id = METAROCE_VENDOR_PART_ID;
+	attr->max_pd = MR_MAX_PD;
+	attr->max_pkeys = 1;
+	attr->atomic_cap = IB_ATOMIC_NONE;
+	/* Devices are created by `rdma link add`, so users may delete them. */
+	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	return 0;
+}
+
+static int mr_query_port(struct ib_device *ib_dev, u32 port,
+			 struct ib_port_attr *attr)
+{
+	struct net_device *ndev = to_mr_dev(ib_dev)->ndev;
+	enum mr_mtu active;
+
+	/* ib_core zeroes *attr before calling us. */
+	active = mr_mtu_from_netdev_mtu(ndev->mtu);
+	attr->state = mr_port_state(ndev);
+	attr->phys_state = netif_running(ndev) && netif_carrier_ok(ndev) ?
+				   IB_PORT_PHYS_STATE_LINK_UP :
+				   IB_PORT_PHYS_STATE_DISABLED;
+	attr->max_mtu = IB_MTU_4096;
+	attr->active_mtu = active == MR_MTU_NONE ? IB_MTU_256 :
+						   (enum ib_mtu)active;
+	attr->gid_tbl_len = MR_GID_TABLE_LEN;
+	attr->pkey_tbl_len = 1;
+	attr->ip_gids = true;
+
+	/* Fails once ib_core has let go of the netdev during unregistration. */
+	if (ib_get_eth_speed(ib_dev, port, &attr->active_speed,
+			     &attr->active_width)) {
+		attr->active_speed = IB_SPEED_SDR;
+		attr->active_width = IB_WIDTH_1X;
+	}
+	return 0;
+}
+
+static int mr_get_port_immutable(struct ib_device *ib_dev, u32 port,
+				 struct ib_port_immutable *immutable)
+{
+	/* RoCEv2-type GIDs (IP addresses) only; no MADs until QP1 exists. */
+	immutable->core_cap_flags = RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP;
+	immutable->gid_tbl_len = MR_GID_TABLE_LEN;
+	immutable->pkey_tbl_len = 1;
+	immutable->max_mad_size = 0;
+	return 0;
+}
+
+static enum rdma_link_layer mr_get_link_layer(struct ib_device *ib_dev,
+					      u32 port)
+{
+	return IB_LINK_LAYER_ETHERNET;
+}
+
+static int mr_query_pkey(struct ib_device *ib_dev, u32 port, u16 index,
+			 u16 *pkey)
+{
+	if (index > 0)
+		return -EINVAL;
+	*pkey = IB_DEFAULT_PKEY_FULL;
+	return 0;
+}
+
+static int mr_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
+{
+	return 0;
+}
+
+static void mr_dealloc_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
+/* No mmaps yet, so there is nothing to revoke on netns moves or hot unplug. */
+static void mr_disassociate_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
+static int mr_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct mr_dev *dev = to_mr_dev(ibpd->device);
+
+	if (atomic_inc_return(&dev->num_pd) > MR_MAX_PD) {
+		atomic_dec(&dev->num_pd);
+		ibdev_dbg(&dev->ib_dev, "PD limit of %u reached\n", MR_MAX_PD);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+static int mr_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	atomic_dec(&to_mr_dev(ibpd->device)->num_pd);
+	return 0;
+}
+
+/* The last op ib_core calls on a device, registered or not. */
+static void mr_dealloc_driver(struct ib_device *ib_dev)
+{
+	struct mr_dev *dev = to_mr_dev(ib_dev);
+
+	netdev_put(dev->ndev, &dev->ndev_tracker);
+}
+
+static const struct ib_device_ops mr_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = (enum rdma_driver_id)METAROCE_DRIVER_ID,
+	.uverbs_abi_ver = METAROCE_UVERBS_ABI_VERSION,
+
+	.alloc_pd = mr_alloc_pd,
+	.alloc_ucontext = mr_alloc_ucontext,
+	.dealloc_driver = mr_dealloc_driver,
+	.dealloc_pd = mr_dealloc_pd,
+	.dealloc_ucontext = mr_dealloc_ucontext,
+	.disassociate_ucontext = mr_disassociate_ucontext,
+	.get_link_layer = mr_get_link_layer,
+	.get_port_immutable = mr_get_port_immutable,
+	.query_device = mr_query_device,
+	.query_pkey = mr_query_pkey,
+	.query_port = mr_query_port,
+
+	INIT_RDMA_OBJ_SIZE(ib_cq, mr_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_pd, mr_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, mr_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, mr_ucontext, ibuc),
+};
+
+/* Create and register a metaroce device on @ndev, named @ibdev_name. */
+int mr_dev_add(const char *ibdev_name, struct net_device *ndev)
+{
+	struct mr_dev *dev;
+	int err;
+
+	dev = ib_alloc_device(mr_dev, ib_dev);
+	if (!dev)
+		return -ENOMEM;
+
+	dev->ib_dev.node_type = RDMA_NODE_IB_CA;
+	dev->ib_dev.phys_port_cnt = 1;
+	dev->ib_dev.num_comp_vectors = num_possible_cpus();
+	addrconf_addr_eui48((unsigned char *)&dev->ib_dev.node_guid,
+			    ndev->dev_addr);
+	dev->ndev = ndev;
+	netdev_hold(ndev, &dev->ndev_tracker, GFP_KERNEL);
+	dev->port_state = mr_port_state(ndev);
+	atomic_set(&dev->num_pd, 0);
+
+	ib_set_device_ops(&dev->ib_dev, &mr_notsupp_ops);
+	ib_set_device_ops(&dev->ib_dev, &mr_dev_ops);
+
+	err = ib_device_set_netdev(&dev->ib_dev, ndev, MR_PORT);
+	if (err)
+		goto err_dealloc;
+
+	err = ib_register_device(&dev->ib_dev, ibdev_name, NULL);
+	if (err) {
+		pr_err("%s: registering the RDMA device failed (%d)\n",
+		       ibdev_name, err);
+		goto err_dealloc;
+	}
+	ibdev_info(&dev->ib_dev, "added on %s (mtu %u, rdma mtu %u, port %s)\n",
+		   ndev->name, ndev->mtu,
+		   mr_mtu_bytes(mr_mtu_from_netdev_mtu(ndev->mtu)),
+		   dev->port_state == IB_PORT_ACTIVE ? "ACTIVE" : "DOWN");
+	return 0;
+
+err_dealloc:
+	ib_dealloc_device(&dev->ib_dev);
+	return err;
+}

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include "mtu.h"
+
+/* Payload bytes of an RDMA MTU code; 0 for anything that is not one. */
+unsigned int mr_mtu_bytes(enum mr_mtu mtu)
+{
+	if (mtu < MR_MTU_256 || mtu > MR_MTU_MAX)
+		return 0;
+	return 128u << mtu;
+}
+
+/* The largest RDMA MTU whose packets, with all headers, fit the netdev MTU. */
+enum mr_mtu mr_mtu_from_netdev_mtu(unsigned int netdev_mtu)
+{
+	enum mr_mtu mtu;
+
+	if (netdev_mtu < MR_WIRE_OVERHEAD)
+		return MR_MTU_NONE;
+	for (mtu = MR_MTU_MAX; mtu >= MR_MTU_256; mtu--)
+		if (mr_mtu_bytes(mtu) <= netdev_mtu - MR_WIRE_OVERHEAD)
+			return mtu;
+	return MR_MTU_NONE;
+}
+
+/* The smallest netdev MTU that a metaroce port can use. */
+unsigned int mr_min_netdev_mtu(void)
+{
+	return mr_mtu_bytes(MR_MTU_256) + MR_WIRE_OVERHEAD;
+}
