@@ -1,0 +1,653 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+//
+// Tests of the provider itself: its registration data, its driver file, the
+// built .so, and its verbs running through the real libibverbs against a
+// fake uverbs device (tests/fake_kernel.h).
+#include "fake_kernel.h"
+#include "metaroce-abi.h"
+#include "metaroce.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+
+namespace {
+
+using metaroce::kContextOps;
+using metaroce::kDeviceOps;
+using metaroce::kMatchTable;
+
+// --- Registration data ---------------------------------------------------------
+
+TEST(ProviderTable, MatchesOnlyOurDriverIdAndAbi) {
+    EXPECT_STREQ(kDeviceOps.name, "metaroce");
+    EXPECT_STREQ(kDeviceOps.name, METAROCE_LINK_TYPE);
+    EXPECT_EQ(kDeviceOps.match_min_abi_version, 1u);
+    EXPECT_EQ(kDeviceOps.match_max_abi_version, 1u);
+    EXPECT_EQ(kDeviceOps.match_max_abi_version, unsigned{METAROCE_UVERBS_ABI_VERSION});
+    ASSERT_EQ(kDeviceOps.match_table, kMatchTable);
+    EXPECT_EQ(kMatchTable[0].kind, METAROCE_MATCH_DRIVER_ID);
+    EXPECT_EQ(kMatchTable[0].u.driver_id, uint64_t{METAROCE_DRIVER_ID});
+    EXPECT_EQ(kMatchTable[0].u.driver_id, 0x4d52u);
+    EXPECT_EQ(kMatchTable[1].kind, METAROCE_MATCH_SENTINEL); // no name or modalias entry
+    EXPECT_NE(kDeviceOps.match_device, nullptr);
+    EXPECT_NE(kDeviceOps.alloc_device, nullptr);
+    EXPECT_NE(kDeviceOps.uninit_device, nullptr);
+    EXPECT_NE(kDeviceOps.alloc_context, nullptr);
+    EXPECT_EQ(kDeviceOps.import_context, nullptr);
+    EXPECT_EQ(kDeviceOps.static_providers, nullptr);
+}
+
+TEST(ProviderTable, MatchDeviceKeepsTheTableVerdict) {
+    verbs_sysfs_dev dev{};
+    std::strcpy(dev.ibdev_name, "metaroce0");
+    dev.driver_id = METAROCE_DRIVER_ID;
+    dev.abi_ver = 1;
+    dev.match = &kMatchTable[0];
+    EXPECT_TRUE(kDeviceOps.match_device(&dev));
+    dev.match = nullptr; // e.g. an rxe device
+    EXPECT_FALSE(kDeviceOps.match_device(&dev));
+}
+
+TEST(ProviderTable, ImplementsTheKernelMediatedVerbs) {
+    // The data path goes straight to libibverbs' command helpers.
+    EXPECT_EQ(kContextOps.poll_cq, &ibv_cmd_poll_cq);
+    EXPECT_EQ(kContextOps.post_send, &ibv_cmd_post_send);
+    EXPECT_EQ(kContextOps.post_recv, &ibv_cmd_post_recv);
+    EXPECT_EQ(kContextOps.req_notify_cq, &ibv_cmd_req_notify_cq);
+    EXPECT_EQ(kContextOps.attach_mcast, &ibv_cmd_attach_mcast);
+    EXPECT_EQ(kContextOps.detach_mcast, &ibv_cmd_detach_mcast);
+    for (auto op : {reinterpret_cast<const void *>(kContextOps.query_device_ex),
+                    reinterpret_cast<const void *>(kContextOps.query_port),
+                    reinterpret_cast<const void *>(kContextOps.alloc_pd),
+                    reinterpret_cast<const void *>(kContextOps.dealloc_pd),
+                    reinterpret_cast<const void *>(kContextOps.reg_mr),
+                    reinterpret_cast<const void *>(kContextOps.dereg_mr),
+                    reinterpret_cast<const void *>(kContextOps.create_cq),
+                    reinterpret_cast<const void *>(kContextOps.destroy_cq),
+                    reinterpret_cast<const void *>(kContextOps.create_qp),
+                    reinterpret_cast<const void *>(kContextOps.modify_qp),
+                    reinterpret_cast<const void *>(kContextOps.query_qp),
+                    reinterpret_cast<const void *>(kContextOps.destroy_qp),
+                    reinterpret_cast<const void *>(kContextOps.create_ah),
+                    reinterpret_cast<const void *>(kContextOps.destroy_ah),
+                    reinterpret_cast<const void *>(kContextOps.free_context)})
+        EXPECT_NE(op, nullptr);
+    // Not offered yet: libibverbs answers these with EOPNOTSUPP.
+    EXPECT_EQ(kContextOps.create_cq_ex, nullptr);
+    EXPECT_EQ(kContextOps.create_qp_ex, nullptr);
+    EXPECT_EQ(kContextOps.create_srq, nullptr);
+}
+
+// --- Files and the built library -------------------------------------------------
+
+std::string read_file(const char *path) {
+    std::ifstream in(path);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+TEST(ProviderFiles, DriverFileNamesTheBuiltLibrary) {
+    EXPECT_EQ(read_file(METAROCE_DRIVER_FILE), "driver metaroce\n");
+    // libibverbs loads lib<name>-rdmav34.so for a "driver <name>" line.
+    const std::string so = METAROCE_PROVIDER_SO;
+    EXPECT_EQ(so.substr(so.rfind('/') + 1), std::string("lib") + kDeviceOps.name + "-rdmav34.so");
+}
+
+TEST(ProviderFiles, LibraryLoadsAndReportsWithMetaroceDebug) {
+    ASSERT_EQ(setenv("METAROCE_DEBUG", "1", 1), 0);
+    ::testing::internal::CaptureStderr();
+    // Never unloaded: its constructor registered kDeviceOps with libibverbs.
+    void *so = dlopen(METAROCE_PROVIDER_SO, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+    const std::string err = ::testing::internal::GetCapturedStderr();
+    unsetenv("METAROCE_DEBUG");
+    ASSERT_NE(so, nullptr) << dlerror();
+    EXPECT_NE(err.find("metaroce: provider loaded"), std::string::npos) << err;
+    // Nothing of ours is exported.
+    EXPECT_EQ(dlsym(so, "_ZN8metaroce10kDeviceOpsE"), nullptr);
+    EXPECT_EQ(dlsym(so, "metaroce_register_driver"), nullptr);
+}
+
+TEST(ProviderFiles, DebugSwitch) {
+    unsetenv("METAROCE_DEBUG");
+    EXPECT_FALSE(metaroce::debug_enabled());
+    setenv("METAROCE_DEBUG", "0", 1);
+    EXPECT_FALSE(metaroce::debug_enabled());
+    setenv("METAROCE_DEBUG", "1", 1);
+    EXPECT_TRUE(metaroce::debug_enabled());
+    unsetenv("METAROCE_DEBUG");
+}
+
+// --- Verbs against a fake uverbs device ------------------------------------------
+
+constexpr uint32_t kAsyncVectors = 2;
+
+int dev_null() {
+    return open("/dev/null", O_RDWR | O_CLOEXEC);
+}
+bool fd_is_open(int fd) {
+    return fcntl(fd, F_GETFD) != -1;
+}
+
+class ProviderContext : public ::testing::Test {
+protected:
+    void SetUp() override {
+        std::strcpy(sysfs_.ibdev_name, "metaroce0");
+        std::strcpy(sysfs_.sysfs_name, "uverbs0");
+        sysfs_.driver_id = METAROCE_DRIVER_ID;
+        sysfs_.abi_ver = METAROCE_UVERBS_ABI_VERSION;
+        sysfs_.num_ports = 1;
+        vdev_ = kDeviceOps.alloc_device(&sysfs_);
+        ASSERT_NE(vdev_, nullptr);
+        // What libibverbs' try_driver() does after alloc_device().
+        vdev_->ops = &kDeviceOps;
+        vdev_->refcount = 1;
+        vdev_->sysfs = &sysfs_;
+        std::strcpy(vdev_->device.name, "metaroce0");
+
+        kernel_ = std::make_unique<fake::Kernel>();
+        async_fd_ = dev_null();
+        kernel_->on(IB_USER_VERBS_CMD_GET_CONTEXT, [this](const fake::Request &r) {
+            ib_uverbs_get_context_resp resp{};
+            resp.async_fd = async_fd_;
+            resp.num_comp_vectors = kAsyncVectors;
+            r.reply(resp);
+            return 0;
+        });
+    }
+
+    void open_context() {
+        vctx_ = kDeviceOps.alloc_context(&vdev_->device, kernel_->fd(), nullptr);
+        ASSERT_NE(vctx_, nullptr) << "errno " << errno;
+        ctx_ = &vctx_->context;
+        kernel_->writes.clear();
+    }
+
+    void TearDown() override {
+        if (ctx_) {
+            EXPECT_EQ(ibv_close_device(ctx_), 0); // -> our free_context
+        }
+        kernel_.reset();
+        if (vdev_) {
+            EXPECT_EQ(vdev_->refcount, 1);
+            vdev_->sysfs = nullptr; // owned by the test, not by libibverbs
+            kDeviceOps.uninit_device(vdev_);
+        }
+    }
+
+    const fake::Request &last_write() const { return kernel_->writes.back(); }
+
+    verbs_sysfs_dev sysfs_{};
+    verbs_device *vdev_ = nullptr;
+    std::unique_ptr<fake::Kernel> kernel_;
+    int async_fd_ = -1;
+    verbs_context *vctx_ = nullptr;
+    ibv_context *ctx_ = nullptr;
+};
+
+TEST_F(ProviderContext, OpensWithOurDriverIdAndNoDriverData) {
+    const int cmd_fd = kernel_->fd();
+    open_context();
+    EXPECT_EQ(vdev_->refcount, 2);
+    EXPECT_EQ(ctx_->cmd_fd, cmd_fd);
+    EXPECT_EQ(ctx_->async_fd, async_fd_);
+    EXPECT_EQ(ctx_->num_comp_vectors, int{kAsyncVectors});
+    EXPECT_EQ(ctx_->ops.poll_cq, &ibv_cmd_poll_cq);
+
+    // libibverbs tried the ioctl interface first: every ioctl header carried
+    // our driver id, which the kernel compares with ib_device_ops.driver_id.
+    ASSERT_FALSE(kernel_->ioctls.empty());
+    for (const auto &hdr : kernel_->ioctls)
+        EXPECT_EQ(hdr.driver_id, uint32_t{METAROCE_DRIVER_ID});
+
+    ctx_ = nullptr;
+    EXPECT_EQ(ibv_close_device(&vctx_->context), 0);
+    EXPECT_FALSE(fd_is_open(cmd_fd));
+    EXPECT_FALSE(fd_is_open(async_fd_));
+    EXPECT_EQ(vdev_->refcount, 1);
+}
+
+TEST_F(ProviderContext, GetContextCommandHasNoDriverData) {
+    vctx_ = kDeviceOps.alloc_context(&vdev_->device, kernel_->fd(), nullptr);
+    ASSERT_NE(vctx_, nullptr);
+    ctx_ = &vctx_->context;
+    ASSERT_EQ(kernel_->writes.size(), 1u);
+    const auto &w = last_write();
+    EXPECT_EQ(w.command, unsigned{IB_USER_VERBS_CMD_GET_CONTEXT});
+    EXPECT_FALSE(w.extended);
+    EXPECT_EQ(w.in_words * 4u, sizeof(ib_uverbs_cmd_hdr) + sizeof(ib_uverbs_get_context));
+    EXPECT_EQ(w.out_words * 4u, sizeof(ib_uverbs_get_context_resp));
+}
+
+TEST_F(ProviderContext, GetContextFailureSetsErrnoAndClosesFd) {
+    kernel_->on(IB_USER_VERBS_CMD_GET_CONTEXT, [](const fake::Request &) { return EPERM; });
+    const int cmd_fd = kernel_->fd();
+    errno = 0;
+    EXPECT_EQ(kDeviceOps.alloc_context(&vdev_->device, cmd_fd, nullptr), nullptr);
+    EXPECT_EQ(errno, EPERM);
+    EXPECT_FALSE(fd_is_open(cmd_fd));
+    EXPECT_EQ(vdev_->refcount, 1);
+    close(async_fd_);
+}
+
+// The kernel side does not implement these yet: each verb must fail the way
+// libibverbs documents, and must not free objects it did not destroy.
+TEST_F(ProviderContext, UnimplementedKernelVerbsFailWithErrno) {
+    open_context();
+    ibv_port_attr port{};
+    EXPECT_EQ(ibv_query_port(ctx_, 1, &port), EOPNOTSUPP);
+    ibv_device_attr dev_attr{};
+    EXPECT_EQ(ibv_query_device(ctx_, &dev_attr), EOPNOTSUPP);
+
+    errno = 0;
+    EXPECT_EQ(ibv_alloc_pd(ctx_), nullptr);
+    EXPECT_EQ(errno, EOPNOTSUPP);
+    errno = 0;
+    EXPECT_EQ(ibv_create_cq(ctx_, 4, nullptr, nullptr, 0), nullptr);
+    EXPECT_EQ(errno, EOPNOTSUPP);
+
+    // Objects as if created earlier (stack objects: freeing one would crash).
+    ibv_pd pd{};
+    pd.context = ctx_;
+    pd.handle = 1;
+    ibv_cq cq{};
+    cq.context = ctx_;
+    cq.handle = 2;
+    verbs_qp vqp{};
+    ibv_qp &qp = vqp.qp;
+    qp.context = ctx_;
+    qp.handle = 3;
+    qp.qp_type = IBV_QPT_RC;
+
+    static char buf[64];
+    errno = 0;
+    EXPECT_EQ(ibv_reg_mr(&pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE), nullptr);
+    EXPECT_EQ(errno, EOPNOTSUPP);
+    ibv_qp_init_attr init{};
+    init.send_cq = init.recv_cq = &cq;
+    init.qp_type = IBV_QPT_RC;
+    errno = 0;
+    EXPECT_EQ(ibv_create_qp(&pd, &init), nullptr);
+    EXPECT_EQ(errno, EOPNOTSUPP);
+    ibv_ah_attr ah_attr{};
+    errno = 0;
+    EXPECT_EQ(ibv_create_ah(&pd, &ah_attr), nullptr);
+    EXPECT_EQ(errno, EOPNOTSUPP);
+
+    ibv_wc wc[2];
+    errno = 0;
+    EXPECT_EQ(ibv_poll_cq(&cq, 2, wc), -1);
+    EXPECT_EQ(errno, EOPNOTSUPP);
+    EXPECT_EQ(ibv_req_notify_cq(&cq, 0), EOPNOTSUPP);
+
+    ibv_send_wr swr{};
+    ibv_send_wr *bad_swr = nullptr;
+    EXPECT_EQ(ibv_post_send(&qp, &swr, &bad_swr), EOPNOTSUPP);
+    EXPECT_EQ(bad_swr, &swr);
+    ibv_recv_wr rwr{};
+    ibv_recv_wr *bad_rwr = nullptr;
+    EXPECT_EQ(ibv_post_recv(&qp, &rwr, &bad_rwr), EOPNOTSUPP);
+    EXPECT_EQ(bad_rwr, &rwr);
+    ibv_qp_attr qp_attr{};
+    qp_attr.qp_state = IBV_QPS_INIT;
+    EXPECT_EQ(ibv_modify_qp(&qp, &qp_attr, IBV_QP_STATE), EOPNOTSUPP);
+    EXPECT_EQ(ibv_query_qp(&qp, &qp_attr, IBV_QP_STATE, &init), EOPNOTSUPP);
+    ibv_gid gid{};
+    EXPECT_EQ(ibv_attach_mcast(&qp, &gid, 0), EOPNOTSUPP);
+    EXPECT_EQ(ibv_detach_mcast(&qp, &gid, 0), EOPNOTSUPP);
+
+    errno = 0;
+    EXPECT_EQ(ibv_dealloc_pd(&pd), EOPNOTSUPP);
+    EXPECT_EQ(errno, EOPNOTSUPP);
+    EXPECT_EQ(ibv_destroy_cq(&cq), EOPNOTSUPP);
+    EXPECT_EQ(ibv_destroy_qp(&qp), EOPNOTSUPP);
+
+    for (const auto &hdr : kernel_->ioctls)
+        EXPECT_EQ(hdr.driver_id, uint32_t{METAROCE_DRIVER_ID});
+}
+
+// With a kernel that answers, the provider's objects carry what it returned,
+// and the commands carry what the caller asked for.
+TEST_F(ProviderContext, VerbsPassThroughTheKernel) {
+    open_context();
+    auto &k = *kernel_;
+
+    // query_device: fw_ver formatting and the phys_port_cnt_ex that libibverbs
+    // takes from verbs_sysfs_dev::num_ports.
+    sysfs_.num_ports = 2;
+    auto device_resp = [](const fake::Request &r) {
+        ib_uverbs_ex_query_device_resp resp{};
+        resp.base.fw_ver = uint64_t{1} << 32 | 2 << 16 | 3;
+        resp.base.vendor_part_id = METAROCE_VENDOR_PART_ID;
+        resp.base.max_qp = 64;
+        resp.base.phys_port_cnt = 1;
+        resp.response_length = sizeof(resp);
+        r.reply(r.extended ? static_cast<const void *>(&resp) : &resp.base,
+                r.extended ? sizeof(resp) : sizeof(resp.base));
+        return 0;
+    };
+    k.on(IB_USER_VERBS_CMD_QUERY_DEVICE, device_resp);
+    ibv_device_attr_ex dev_attr{};
+    ASSERT_EQ(ibv_query_device_ex(ctx_, nullptr, &dev_attr), 0);
+    EXPECT_STREQ(dev_attr.orig_attr.fw_ver, "1.2.3");
+    EXPECT_EQ(dev_attr.orig_attr.vendor_part_id, uint32_t{METAROCE_VENDOR_PART_ID});
+    EXPECT_EQ(dev_attr.orig_attr.max_qp, 64);
+    EXPECT_EQ(dev_attr.orig_attr.phys_port_cnt, 1);
+    EXPECT_EQ(dev_attr.phys_port_cnt_ex, 2u);
+    EXPECT_TRUE(last_write().extended);
+    ibv_device_attr small{};
+    ASSERT_EQ(ibv_query_device(ctx_, &small), 0);
+    EXPECT_STREQ(small.fw_ver, "1.2.3");
+    EXPECT_FALSE(last_write().extended);
+
+    k.on(IB_USER_VERBS_CMD_QUERY_PORT, [](const fake::Request &r) {
+        EXPECT_EQ(r.in_words * 4u, sizeof(metaroce::cmd::QueryPort));
+        EXPECT_EQ(r.as<ib_uverbs_query_port>().port_num, 1);
+        ib_uverbs_query_port_resp resp{};
+        resp.state = IBV_PORT_ACTIVE;
+        resp.max_mtu = IBV_MTU_4096;
+        resp.active_mtu = IBV_MTU_1024;
+        resp.gid_tbl_len = 16;
+        resp.link_layer = IBV_LINK_LAYER_ETHERNET;
+        r.reply(resp);
+        return 0;
+    });
+    ibv_port_attr port{};
+    ASSERT_EQ(ibv_query_port(ctx_, 1, &port), 0);
+    EXPECT_EQ(port.state, IBV_PORT_ACTIVE);
+    EXPECT_EQ(port.active_mtu, IBV_MTU_1024);
+    EXPECT_EQ(port.gid_tbl_len, 16);
+    EXPECT_EQ(port.link_layer, IBV_LINK_LAYER_ETHERNET);
+
+    // Protection domain.
+    k.on(IB_USER_VERBS_CMD_ALLOC_PD, [](const fake::Request &r) {
+        EXPECT_EQ(r.in_words * 4u, sizeof(metaroce::cmd::AllocPd));
+        r.reply(ib_uverbs_alloc_pd_resp{.pd_handle = 0x11});
+        return 0;
+    });
+    ibv_pd *pd = ibv_alloc_pd(ctx_);
+    ASSERT_NE(pd, nullptr);
+    EXPECT_EQ(pd->handle, 0x11u);
+    EXPECT_EQ(pd->context, ctx_);
+
+    // Memory region.
+    alignas(4096) static char buf[8192];
+    const int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+    k.on(IB_USER_VERBS_CMD_REG_MR, [&](const fake::Request &r) {
+        EXPECT_EQ(r.in_words * 4u, sizeof(metaroce::cmd::RegMr));
+        const auto c = r.as<ib_uverbs_reg_mr>();
+        EXPECT_EQ(c.start, reinterpret_cast<uintptr_t>(buf));
+        EXPECT_EQ(c.length, sizeof(buf));
+        EXPECT_EQ(c.hca_va, reinterpret_cast<uintptr_t>(buf));
+        EXPECT_EQ(c.pd_handle, 0x11u);
+        EXPECT_EQ(c.access_flags, unsigned(access));
+        r.reply(ib_uverbs_reg_mr_resp{.mr_handle = 0x22, .lkey = 0x1000, .rkey = 0x2000});
+        return 0;
+    });
+    ibv_mr *mr = ibv_reg_mr(pd, buf, sizeof(buf), access);
+    ASSERT_NE(mr, nullptr);
+    EXPECT_EQ(mr->handle, 0x22u);
+    EXPECT_EQ(mr->lkey, 0x1000u);
+    EXPECT_EQ(mr->rkey, 0x2000u);
+    EXPECT_EQ(mr->addr, buf);
+    const auto *vmr = reinterpret_cast<const verbs_mr *>(mr);
+    EXPECT_EQ(vmr->mr_type, METAROCE_MR_TYPE_MR);
+    EXPECT_EQ(vmr->access, access);
+
+    // Completion queue.
+    k.on(IB_USER_VERBS_CMD_CREATE_CQ, [](const fake::Request &r) {
+        EXPECT_EQ(r.in_words * 4u, sizeof(metaroce::cmd::CreateCq));
+        const auto c = r.as<ib_uverbs_create_cq>();
+        EXPECT_EQ(c.cqe, 16u);
+        EXPECT_EQ(c.comp_vector, 1u);
+        EXPECT_EQ(c.comp_channel, -1);
+        EXPECT_NE(c.user_handle, 0u);
+        ib_uverbs_create_cq_resp resp{};
+        resp.cq_handle = 0x33;
+        resp.cqe = 31;
+        r.reply(resp);
+        return 0;
+    });
+    int cq_user_context = 0;
+    ibv_cq *cq = ibv_create_cq(ctx_, 16, &cq_user_context, nullptr, 1);
+    ASSERT_NE(cq, nullptr);
+    EXPECT_EQ(cq->handle, 0x33u);
+    EXPECT_EQ(cq->cqe, 31);
+    EXPECT_EQ(cq->cq_context, &cq_user_context);
+
+    k.on(IB_USER_VERBS_CMD_POLL_CQ, [](const fake::Request &r) {
+        const auto c = r.as<ib_uverbs_poll_cq>();
+        EXPECT_EQ(c.cq_handle, 0x33u);
+        EXPECT_EQ(c.ne, 4u);
+        ib_uverbs_poll_cq_resp head{};
+        head.count = 1;
+        ib_uverbs_wc wc{};
+        wc.wr_id = 42;
+        wc.status = IBV_WC_SUCCESS;
+        wc.opcode = IBV_WC_RECV;
+        wc.byte_len = 64;
+        wc.qp_num = 0x123;
+        std::vector<uint8_t> out(sizeof(head) + sizeof(wc));
+        std::memcpy(out.data(), &head, sizeof(head));
+        std::memcpy(out.data() + sizeof(head), &wc, sizeof(wc));
+        r.reply(out.data(), out.size());
+        return 0;
+    });
+    ibv_wc wc[4]{};
+    ASSERT_EQ(ibv_poll_cq(cq, 4, wc), 1);
+    EXPECT_EQ(wc[0].wr_id, 42u);
+    EXPECT_EQ(wc[0].status, IBV_WC_SUCCESS);
+    EXPECT_EQ(wc[0].opcode, IBV_WC_RECV);
+    EXPECT_EQ(wc[0].byte_len, 64u);
+    EXPECT_EQ(wc[0].qp_num, 0x123u);
+
+    k.on(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ, [](const fake::Request &r) {
+        const auto c = r.as<ib_uverbs_req_notify_cq>();
+        EXPECT_EQ(c.cq_handle, 0x33u);
+        EXPECT_EQ(c.solicited_only, 1u);
+        return 0;
+    });
+    EXPECT_EQ(ibv_req_notify_cq(cq, 1), 0);
+
+    // Queue pair.
+    k.on(IB_USER_VERBS_CMD_CREATE_QP, [](const fake::Request &r) {
+        EXPECT_EQ(r.in_words * 4u, sizeof(metaroce::cmd::CreateQp));
+        const auto c = r.as<ib_uverbs_create_qp>();
+        EXPECT_EQ(c.pd_handle, 0x11u);
+        EXPECT_EQ(c.send_cq_handle, 0x33u);
+        EXPECT_EQ(c.recv_cq_handle, 0x33u);
+        EXPECT_EQ(c.max_send_wr, 8u);
+        EXPECT_EQ(c.qp_type, IBV_QPT_RC);
+        ib_uverbs_create_qp_resp resp{};
+        resp.qp_handle = 0x44;
+        resp.qpn = 0x123;
+        resp.max_send_wr = 15;
+        resp.max_recv_wr = 15;
+        resp.max_send_sge = 1;
+        resp.max_recv_sge = 1;
+        r.reply(resp);
+        return 0;
+    });
+    ibv_qp_init_attr init{};
+    init.send_cq = init.recv_cq = cq;
+    init.cap.max_send_wr = init.cap.max_recv_wr = 8;
+    init.cap.max_send_sge = init.cap.max_recv_sge = 1;
+    init.qp_type = IBV_QPT_RC;
+    ibv_qp *qp = ibv_create_qp(pd, &init);
+    ASSERT_NE(qp, nullptr);
+    EXPECT_EQ(qp->handle, 0x44u);
+    EXPECT_EQ(qp->qp_num, 0x123u);
+    EXPECT_EQ(qp->state, IBV_QPS_RESET);
+    // The returned caps are not checked: libibverbs learns the uverbs ABI
+    // version only from sysfs while enumerating devices, which this test
+    // skips, and then uses the oldest CREATE_QP response (handle and qpn).
+    EXPECT_EQ(ibv_qp_to_qp_ex(qp), nullptr);
+
+    k.on(IB_USER_VERBS_CMD_MODIFY_QP, [](const fake::Request &r) {
+        EXPECT_EQ(r.in_words * 4u, sizeof(metaroce::cmd::ModifyQp));
+        const auto c = r.as<ib_uverbs_modify_qp>();
+        EXPECT_EQ(c.qp_handle, 0x44u);
+        EXPECT_EQ(c.attr_mask, unsigned(IBV_QP_STATE | IBV_QP_PORT));
+        EXPECT_EQ(c.qp_state, IBV_QPS_INIT);
+        EXPECT_EQ(c.port_num, 1);
+        return 0;
+    });
+    ibv_qp_attr qp_attr{};
+    qp_attr.qp_state = IBV_QPS_INIT;
+    qp_attr.port_num = 1;
+    ASSERT_EQ(ibv_modify_qp(qp, &qp_attr, IBV_QP_STATE | IBV_QP_PORT), 0);
+    EXPECT_EQ(qp->state, IBV_QPS_INIT);
+
+    k.on(IB_USER_VERBS_CMD_QUERY_QP, [](const fake::Request &r) {
+        const auto c = r.as<ib_uverbs_query_qp>();
+        EXPECT_EQ(c.qp_handle, 0x44u);
+        ib_uverbs_query_qp_resp resp{};
+        resp.qp_state = IBV_QPS_RTS;
+        resp.sq_psn = 0x777;
+        r.reply(resp);
+        return 0;
+    });
+    ibv_qp_init_attr init_out{};
+    ASSERT_EQ(ibv_query_qp(qp, &qp_attr, IBV_QP_STATE | IBV_QP_SQ_PSN, &init_out), 0);
+    EXPECT_EQ(qp_attr.qp_state, IBV_QPS_RTS);
+    EXPECT_EQ(qp_attr.sq_psn, 0x777u);
+
+    // post_send: work requests and SGEs are marshalled after the core command;
+    // a failing kernel names the first rejected request (1-based) in bad_wr.
+    ibv_sge sge[2] = {{reinterpret_cast<uintptr_t>(buf), 64, mr->lkey},
+                      {reinterpret_cast<uintptr_t>(buf) + 64, 32, mr->lkey}};
+    ibv_send_wr swr[2]{};
+    swr[0].wr_id = 1;
+    swr[0].next = &swr[1];
+    swr[0].sg_list = &sge[0];
+    swr[0].num_sge = 1;
+    swr[0].opcode = IBV_WR_RDMA_WRITE;
+    swr[0].wr.rdma.remote_addr = 0xabc000;
+    swr[0].wr.rdma.rkey = 0x99;
+    swr[1].wr_id = 2;
+    swr[1].sg_list = &sge[1];
+    swr[1].num_sge = 1;
+    swr[1].opcode = IBV_WR_SEND;
+    swr[1].send_flags = IBV_SEND_SIGNALED;
+    uint32_t reject_at = 0;
+    k.on(IB_USER_VERBS_CMD_POST_SEND, [&](const fake::Request &r) {
+        const auto c = r.as<ib_uverbs_post_send>();
+        EXPECT_EQ(c.qp_handle, 0x44u);
+        EXPECT_EQ(c.wr_count, 2u);
+        EXPECT_EQ(c.sge_count, 2u);
+        EXPECT_EQ(c.wqe_size, sizeof(ib_uverbs_send_wr));
+        const size_t wrs = sizeof(ib_uverbs_post_send);
+        const auto w0 = r.at<ib_uverbs_send_wr>(wrs);
+        const auto w1 = r.at<ib_uverbs_send_wr>(wrs + c.wqe_size);
+        EXPECT_EQ(w0.wr_id, 1u);
+        EXPECT_EQ(w0.opcode, unsigned{IBV_WR_RDMA_WRITE});
+        EXPECT_EQ(w0.wr.rdma.remote_addr, 0xabc000u);
+        EXPECT_EQ(w0.wr.rdma.rkey, 0x99u);
+        EXPECT_EQ(w1.wr_id, 2u);
+        EXPECT_EQ(w1.send_flags, unsigned{IBV_SEND_SIGNALED});
+        const auto s1 = r.at<ibv_sge>(wrs + 2 * c.wqe_size + sizeof(ibv_sge));
+        EXPECT_EQ(s1.addr, sge[1].addr);
+        EXPECT_EQ(s1.length, 32u);
+        EXPECT_EQ(s1.lkey, 0x1000u);
+        r.reply(ib_uverbs_post_send_resp{.bad_wr = reject_at});
+        return reject_at ? EINVAL : 0;
+    });
+    ibv_send_wr *bad_swr = nullptr;
+    EXPECT_EQ(ibv_post_send(qp, swr, &bad_swr), 0);
+    reject_at = 2;
+    EXPECT_EQ(ibv_post_send(qp, swr, &bad_swr), EINVAL);
+    EXPECT_EQ(bad_swr, &swr[1]);
+
+    k.on(IB_USER_VERBS_CMD_POST_RECV, [](const fake::Request &r) {
+        const auto c = r.as<ib_uverbs_post_recv>();
+        EXPECT_EQ(c.qp_handle, 0x44u);
+        EXPECT_EQ(c.wr_count, 1u);
+        EXPECT_EQ(r.at<ib_uverbs_recv_wr>(sizeof(c)).wr_id, 7u);
+        r.reply(ib_uverbs_post_recv_resp{});
+        return 0;
+    });
+    ibv_recv_wr rwr{};
+    rwr.wr_id = 7;
+    rwr.sg_list = &sge[0];
+    rwr.num_sge = 1;
+    ibv_recv_wr *bad_rwr = nullptr;
+    EXPECT_EQ(ibv_post_recv(qp, &rwr, &bad_rwr), 0);
+
+    // Multicast.
+    ibv_gid gid{};
+    gid.raw[0] = 0xff;
+    gid.raw[15] = 0x01;
+    for (uint32_t cmd : {IB_USER_VERBS_CMD_ATTACH_MCAST, IB_USER_VERBS_CMD_DETACH_MCAST})
+        k.on(cmd, [](const fake::Request &r) {
+            const auto c = r.as<ib_uverbs_attach_mcast>();
+            EXPECT_EQ(c.gid[0], 0xff);
+            EXPECT_EQ(c.gid[15], 0x01);
+            EXPECT_EQ(c.qp_handle, 0x44u);
+            EXPECT_EQ(c.mlid, 0xc001);
+            return 0;
+        });
+    EXPECT_EQ(ibv_attach_mcast(qp, &gid, 0xc001), 0);
+    EXPECT_EQ(ibv_detach_mcast(qp, &gid, 0xc001), 0);
+
+    // Address handle.
+    k.on(IB_USER_VERBS_CMD_CREATE_AH, [](const fake::Request &r) {
+        const auto c = r.as<ib_uverbs_create_ah>();
+        EXPECT_EQ(c.pd_handle, 0x11u);
+        EXPECT_EQ(c.attr.is_global, 1);
+        EXPECT_EQ(c.attr.grh.sgid_index, 3);
+        EXPECT_EQ(c.attr.port_num, 1);
+        r.reply(ib_uverbs_create_ah_resp{.ah_handle = 0x55});
+        return 0;
+    });
+    ibv_ah_attr ah_attr{};
+    ah_attr.is_global = 1;
+    ah_attr.grh.sgid_index = 3;
+    ah_attr.port_num = 1;
+    ibv_ah *ah = ibv_create_ah(pd, &ah_attr);
+    ASSERT_NE(ah, nullptr);
+    EXPECT_EQ(ah->handle, 0x55u);
+    EXPECT_EQ(ah->pd, pd);
+
+    // Teardown, in the usual order; each destroy names the right handle.
+    k.on(IB_USER_VERBS_CMD_DESTROY_AH, [](const fake::Request &r) {
+        EXPECT_EQ(r.as<ib_uverbs_destroy_ah>().ah_handle, 0x55u);
+        return 0;
+    });
+    EXPECT_EQ(ibv_destroy_ah(ah), 0);
+    k.on(IB_USER_VERBS_CMD_DESTROY_QP, [](const fake::Request &r) {
+        EXPECT_EQ(r.as<ib_uverbs_destroy_qp>().qp_handle, 0x44u);
+        r.reply(ib_uverbs_destroy_qp_resp{});
+        return 0;
+    });
+    EXPECT_EQ(ibv_destroy_qp(qp), 0);
+    k.on(IB_USER_VERBS_CMD_DESTROY_CQ, [](const fake::Request &r) {
+        EXPECT_EQ(r.as<ib_uverbs_destroy_cq>().cq_handle, 0x33u);
+        r.reply(ib_uverbs_destroy_cq_resp{});
+        return 0;
+    });
+    EXPECT_EQ(ibv_destroy_cq(cq), 0);
+    k.on(IB_USER_VERBS_CMD_DEREG_MR, [](const fake::Request &r) {
+        EXPECT_EQ(r.as<ib_uverbs_dereg_mr>().mr_handle, 0x22u);
+        return 0;
+    });
+    EXPECT_EQ(ibv_dereg_mr(mr), 0);
+    k.on(IB_USER_VERBS_CMD_DEALLOC_PD, [](const fake::Request &r) {
+        EXPECT_EQ(r.as<ib_uverbs_dealloc_pd>().pd_handle, 0x11u);
+        return 0;
+    });
+    EXPECT_EQ(ibv_dealloc_pd(pd), 0);
+
+    for (const auto &hdr : k.ioctls)
+        EXPECT_EQ(hdr.driver_id, uint32_t{METAROCE_DRIVER_ID});
+}
+
+} // namespace
