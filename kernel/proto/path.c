@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Path scheduling. Everything is a function of the calls made and the seed
+ * given, so that both a test and a simulation can replay it exactly.
+ */
+#include "path.h"
+
+#define MR_PATH_PORT_MASK ((1u << MR_PATH_PORT_BITS) - 1)
+
+/**
+ * mr_path_port() - the source port for the counter-th port of a connection
+ * @seed: per connection, so that connections spread differently
+ * @counter: how many ports the connection has handed out before
+ *
+ * Each step below is a bijection on 14 bits, so 2^14 consecutive counters
+ * give 2^14 distinct ports, all in [MR_PATH_PORT_MIN, MR_PATH_PORT_MAX].
+ * The multiply and xorshift steps scatter neighbouring counters, since
+ * switches may hash neighbouring ports alike.
+ */
+u16 mr_path_port(u32 seed, u32 counter)
+{
+	u32 x = (counter ^ seed) & MR_PATH_PORT_MASK;
+
+	x = (x * 0x2c1bu + (seed >> MR_PATH_PORT_BITS)) & MR_PATH_PORT_MASK;
+	x ^= x >> 7;
+	x = (x * 0x1a35u) & MR_PATH_PORT_MASK;
+	x ^= x >> 5;
+	return (u16)(MR_PATH_PORT_MIN + x);
+}
+
+static bool mr_paths_port_used(const struct mr_paths *ps, u32 id, u16 port)
+{
+	u32 i;
+
+	for (i = 0; i < ps->count; i++)
+		if (i != id && ps->path[i].sport == port)
+			return true;
+	return false;
+}
+
+/* A fresh port, different from every other path's. */
+static void mr_paths_new_port(struct mr_paths *ps, u32 id)
+{
+	u16 port;
+
+	do {
+		port = mr_path_port(ps->seed, ps->ports++);
+	} while (mr_paths_port_used(ps, id, port));
+	ps->path[id].sport = port;
+}
+
+static void mr_paths_start(struct mr_paths *ps, u32 id, u16 epoch)
+{
+	struct mr_path *p = &ps->path[id];
+
+	p->window = MR_PATH_INIT_WINDOW;
+	p->inflight = 0;
+	p->rtos = 0;
+	p->epoch = epoch;
+	p->state = MR_PATH_ACTIVE;
+	mr_paths_new_port(ps, id);
+}
+
+/**
+ * mr_paths_init() - set up the paths of a connection, all active
+ * @ps: the scheduler
+ * @count: number of paths, 1..MR_PATH_MAX (MR_PATH_DEFAULT usually)
+ * @fail_after: consecutive timeouts that fail a path, at least 1
+ * @seed: source port seed, e.g. a hash of the connection's QPNs
+ *
+ * Return: 0, or -MR_EFIELD for a count or fail_after out of range.
+ */
+int mr_paths_init(struct mr_paths *ps, u32 count, u32 fail_after, u32 seed)
+{
+	if (!count || count > MR_PATH_MAX || !fail_after)
+		return -MR_EFIELD;
+	*ps = (struct mr_paths){
+		.fail_after = fail_after,
+		.seed = seed,
+	};
+	return mr_paths_set_count(ps, count);
+}
+
+/**
+ * mr_paths_set_count() - use more or fewer paths
+ * @ps: the scheduler
+ * @count: the new number of paths, 1..MR_PATH_MAX
+ *
+ * Added paths start fresh; removed ones must be idle, as their packets
+ * would otherwise have to be moved first. A path that comes back does so
+ * in a new epoch, since the receiver may still hold its old window.
+ *
+ * Return: 0, -MR_EFIELD for a bad count, -MR_EBUSY if a path to remove has
+ * packets in flight (then nothing changes).
+ */
+int mr_paths_set_count(struct mr_paths *ps, u32 count)
+{
+	u32 i;
+
+	if (!count || count > MR_PATH_MAX)
+		return -MR_EFIELD;
+	for (i = count; i < ps->count; i++)
+		if (ps->path[i].inflight)
+			return -MR_EBUSY;
+	/* A removed path keeps its epoch, one ahead, for when it returns. */
+	for (i = count; i < ps->count; i++)
+		ps->path[i].epoch++;
+	for (i = ps->count; i < count; i++) {
+		ps->count = i + 1;
+		mr_paths_start(ps, i, ps->path[i].epoch);
+	}
+	ps->count = count;
+	ps->cursor %= count;
+	return 0;
+}
+
+/* Congestion control sets a path's window: 1..MR_PATH_MAX_WINDOW. */
+void mr_paths_set_window(struct mr_paths *ps, u32 id, u32 window)
+{
+	if (id >= ps->count)
+		return;
+	if (window < 1)
+		window = 1;
+	if (window > MR_PATH_MAX_WINDOW)
+		window = MR_PATH_MAX_WINDOW;
+	ps->path[id].window = window;
+}
+
+/**
+ * mr_paths_pick() - choose the path for the next new packet
+ * @ps: the scheduler
+ *
+ * Round-robin from the path after the last one chosen, skipping failed and
+ * full paths. The chosen path is charged with the packet.
+ *
+ * Return: the path id, -MR_EAGAIN if every active path is full, or
+ * -MR_ENOPATH if no path is active.
+ */
+int mr_paths_pick(struct mr_paths *ps)
+{
+	u32 k, id, active = 0;
+	struct mr_path *p;
+
+	for (k = 0; k < ps->count; k++) {
+		id = (ps->cursor + k) % ps->count;
+		p = &ps->path[id];
+		if (p->state != MR_PATH_ACTIVE)
+			continue;
+		active++;
+		if (p->inflight >= p->window)
+			continue;
+		p->inflight++;
+		ps->cursor = (id + 1) % ps->count;
+		return (int)id;
+	}
+	return active ? -MR_EAGAIN : -MR_ENOPATH;
+}
+
+/**
+ * mr_paths_charge() - charge a resent packet to the path it belongs to
+ * @ps: the scheduler
+ * @id: the path; a resend keeps its path and PSN
+ *
+ * Return: 0, -MR_EFIELD for no such path, -MR_ENOPATH if it failed,
+ * -MR_EAGAIN if its window is full.
+ */
+int mr_paths_charge(struct mr_paths *ps, u32 id)
+{
+	struct mr_path *p;
+
+	if (id >= ps->count)
+		return -MR_EFIELD;
+	p = &ps->path[id];
+	if (p->state != MR_PATH_ACTIVE)
+		return -MR_ENOPATH;
+	if (p->inflight >= p->window)
+		return -MR_EAGAIN;
+	p->inflight++;
+	return 0;
+}
+
+static void mr_path_uncharge(struct mr_path *p, u32 n)
+{
+	p->inflight -= n < p->inflight ? n : p->inflight;
+}
+
+/* An ACK left n_acked packets acknowledged and n_lost newly lost. */
+void mr_paths_ack(struct mr_paths *ps, u32 id, u32 n_acked, u32 n_lost)
+{
+	struct mr_path *p;
+
+	if (id >= ps->count)
+		return;
+	p = &ps->path[id];
+	mr_path_uncharge(p, n_acked + n_lost);
+	if (n_acked)
+		p->rtos = 0;
+}
+
+/**
+ * mr_paths_timeout() - the path's retransmission timer fired
+ * @ps: the scheduler
+ * @id: the path
+ * @n_lost: packets the timeout declared lost
+ *
+ * Return: true if the path has now failed: the caller moves its
+ * unacknowledged packets to other paths, then calls mr_paths_restart().
+ */
+bool mr_paths_timeout(struct mr_paths *ps, u32 id, u32 n_lost)
+{
+	struct mr_path *p;
+
+	if (id >= ps->count)
+		return false;
+	p = &ps->path[id];
+	mr_path_uncharge(p, n_lost);
+	if (p->state != MR_PATH_ACTIVE)
+		return false;
+	if (++p->rtos < ps->fail_after)
+		return false;
+	p->state = MR_PATH_FAILED;
+	return true;
+}
+
+/**
+ * mr_paths_restart() - bring a path back on a new source port
+ * @ps: the scheduler
+ * @id: the path
+ *
+ * The new epoch tells the receiver to drop the old PSN space: reset the
+ * path's SACK state and RTO estimator with it.
+ *
+ * Return: 0, or -MR_EFIELD for no such path.
+ */
+int mr_paths_restart(struct mr_paths *ps, u32 id)
+{
+	if (id >= ps->count)
+		return -MR_EFIELD;
+	mr_paths_start(ps, id, ps->path[id].epoch + 1);
+	return 0;
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Per-path retransmission timeout: the RFC 6298 estimator, with clamps and
+ * exponential backoff. Times are nanoseconds, passed in by the caller; the
+ * unit reads no clock and keeps no timer.
+ */
+#ifndef METAROCE_PROTO_RTO_H
+#define METAROCE_PROTO_RTO_H
+
+#include "types.h"
+
+/* Largest accepted time, so that 4 * RTTVAR and doubling cannot overflow. */
+#define MR_RTO_LIMIT_NS 0x1000000000000000ull	/* 2^60 ns: 36 years */
+
+struct mr_rto {
+	u64 srtt;	/* smoothed RTT; 0 until the first sample */
+	u64 rttvar;	/* RTT variation */
+	u64 rto;	/* the timeout to arm now, backoff included */
+	u64 min;	/* floor of the timeout */
+	u64 max;	/* ceiling of the timeout, and of backoff */
+	u32 backoffs;	/* timeouts since the last sample */
+	u32 samples;	/* samples taken, saturating */
+};
+
+void mr_rto_init(struct mr_rto *r, u64 initial_ns, u64 min_ns, u64 max_ns);
+void mr_rto_sample(struct mr_rto *r, u64 rtt_ns);
+u64 mr_rto_timeout(struct mr_rto *r);
+
+/* The timeout to arm for the path now. */
+static inline u64 mr_rto_get(const struct mr_rto *r)
+{
+	return r->rto;
+}
+
+#endif /* METAROCE_PROTO_RTO_H */

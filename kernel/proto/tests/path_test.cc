@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// Host tests of proto/path.c, and a failover run of path + sack together.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <vector>
+
+extern "C" {
+#include "path.h"
+#include "sack.h"
+}
+
+TEST(PathPort, RangeAndDistinct)
+{
+	for (uint32_t seed : { 0u, 1u, 0xdeadbeefu, 0xffffffffu }) {
+		std::set<uint16_t> ports;
+
+		for (uint32_t c = 0; c < (1u << MR_PATH_PORT_BITS); c++) {
+			uint16_t p = mr_path_port(seed, 1000 + c);
+
+			ASSERT_GE(p, MR_PATH_PORT_MIN);
+			ASSERT_LE(p, MR_PATH_PORT_MAX);
+			ports.insert(p);
+		}
+		// 2^14 consecutive counters: every port of the range, once.
+		EXPECT_EQ(ports.size(), 1u << MR_PATH_PORT_BITS);
+	}
+	EXPECT_EQ(mr_path_port(7, 3), mr_path_port(7, 3));
+	EXPECT_NE(mr_path_port(7, 3), mr_path_port(8, 3));
+	EXPECT_EQ(MR_PATH_PORT_MAX, 65535u);
+}
+
+// Neighbouring counters do not get neighbouring ports.
+TEST(PathPort, Scattered)
+{
+	int close = 0;
+
+	for (uint32_t c = 0; c < 1000; c++) {
+		int d = mr_path_port(99, c + 1) - mr_path_port(99, c);
+
+		close += d >= -16 && d <= 16;
+	}
+	EXPECT_LT(close, 20);
+}
+
+TEST(Paths, InitChecks)
+{
+	mr_paths ps;
+
+	EXPECT_EQ(mr_paths_init(&ps, 0, 3, 1), -MR_EFIELD);
+	EXPECT_EQ(mr_paths_init(&ps, MR_PATH_MAX + 1, 3, 1), -MR_EFIELD);
+	EXPECT_EQ(mr_paths_init(&ps, 4, 0, 1), -MR_EFIELD);
+	ASSERT_EQ(mr_paths_init(&ps, MR_PATH_MAX, 3, 1), 0);
+	ASSERT_EQ(mr_paths_init(&ps, MR_PATH_DEFAULT, 3, 1), 0);
+	std::set<uint16_t> ports;
+
+	for (uint32_t i = 0; i < ps.count; i++) {
+		EXPECT_EQ(ps.path[i].state, MR_PATH_ACTIVE);
+		EXPECT_EQ(ps.path[i].epoch, 0);
+		EXPECT_EQ(ps.path[i].window, MR_PATH_INIT_WINDOW);
+		ports.insert(ps.path[i].sport);
+	}
+	EXPECT_EQ(ports.size(), (size_t)MR_PATH_DEFAULT);
+}
+
+TEST(Paths, RoundRobinSkipsFullAndFailed)
+{
+	mr_paths ps;
+
+	ASSERT_EQ(mr_paths_init(&ps, 4, 2, 1), 0);
+	for (int i = 0; i < 8; i++)
+		EXPECT_EQ(mr_paths_pick(&ps), i % 4);
+	mr_paths_set_window(&ps, 1, 2); // path 1 has 2 in flight: full
+	EXPECT_EQ(mr_paths_pick(&ps), 0);
+	EXPECT_EQ(mr_paths_pick(&ps), 2);
+	EXPECT_EQ(mr_paths_pick(&ps), 3);
+	EXPECT_FALSE(mr_paths_timeout(&ps, 2, 3));
+	EXPECT_TRUE(mr_paths_timeout(&ps, 2, 0)); // second in a row: failed
+	EXPECT_EQ(ps.path[2].state, MR_PATH_FAILED);
+	EXPECT_EQ(ps.path[2].inflight, 0u);
+	EXPECT_FALSE(mr_paths_timeout(&ps, 2, 0)); // fails only once
+	EXPECT_EQ(mr_paths_pick(&ps), 0);
+	EXPECT_EQ(mr_paths_pick(&ps), 3);
+	EXPECT_EQ(mr_paths_charge(&ps, 2), -MR_ENOPATH);
+	EXPECT_EQ(mr_paths_charge(&ps, 1), -MR_EAGAIN);
+	EXPECT_EQ(mr_paths_charge(&ps, 4), -MR_EFIELD);
+	mr_paths_ack(&ps, 1, 1, 0);
+	EXPECT_EQ(mr_paths_charge(&ps, 1), 0);
+}
+
+TEST(Paths, FullAndNoPath)
+{
+	mr_paths ps;
+
+	ASSERT_EQ(mr_paths_init(&ps, 3, 1, 1), 0);
+	for (uint32_t i = 0; i < 3; i++)
+		mr_paths_set_window(&ps, i, 1);
+	for (int i = 0; i < 3; i++)
+		EXPECT_GE(mr_paths_pick(&ps), 0);
+	EXPECT_EQ(mr_paths_pick(&ps), -MR_EAGAIN);
+	mr_paths_ack(&ps, 1, 1, 0);
+	EXPECT_EQ(mr_paths_pick(&ps), 1);
+	for (uint32_t i = 0; i < 3; i++)
+		EXPECT_TRUE(mr_paths_timeout(&ps, i, 1));
+	EXPECT_EQ(mr_paths_pick(&ps), -MR_ENOPATH);
+	ASSERT_EQ(mr_paths_restart(&ps, 2), 0);
+	EXPECT_EQ(mr_paths_pick(&ps), 2);
+	EXPECT_EQ(mr_paths_restart(&ps, 3), -MR_EFIELD);
+}
+
+TEST(Paths, WindowClamps)
+{
+	mr_paths ps;
+
+	ASSERT_EQ(mr_paths_init(&ps, 2, 1, 1), 0);
+	mr_paths_set_window(&ps, 0, 0);
+	EXPECT_EQ(ps.path[0].window, 1u);
+	mr_paths_set_window(&ps, 0, 100000);
+	EXPECT_EQ(ps.path[0].window, (uint32_t)MR_PATH_MAX_WINDOW);
+	mr_paths_set_window(&ps, 2, 5); // no such path: ignored
+	mr_paths_ack(&ps, 7, 1, 1);
+	EXPECT_FALSE(mr_paths_timeout(&ps, 7, 1));
+}
+
+// An ACK is proof of life: consecutive timeouts start over.
+TEST(Paths, AckResetsTimeoutCount)
+{
+	mr_paths ps;
+
+	ASSERT_EQ(mr_paths_init(&ps, 2, 3, 1), 0);
+	EXPECT_FALSE(mr_paths_timeout(&ps, 0, 0));
+	EXPECT_FALSE(mr_paths_timeout(&ps, 0, 0));
+	mr_paths_ack(&ps, 0, 0, 2); // losses only: no proof of life
+	EXPECT_EQ(ps.path[0].rtos, 2u);
+	mr_paths_ack(&ps, 0, 1, 0);
+	EXPECT_EQ(ps.path[0].rtos, 0u);
+	EXPECT_FALSE(mr_paths_timeout(&ps, 0, 0));
+	EXPECT_FALSE(mr_paths_timeout(&ps, 0, 0));
+	EXPECT_TRUE(mr_paths_timeout(&ps, 0, 0));
+}
+
+TEST(Paths, RestartGivesNewPortAndEpoch)
+{
+	mr_paths ps;
+
+	ASSERT_EQ(mr_paths_init(&ps, 16, 1, 0x1234), 0);
+	std::set<uint16_t> used;
+
+	for (uint32_t i = 0; i < 16; i++)
+		used.insert(ps.path[i].sport);
+	for (int round = 1; round <= 100; round++) {
+		uint32_t id = round % 16;
+		uint16_t old = ps.path[id].sport;
+
+		EXPECT_TRUE(mr_paths_timeout(&ps, id, 0));
+		ASSERT_EQ(mr_paths_restart(&ps, id), 0);
+		EXPECT_NE(ps.path[id].sport, old);
+		EXPECT_EQ(ps.path[id].state, MR_PATH_ACTIVE);
+		EXPECT_EQ(ps.path[id].rtos, 0u);
+		EXPECT_TRUE(used.insert(ps.path[id].sport).second);
+		std::set<uint16_t> now;
+
+		for (uint32_t i = 0; i < 16; i++)
+			now.insert(ps.path[i].sport);
+		EXPECT_EQ(now.size(), 16u);
+	}
+	EXPECT_EQ(ps.path[1].epoch, 7); // restarted in rounds 1, 17, ..., 97
+
+	// The same calls give the same ports: deterministic.
+	mr_paths a, b;
+
+	ASSERT_EQ(mr_paths_init(&a, 8, 1, 99), 0);
+	ASSERT_EQ(mr_paths_init(&b, 8, 1, 99), 0);
+	mr_paths_timeout(&a, 3, 0);
+	mr_paths_timeout(&b, 3, 0);
+	mr_paths_restart(&a, 3);
+	mr_paths_restart(&b, 3);
+	for (uint32_t i = 0; i < 8; i++)
+		EXPECT_EQ(a.path[i].sport, b.path[i].sport);
+}
+
+TEST(Paths, SetCount)
+{
+	mr_paths ps;
+
+	ASSERT_EQ(mr_paths_init(&ps, 4, 1, 1), 0);
+	EXPECT_EQ(mr_paths_pick(&ps), 0);
+	EXPECT_EQ(mr_paths_pick(&ps), 1);
+	EXPECT_EQ(mr_paths_pick(&ps), 2);
+	EXPECT_EQ(mr_paths_set_count(&ps, 2), -MR_EBUSY); // 2 has one
+	EXPECT_EQ(ps.count, 4u);
+	mr_paths_ack(&ps, 2, 1, 0);
+	EXPECT_EQ(mr_paths_set_count(&ps, 2), 0);
+	EXPECT_EQ(mr_paths_pick(&ps), 1); // the cursor was 3: 3 % 2
+	EXPECT_EQ(mr_paths_set_count(&ps, 0), -MR_EFIELD);
+	EXPECT_EQ(mr_paths_set_count(&ps, MR_PATH_MAX + 1), -MR_EFIELD);
+	EXPECT_EQ(mr_paths_set_count(&ps, MR_PATH_MAX), 0);
+	// Paths 2 and 3 come back in a new epoch; new ones start at 0.
+	EXPECT_EQ(ps.path[2].epoch, 1);
+	EXPECT_EQ(ps.path[3].epoch, 1);
+	EXPECT_EQ(ps.path[4].epoch, 0);
+	std::set<uint16_t> ports;
+
+	for (uint32_t i = 0; i < ps.count; i++)
+		ports.insert(ps.path[i].sport);
+	EXPECT_EQ(ports.size(), (size_t)MR_PATH_MAX);
+}
+
+// Spraying over 4 paths, one of which turns into a black hole: its
+// packets move to the others, it restarts on a new port in a new epoch,
+// and every message arrives.
+TEST(PathFailover, BlackHoledPathRecovers)
+{
+	const uint32_t kPaths = 4, kMsgs = 5000, kDead = 2;
+	const uint32_t start = 0xfffffff0;
+	struct Sent {
+		uint32_t path, psn;
+		uint16_t epoch, sport;
+	};
+	mr_paths ps;
+	mr_sack_tx tx[kPaths];
+	mr_sack_rx rx[kPaths];
+	std::map<uint32_t, uint32_t> carried[kPaths]; // psn -> message
+	std::vector<uint32_t> queue; // messages waiting for a path
+	std::vector<Sent> resends;
+	std::set<uint32_t> got;
+	std::set<uint16_t> black; // source ports the fabric drops
+	uint32_t next_msg = 0, stale = 0, failures = 0, timeouts = 0;
+	uint16_t dead_port;
+
+	ASSERT_EQ(mr_paths_init(&ps, kPaths, 3, 77), 0);
+	dead_port = ps.path[kDead].sport;
+	for (uint32_t i = 0; i < kPaths; i++) {
+		mr_sack_tx_init(&tx[i], start);
+		mr_sack_rx_init(&rx[i], start);
+	}
+	for (int round = 0; got.size() < kMsgs; round++) {
+		ASSERT_LT(round, 10000);
+		if (round == 20)
+			black.insert(dead_port);
+		std::vector<Sent> wire;
+
+		wire.swap(resends);
+		// New messages and moved ones, sprayed.
+		while (!queue.empty() || next_msg < kMsgs) {
+			int id = mr_paths_pick(&ps);
+			uint32_t psn, msg;
+
+			if (id < 0)
+				break;
+			ASSERT_EQ(mr_sack_tx_send(&tx[id], &psn), 0);
+			if (!queue.empty()) {
+				msg = queue.back();
+				queue.pop_back();
+			} else {
+				msg = next_msg++;
+			}
+			carried[id][psn] = msg;
+			wire.push_back({ (uint32_t)id, psn, ps.path[id].epoch,
+					 ps.path[id].sport });
+		}
+		// The fabric, then the receiver's ACKs, path by path.
+		std::vector<bool> heard(kPaths, false);
+
+		for (const Sent &s : wire) {
+			if (black.count(s.sport))
+				continue;
+			auto r = mr_sack_rx_record(&rx[s.path], s.epoch, s.psn);
+
+			if (r == MR_SACK_STALE) {
+				stale++;
+				continue;
+			}
+			if (r == MR_SACK_NEW)
+				got.insert(carried[s.path][s.psn]);
+			mr_ack_hdr a{};
+			mr_sack_res res;
+
+			mr_sack_rx_fill_ack(&rx[s.path], &a);
+			ASSERT_EQ(mr_sack_tx_ack(&tx[s.path], rx[s.path].epoch,
+						 a.cum_psn, a.sack, &res),
+				  0);
+			heard[s.path] = true;
+			ASSERT_EQ(res.n_lost, 0u); // nothing else drops
+			mr_paths_ack(&ps, s.path, res.n_acked, res.n_lost);
+		}
+		// Timers: a path with packets out that heard nothing.
+		for (uint32_t id = 0; id < kPaths; id++) {
+			mr_sack_res res;
+
+			if (heard[id] || tx[id].una == tx[id].nxt)
+				continue;
+			timeouts++;
+			mr_sack_tx_timeout(&tx[id], &res);
+			if (!mr_paths_timeout(&ps, id, res.n_lost)) {
+				// Resend each loss on its path, same PSN.
+				for (uint32_t i = 0; i < MR_SACK_WINDOW; i++) {
+					uint32_t psn = res.base + i;
+
+					if (!mr_sack_res_test(res.lost, i))
+						continue;
+					ASSERT_EQ(mr_paths_charge(&ps, id), 0);
+					ASSERT_EQ(mr_sack_tx_resend(&tx[id], psn),
+						  0);
+					resends.push_back(
+						{ id, psn, ps.path[id].epoch,
+						  ps.path[id].sport });
+				}
+				continue;
+			}
+			// Failed: move what the receiver lacks, restart.
+			failures++;
+			for (uint32_t psn = tx[id].una;
+			     mr_sack_tx_next_unacked(&tx[id], &psn); psn++)
+				queue.push_back(carried[id][psn]);
+			carried[id].clear();
+			ASSERT_EQ(mr_paths_restart(&ps, id), 0);
+			mr_sack_tx_reset(&tx[id], ps.path[id].epoch);
+		}
+	}
+	EXPECT_EQ(got.size(), kMsgs);
+	EXPECT_EQ(failures, 1u);
+	EXPECT_EQ(timeouts, 3u);
+	EXPECT_EQ(ps.path[kDead].epoch, 1);
+	EXPECT_NE(ps.path[kDead].sport, dead_port);
+	EXPECT_EQ(rx[kDead].epoch, 1);
+	EXPECT_EQ(stale, 0u);
+	for (uint32_t id = 0; id < kPaths; id++)
+		EXPECT_EQ(ps.path[id].state, MR_PATH_ACTIVE);
+}

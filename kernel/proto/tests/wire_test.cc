@@ -1,0 +1,562 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+// Host tests of proto/wire.c: layouts, round trips, and every rejection.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+#include "pkt_gen.hh"
+
+using mrtest::Gen;
+using Bytes = std::vector<uint8_t>;
+
+namespace {
+
+int Decode(const Bytes &b, mr_pkt *p)
+{
+	// A copy of exactly b.size() bytes: ASan flags any read past it.
+	uint8_t *heap = new uint8_t[b.size() ? b.size() : 1];
+	int rc;
+
+	if (!b.empty())
+		memcpy(heap, b.data(), b.size());
+	rc = mr_wire_decode(heap, (uint32_t)b.size(), p);
+	delete[] heap;
+	return rc;
+}
+
+int Decode(const Bytes &b)
+{
+	mr_pkt p;
+
+	return Decode(b, &p);
+}
+
+// A fixed valid packet; with a payload, 2000 bytes at 1000 of 3000.
+mr_pkt Sample(uint8_t op)
+{
+	Gen g(op);
+	mr_pkt p = g.Valid(op);
+
+	if (mrtest::HasPayload(op)) {
+		switch (op) {
+		case MR_OP_WRITE:
+		case MR_OP_WRITE_IMM:
+			p.write.va = 0x1000;
+			p.write.length = 3000;
+			p.write.offset = 1000;
+			break;
+		case MR_OP_READ_RESP:
+			p.read_resp.length = 3000;
+			p.read_resp.offset = 1000;
+			break;
+		default:
+			p.send.length = 3000;
+			p.send.offset = 1000;
+			break;
+		}
+		p.payload_len = 2000;
+	}
+	return p;
+}
+
+Bytes Encode(const mr_pkt &p)
+{
+	Bytes b(mr_wire_hdr_len(p.base.opcode) + p.payload_len, 0xee);
+	int n = mr_wire_encode(&p, b.data(), (uint32_t)b.size());
+
+	EXPECT_EQ(n, (int)mr_wire_hdr_len(p.base.opcode));
+	return b;
+}
+
+const uint8_t kOps[] = {
+	MR_OP_SEND,	MR_OP_SEND_IMM,	 MR_OP_SEND_INV,  MR_OP_WRITE,
+	MR_OP_WRITE_IMM, MR_OP_READ_REQ, MR_OP_CMP_SWAP, MR_OP_FETCH_ADD,
+	MR_OP_READ_RESP, MR_OP_ATOMIC_RESP, MR_OP_ACK,	  MR_OP_NAK,
+};
+
+} // namespace
+
+TEST(Wire, HeaderLengths)
+{
+	EXPECT_EQ(mr_wire_hdr_len(MR_OP_SEND), 32u);
+	EXPECT_EQ(mr_wire_hdr_len(MR_OP_SEND_IMM), 36u);
+	EXPECT_EQ(mr_wire_hdr_len(MR_OP_SEND_INV), 36u);
+	EXPECT_EQ(mr_wire_hdr_len(MR_OP_WRITE), 40u);
+	EXPECT_EQ(mr_wire_hdr_len(MR_OP_WRITE_IMM), 48u);
+	EXPECT_EQ(mr_wire_hdr_len(MR_OP_READ_REQ), 36u);
+	EXPECT_EQ(mr_wire_hdr_len(MR_OP_CMP_SWAP), 48u);
+	EXPECT_EQ(mr_wire_hdr_len(MR_OP_FETCH_ADD), 40u);
+	EXPECT_EQ(mr_wire_hdr_len(MR_OP_READ_RESP), 28u);
+	EXPECT_EQ(mr_wire_hdr_len(MR_OP_ATOMIC_RESP), 28u);
+	EXPECT_EQ(mr_wire_hdr_len(MR_OP_ACK), 64u);
+	EXPECT_EQ(mr_wire_hdr_len(MR_OP_NAK), 24u);
+	for (unsigned op = 0; op < 256; op++) {
+		unsigned len = mr_wire_hdr_len(op);
+
+		EXPECT_LE(len, MR_TRANSPORT_HDR_RESERVE) << op;
+		EXPECT_LE(len, MR_MAX_HDR_LEN) << op;
+		EXPECT_EQ(len % 4, 0u) << op; // payloads start 4-aligned
+	}
+	EXPECT_EQ(mr_wire_hdr_len(0), 0u);
+	EXPECT_EQ(mr_wire_hdr_len(MR_OP_MAX + 1), 0u);
+	EXPECT_EQ(mr_wire_hdr_len(0x1000), 0u);
+}
+
+// The byte layout, pinned: these are the tables of protocol.rst.
+TEST(Wire, GoldenWriteImm)
+{
+	mr_pkt p{};
+
+	p.base.opcode = MR_OP_WRITE_IMM;
+	p.base.flags = MR_FLAG_ACK_REQ | MR_FLAG_SOLICITED;
+	p.base.path = 7;
+	p.base.qpn = 0x123456;
+	p.base.psn = 0x89abcdef;
+	p.base.epoch = 0x0102;
+	p.write.msn = 0x01020304;
+	p.write.rkey = 0xa1a2a3a4;
+	p.write.va = 0x1122334455667788;
+	p.write.length = 0x1000;
+	p.write.offset = 0x800;
+	p.write.rsn = 0x0badf00d;
+	p.write.imm = 0xdeadbeef;
+	p.payload_len = 0x800;
+	const Bytes want = {
+		0x01, 0x05, 0x03, 0x07, 0x00, 0x12, 0x34, 0x56,
+		0x89, 0xab, 0xcd, 0xef, 0x01, 0x02, 0x00, 0x00,
+		0x01, 0x02, 0x03, 0x04, 0xa1, 0xa2, 0xa3, 0xa4,
+		0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88,
+		0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 0x08, 0x00,
+		0x0b, 0xad, 0xf0, 0x0d, 0xde, 0xad, 0xbe, 0xef,
+	};
+	Bytes b = Encode(p);
+
+	ASSERT_EQ(b.size(), want.size() + 0x800);
+	EXPECT_EQ(Bytes(b.begin(), b.begin() + 48), want);
+
+	mr_pkt q;
+
+	ASSERT_EQ(Decode(b, &q), 0);
+	EXPECT_TRUE(mrtest::PktEqual(p, q));
+	EXPECT_EQ(q.hdr_len, 48u);
+	EXPECT_EQ(q.payload_len, 0x800u);
+}
+
+TEST(Wire, GoldenAck)
+{
+	mr_pkt p{};
+
+	p.base.opcode = MR_OP_ACK;
+	p.base.path = 63;
+	p.base.qpn = 0xffffff;
+	p.base.psn = 0x11; // bit 1: PSN 0x11 arrived
+	p.base.epoch = 0xffff;
+	p.ack.cum_psn = 0x10;
+	p.ack.sack[0] = 0x2;
+	p.ack.sack[3] = 0x8000000000000000ull;
+	p.ack.msn_done = 5;
+	p.ack.ecn_count = 9;
+	p.ack.rate_hint = 100;
+	Bytes want(64, 0);
+	const uint8_t base[] = { 0x01, 0x20, 0x00, 0x3f, 0x00, 0xff, 0xff, 0xff,
+				 0x00, 0x00, 0x00, 0x11, 0xff, 0xff, 0x00, 0x00,
+				 0x00, 0x00, 0x00, 0x10 };
+	memcpy(want.data(), base, sizeof(base));
+	want[27] = 0x02;
+	want[44] = 0x80;
+	want[55] = 5;
+	want[59] = 9;
+	want[63] = 100;
+	EXPECT_EQ(Encode(p), want);
+
+	mr_pkt q;
+
+	ASSERT_EQ(Decode(want, &q), 0);
+	EXPECT_TRUE(mrtest::PktEqual(p, q));
+}
+
+TEST(Wire, GoldenNakAndAtomic)
+{
+	mr_pkt p{};
+
+	p.base.opcode = MR_OP_NAK;
+	p.base.qpn = 1;
+	p.nak.msn = 0xcafe;
+	p.nak.code = MR_NAK_RNR;
+	p.nak.rnr_delay = 0x1234;
+	Bytes b = Encode(p);
+	const Bytes nak = { 0x00, 0x00, 0xca, 0xfe, 0x03, 0x00, 0x12, 0x34 };
+
+	EXPECT_EQ(Bytes(b.begin() + 16, b.end()), nak);
+
+	p = mr_pkt{};
+	p.base.opcode = MR_OP_CMP_SWAP;
+	p.atomic.msn = 1;
+	p.atomic.rkey = 2;
+	p.atomic.va = 0x10;
+	p.atomic.swap_add = 0x0102030405060708;
+	p.atomic.compare = 0x1112131415161718;
+	b = Encode(p);
+	ASSERT_EQ(b.size(), 48u);
+	EXPECT_EQ(b[16 + 19], 0x04);
+	EXPECT_EQ(b[16 + 23], 0x08);
+	EXPECT_EQ(b[16 + 24], 0x11);
+	EXPECT_EQ(b[16 + 31], 0x18);
+}
+
+TEST(Wire, RoundTripEveryOpcode)
+{
+	Gen g(1);
+
+	for (uint8_t op : kOps) {
+		for (int i = 0; i < 3000; i++) {
+			mr_pkt p = g.Valid(op), q;
+			Bytes b = g.Encode(p);
+
+			ASSERT_FALSE(b.empty()) << "op " << int(op);
+			ASSERT_EQ(Decode(b, &q), 0) << "op " << int(op);
+			ASSERT_TRUE(mrtest::PktEqual(p, q)) << "op " << int(op);
+			ASSERT_EQ(q.hdr_len, mr_wire_hdr_len(op));
+			ASSERT_EQ(q.hdr_len + q.payload_len, b.size());
+		}
+	}
+}
+
+TEST(Wire, TruncatedAtEveryLength)
+{
+	for (uint8_t op : kOps) {
+		Bytes b = Encode(Sample(op));
+		unsigned hdr = mr_wire_hdr_len(op);
+
+		for (unsigned len = 0; len < hdr; len++)
+			EXPECT_EQ(Decode(Bytes(b.begin(), b.begin() + len)),
+				  -MR_ETRUNC)
+				<< "op " << int(op) << " len " << len;
+	}
+}
+
+TEST(Wire, BadVersion)
+{
+	Bytes b = Encode(Sample(MR_OP_SEND));
+
+	for (int v : { 0, 2, 0x11, 0xff }) {
+		b[0] = (uint8_t)v;
+		EXPECT_EQ(Decode(b), -MR_EVERSION) << v;
+	}
+}
+
+TEST(Wire, UnknownOpcodes)
+{
+	Bytes b(MR_MAX_HDR_LEN, 0);
+	mr_pkt p{};
+
+	b[0] = MR_WIRE_VERSION;
+	for (int op = 0; op < 256; op++) {
+		bool known = false;
+
+		for (uint8_t k : kOps)
+			known |= k == op;
+		if (known)
+			continue;
+		b[1] = (uint8_t)op;
+		EXPECT_EQ(Decode(b), -MR_EOPCODE) << op;
+		p.base.opcode = (uint8_t)op;
+		EXPECT_EQ(mr_wire_encode(&p, b.data(), (uint32_t)b.size()),
+			  -MR_EOPCODE);
+	}
+}
+
+TEST(Wire, FlagsPerOpcode)
+{
+	for (uint8_t op : kOps) {
+		mr_pkt p = Sample(op);
+		Bytes b = Encode(p);
+
+		for (int bit = 0; bit < 8; bit++) {
+			uint8_t f = (uint8_t)(1u << bit);
+			bool ok = mrtest::AllowedFlags(op) & f;
+
+			b[2] = f;
+			EXPECT_EQ(Decode(b), ok ? 0 : -MR_EFLAGS)
+				<< "op " << int(op) << " flag " << int(f);
+			p.base.flags = f;
+			EXPECT_EQ(mr_wire_encode(&p, b.data(),
+						 (uint32_t)b.size()) < 0,
+				  !ok);
+		}
+	}
+}
+
+TEST(Wire, ReservedBytes)
+{
+	for (uint8_t op : kOps) {
+		for (int off : { 4, 14, 15 }) {
+			Bytes b = Encode(Sample(op));
+
+			b[off] = 0x80;
+			EXPECT_EQ(Decode(b), -MR_ERESERVED)
+				<< "op " << int(op) << " byte " << off;
+		}
+	}
+	Bytes b = Encode(Sample(MR_OP_NAK));
+
+	b[MR_BASE_HDR_LEN + 5] = 1;
+	EXPECT_EQ(Decode(b), -MR_ERESERVED);
+}
+
+TEST(Wire, EncodeClearsReservedBytes)
+{
+	for (uint8_t op : kOps) {
+		mr_pkt p = Sample(op);
+		Bytes b(mr_wire_hdr_len(op), 0xff);
+
+		ASSERT_GT(mr_wire_encode(&p, b.data(), (uint32_t)b.size()), 0);
+		EXPECT_EQ(b[4], 0);
+		EXPECT_EQ(b[14], 0);
+		EXPECT_EQ(b[15], 0);
+		if (op == MR_OP_NAK) {
+			EXPECT_EQ(b[21], 0);
+		}
+	}
+}
+
+TEST(Wire, PathAndQpn)
+{
+	for (uint8_t op : kOps) {
+		mr_pkt p = Sample(op);
+		Bytes b = Encode(p);
+
+		b[3] = MR_WIRE_MAX_PATHS - 1;
+		EXPECT_EQ(Decode(b), 0);
+		for (int path : { MR_WIRE_MAX_PATHS, 0x80, 0xff }) {
+			b[3] = (uint8_t)path;
+			EXPECT_EQ(Decode(b), -MR_EFIELD) << path;
+		}
+		p.base.path = MR_WIRE_MAX_PATHS;
+		EXPECT_EQ(mr_wire_encode(&p, b.data(), (uint32_t)b.size()),
+			  -MR_EFIELD);
+		p.base.path = 0;
+		p.base.qpn = MR_WIRE_QPN_MAX + 1;
+		EXPECT_EQ(mr_wire_encode(&p, b.data(), (uint32_t)b.size()),
+			  -MR_EFIELD);
+	}
+}
+
+TEST(Wire, PayloadOnlyWhereAllowed)
+{
+	for (uint8_t op : kOps) {
+		if (mrtest::HasPayload(op))
+			continue;
+		Bytes b = Encode(Sample(op));
+
+		b.push_back(0);
+		EXPECT_EQ(Decode(b), -MR_ELENGTH) << int(op);
+		mr_pkt p = Sample(op);
+
+		p.payload_len = 1;
+		EXPECT_EQ(mr_wire_encode(&p, b.data(), (uint32_t)b.size()),
+			  -MR_ELENGTH);
+	}
+}
+
+// Slices of SEND, WRITE and READ_RESP: inside the message, never empty
+// unless the message is.
+TEST(Wire, SliceRules)
+{
+	struct Case {
+		uint32_t length, offset, payload;
+		int rc;
+	} cases[] = {
+		{ 3000, 1000, 2000, 0 },
+		{ 3000, 1001, 2000, -MR_ELENGTH },
+		{ 3000, 0, 3000, 0 },
+		{ 3000, 3000, 0, -MR_ELENGTH },
+		{ 3000, 0, 0, -MR_ELENGTH },
+		{ 0, 0, 0, 0 },
+		{ 0, 0, 1, -MR_ELENGTH },
+		{ 0, 1, 0, -MR_ELENGTH },
+		{ 8192, 0, 4097, -MR_ELENGTH },
+		{ 8192, 4096, 4096, 0 },
+		{ 0xffffffff, 0xfffff000, 4096, -MR_EFIELD },
+		{ MR_WIRE_MAX_MSG_LEN, MR_WIRE_MAX_MSG_LEN - 1, 1, 0 },
+		{ MR_WIRE_MAX_MSG_LEN + 1, 0, 1, -MR_EFIELD },
+		{ 100, 0xffffffff, 2, -MR_ELENGTH },
+	};
+
+	for (uint8_t op : { MR_OP_SEND, MR_OP_SEND_IMM, MR_OP_SEND_INV,
+			    MR_OP_WRITE, MR_OP_WRITE_IMM, MR_OP_READ_RESP }) {
+		for (const Case &c : cases) {
+			mr_pkt p = Sample(op);
+
+			if (op == MR_OP_WRITE || op == MR_OP_WRITE_IMM) {
+				p.write.va = 0;
+				p.write.length = c.length;
+				p.write.offset = c.offset;
+			} else if (op == MR_OP_READ_RESP) {
+				p.read_resp.length = c.length;
+				p.read_resp.offset = c.offset;
+			} else {
+				p.send.length = c.length;
+				p.send.offset = c.offset;
+			}
+			p.payload_len = c.payload;
+
+			Bytes b(mr_wire_hdr_len(op) + c.payload);
+
+			int rc = mr_wire_encode(&p, b.data(),
+						(uint32_t)b.size());
+
+			EXPECT_EQ(rc < 0 ? rc : 0, c.rc)
+				<< "op " << int(op) << " " << c.length << "/"
+				<< c.offset << "/" << c.payload;
+			if (!c.rc) {
+				EXPECT_EQ(Decode(b), 0);
+			}
+		}
+	}
+}
+
+// The decoder applies the slice rules to raw bytes too.
+TEST(Wire, SliceRulesDecoded)
+{
+	Bytes b = Encode(Sample(MR_OP_SEND));
+
+	mr_put_be32(&b[MR_BASE_HDR_LEN + 12], 1001); // offset + 2000 > 3000
+	EXPECT_EQ(Decode(b), -MR_ELENGTH);
+	mr_put_be32(&b[MR_BASE_HDR_LEN + 12], 1000);
+	EXPECT_EQ(Decode(b), 0);
+	mr_put_be32(&b[MR_BASE_HDR_LEN + 8], MR_WIRE_MAX_MSG_LEN + 1);
+	EXPECT_EQ(Decode(b), -MR_EFIELD);
+	b = Encode(Sample(MR_OP_WRITE));
+	b.resize(b.size() + 1); // 2001 bytes past offset 1000 of 3000
+	EXPECT_EQ(Decode(b), -MR_ELENGTH);
+	b.resize(MR_BASE_HDR_LEN + MR_WRITE_HDR_LEN); // no payload at all
+	EXPECT_EQ(Decode(b), -MR_ELENGTH);
+	b = Encode(Sample(MR_OP_READ_RESP));
+	mr_put_be32(&b[MR_BASE_HDR_LEN + 4], 2999);
+	EXPECT_EQ(Decode(b), -MR_ELENGTH);
+}
+
+TEST(Wire, RemoteRangeMustNotWrap)
+{
+	mr_pkt p = Sample(MR_OP_WRITE);
+	Bytes b(4096);
+
+	p.write.va = UINT64_MAX - 2999;
+	EXPECT_EQ(mr_wire_encode(&p, b.data(), 4096), 40);
+	p.write.va = UINT64_MAX - 2998;
+	EXPECT_EQ(mr_wire_encode(&p, b.data(), 4096), -MR_EFIELD);
+
+	b = Encode(Sample(MR_OP_WRITE));
+	mr_put_be64(&b[MR_BASE_HDR_LEN + 8], UINT64_MAX);
+	EXPECT_EQ(Decode(b), -MR_EFIELD);
+
+	p = Sample(MR_OP_READ_REQ);
+	p.read_req.length = 2;
+	p.read_req.va = UINT64_MAX;
+	EXPECT_EQ(mr_wire_encode(&p, b.data(), 4096), -MR_EFIELD);
+	p.read_req.length = 1;
+	EXPECT_EQ(mr_wire_encode(&p, b.data(), 4096), 36);
+	p.read_req.length = 0; // an empty READ may name any address
+	EXPECT_EQ(mr_wire_encode(&p, b.data(), 4096), 36);
+	p.read_req.length = MR_WIRE_MAX_MSG_LEN + 1;
+	p.read_req.va = 0;
+	EXPECT_EQ(mr_wire_encode(&p, b.data(), 4096), -MR_EFIELD);
+
+	for (uint8_t op : { MR_OP_CMP_SWAP, MR_OP_FETCH_ADD }) {
+		p = Sample(op);
+		p.atomic.va = UINT64_MAX - 7;
+		EXPECT_GT(mr_wire_encode(&p, b.data(), 4096), 0);
+		p.atomic.va = UINT64_MAX - 6;
+		EXPECT_EQ(mr_wire_encode(&p, b.data(), 4096), -MR_EFIELD);
+	}
+}
+
+TEST(Wire, AckRules)
+{
+	mr_pkt p{};
+	Bytes b(64);
+
+	p.base.opcode = MR_OP_ACK;
+	p.ack.cum_psn = 0xfffffffe; // the map spans the wrap
+	p.ack.sack[0] = 1ull << 5;
+	p.base.psn = 0xfffffffd;
+	EXPECT_EQ(mr_wire_encode(&p, b.data(), 64), 64);
+	p.base.psn = 0xfffffffe + 5; // wraps to 3, and bit 5 is set
+	EXPECT_EQ(mr_wire_encode(&p, b.data(), 64), 64);
+	EXPECT_EQ(Decode(b), 0);
+	p.base.psn = 0xfffffffe; // cum itself has not arrived
+	EXPECT_EQ(mr_wire_encode(&p, b.data(), 64), -MR_EFIELD);
+	p.base.psn = 0xfffffffe + 6; // bit 6 is clear
+	EXPECT_EQ(mr_wire_encode(&p, b.data(), 64), -MR_EFIELD);
+	p.base.psn = 0xfffffffe + 256; // beyond the map
+	EXPECT_EQ(mr_wire_encode(&p, b.data(), 64), -MR_EFIELD);
+
+	// Bit 0 would say the PSN the ACK waits for has arrived.
+	p.base.psn = 0;
+	p.ack.cum_psn = 1;
+	p.ack.sack[0] = 1;
+	EXPECT_EQ(mr_wire_encode(&p, b.data(), 64), -MR_EFIELD);
+	b = Encode(Sample(MR_OP_ACK));
+	b[MR_BASE_HDR_LEN + 11] |= 1; // bit 0 of word 0
+	EXPECT_EQ(Decode(b), -MR_EFIELD);
+}
+
+TEST(Wire, NakRules)
+{
+	mr_pkt p = Sample(MR_OP_NAK);
+	Bytes b(24);
+
+	for (int code = 0; code < 256; code++) {
+		p.nak.code = (uint8_t)code;
+		p.nak.rnr_delay = 0;
+		bool ok = code >= MR_NAK_REMOTE_ACCESS && code <= MR_NAK_RNR;
+
+		EXPECT_EQ(mr_wire_encode(&p, b.data(), 24), ok ? 24 : -MR_EFIELD);
+		b = Encode(Sample(MR_OP_NAK));
+		b[MR_BASE_HDR_LEN + 4] = (uint8_t)code;
+		b[MR_BASE_HDR_LEN + 6] = 0;
+		b[MR_BASE_HDR_LEN + 7] = 0;
+		EXPECT_EQ(Decode(b), ok ? 0 : -MR_EFIELD) << code;
+	}
+	p.nak.code = MR_NAK_RNR;
+	p.nak.rnr_delay = 0xffff;
+	EXPECT_EQ(mr_wire_encode(&p, b.data(), 24), 24);
+	for (uint8_t code : { MR_NAK_REMOTE_ACCESS, MR_NAK_INVALID_REQUEST }) {
+		p.nak.code = code;
+		p.nak.rnr_delay = 1;
+		EXPECT_EQ(mr_wire_encode(&p, b.data(), 24), -MR_EFIELD);
+	}
+}
+
+TEST(Wire, EncodeNeedsRoomAndWritesNothingOnError)
+{
+	for (uint8_t op : kOps) {
+		mr_pkt p = Sample(op);
+		unsigned hdr = mr_wire_hdr_len(op);
+		Bytes b(hdr, 0x5a);
+
+		EXPECT_EQ(mr_wire_encode(&p, b.data(), hdr - 1), -MR_ENOSPC);
+		EXPECT_EQ(b, Bytes(hdr, 0x5a));
+		p.base.path = 0xff;
+		EXPECT_EQ(mr_wire_encode(&p, b.data(), hdr), -MR_EFIELD);
+		EXPECT_EQ(b, Bytes(hdr, 0x5a));
+	}
+}
+
+// Decode clears what an opcode does not have, whatever was there before.
+TEST(Wire, DecodeZeroesUnusedFields)
+{
+	mr_pkt p = Sample(MR_OP_SEND), q;
+	Bytes b = Encode(p);
+
+	memset(&q, 0xa5, sizeof(q));
+	ASSERT_EQ(Decode(b, &q), 0);
+	EXPECT_EQ(q.send.imm, 0u);
+	EXPECT_EQ(q.send.inv_rkey, 0u);
+	memset(&q, 0xa5, sizeof(q));
+	EXPECT_EQ(Decode(Bytes(3), &q), -MR_ETRUNC);
+	EXPECT_EQ(q.base.opcode, 0);
+	EXPECT_EQ(q.payload_len, 0u);
+}
