@@ -1,0 +1,28 @@
+#!/bin/bash
+# Demo (runs in the guest via `selftests/run --demo`): two hosts, a metaroce
+# device on each, and what the RDMA tools see from each host.
+. "$(dirname "$0")/../lib/topology.sh"
+
+step() { printf '\n=== %s\n' "$*"; }
+show() { printf '$ %s\n' "$*"; "$@" 2>&1; }
+
+step "two hosts h1 ($TOPO_H1_IP) and h2 ($TOPO_H2_IP) joined by a veth pair"
+topo_two_hosts || exit 1
+show in_h1 ip -br addr show dev "$TOPO_H1_IF"
+show in_h2 ip -br addr show dev "$TOPO_H2_IF"
+
+step "a metaroce device on each host (autoloads metaroce.ko via rdma-link-metaroce)"
+show in_h1 rdma link add mrc0 type metaroce netdev "$TOPO_H1_IF"
+rc1=$?
+show in_h2 rdma link add mrc1 type metaroce netdev "$TOPO_H2_IF"
+rc2=$?
+
+for h in 1 2; do
+	step "seen from h$h"
+	show "in_h$h" rdma link show
+	show "in_h$h" ibv_devices
+	show "in_h$h" ibv_devinfo -d "mrc$((h - 1))"
+done
+
+topo_teardown
+[ $rc1 -eq 0 ] && [ $rc2 -eq 0 ]

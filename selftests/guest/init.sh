@@ -1,0 +1,203 @@
+#!/bin/bash
+# Guest /init for the selftests VM (bash, never busybox sh: its ip/tc applets
+# shadow iproute2). Reads /selftests/run.conf written by selftests/host/mkrun.sh:
+#   MODE=tests|demo  FLAVOUR=stock|debug  TESTS="00-harness.sh ..."
+#   TEST_TIMEOUT=<s per test, unless the test has a "# timeout: N" line>
+#
+# Output contract with the host (selftests/host/summary.awk), on ttyS0; the
+# kernel log goes to ttyS1:
+#   #@ init ...                      userspace reached
+#   #@ test NAME                     a test script's KTAP follows (its plan
+#   ...KTAP...                       counts the harness cases appended below)
+#   ok N no kernel splat             harness cases: dmesg checked for BUG:,
+#   ok N+1 no kmemleak report        WARNING:, KASAN..., kmemleak (debug)
+#   #@ end NAME rc=RC secs=S
+#   #@ kunit NAME ... #@ end NAME rc=RC secs=S   a KUnit module's KTAP
+#   #@ done                          sentinel: the guest finished
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root TERM=dumb LANG=C
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+mount -t tmpfs tmpfs /tmp
+mount -t tmpfs tmpfs /run
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+ln -sf /proc/self/fd /dev/fd # bash process substitution needs it
+ln -sf /proc/self/fd/0 /dev/stdin
+ln -sf /proc/self/fd/1 /dev/stdout
+ln -sf /proc/self/fd/2 /dev/stderr
+exec </dev/null >/dev/ttyS0 2>&1
+
+finish() {
+	echo "#@ done"
+	sync
+	reboot -f
+	sleep 10
+}
+trap finish EXIT
+
+. /selftests/run.conf
+echo "#@ init uptime=$(cut -d' ' -f1 /proc/uptime) kernel=$(uname -r) flavour=$FLAVOUR mode=$MODE"
+hostname metaroce-vm
+ip link set lo up
+sysctl -qw net.core.netdev_max_backlog=10000
+mount -t configfs configfs /sys/kernel/config 2>/dev/null
+
+# Our module, if shipped, sits in extra/; depmod makes it and its aliases
+# (rdma-link-metaroce) known to modprobe and request_module.
+depmod -a
+modprobe -a ib_uverbs rdma_ucm ib_umad veth sch_netem crc32_generic 2>/dev/null
+[ "$FLAVOUR" = stock ] && modprobe -a crc32-pclmul 2>/dev/null
+[ -e /sys/kernel/config ] || mount -t configfs configfs /sys/kernel/config 2>/dev/null
+
+# links the kernel made itself (lo; dummy0, sit0 ... on the debug kernel)
+BOOT_LINKS=$(cd /sys/class/net && echo *)
+
+KMEMLEAK=/sys/kernel/debug/kmemleak
+KMEMLEAK_AGE=5 # kmemleak only reports objects older than 5 s
+[ -w $KMEMLEAK ] || KMEMLEAK=
+SPLAT_RE='BUG:|WARNING:|KASAN|UBSAN|possible .*locking|inconsistent lock state|Call Trace|Oops|general protection|kernel BUG|blocked for more than|self-detected stall|RCU stall'
+
+# $1 = case number: "no kernel splat", listing the offending lines on failure
+check_splat() {
+	local bad
+	bad=$(dmesg --notime | grep -E "$SPLAT_RE" | head -n 30)
+	if [ -z "$bad" ]; then
+		echo "ok $1 no kernel splat"
+	else
+		sed 's/^/# /' <<<"$bad"
+		echo "# (full kernel log in kernel.log)"
+		echo "not ok $1 no kernel splat"
+	fi
+}
+
+# $1 = case number: "no kmemleak report" (debug kernel only). kmemleak reports
+# only objects older than 5 s when a scan starts, so the second scan starts at
+# least 5 s after the test ended (a scan under KASAN+TCG takes ~10 s itself).
+check_kmemleak() {
+	local rep start
+	start=$(date +%s)
+	echo scan >$KMEMLEAK
+	sleep $((KMEMLEAK_AGE + start - $(date +%s))) 2>/dev/null
+	echo scan >$KMEMLEAK
+	rep=$(cat $KMEMLEAK)
+	echo clear >$KMEMLEAK
+	if [ -z "$rep" ]; then
+		echo "ok $1 no kmemleak report"
+	else
+		head -n 60 <<<"$rep" | sed 's/^/# /'
+		echo "not ok $1 no kmemleak report"
+	fi
+}
+
+harness_cases() { # number of cases check_after appends
+	if [ -n "$KMEMLEAK" ]; then echo 2; else echo 1; fi
+}
+
+# $1 = last case number the test printed
+check_after() {
+	check_splat $(($1 + 1))
+	[ -z "$KMEMLEAK" ] || check_kmemleak $(($1 + 2))
+}
+
+# Give the next test a clean slate even if this one did not tear down: remove
+# namespaces, RDMA links, init_net links, and reset the policy-routing rules.
+# Runs before the splat check, so a teardown that splats counts here.
+reset_state() {
+	local left=() d n
+	for d in /run/netns/*; do [ -e "$d" ] && left+=("netns ${d##*/}"); done
+	[ ${#left[@]} -eq 0 ] || ip -all netns delete
+	for d in /sys/class/infiniband/*; do
+		[ -e "$d" ] && rdma link del "${d##*/}" 2>/dev/null && left+=("rdma ${d##*/}")
+	done
+	for d in /sys/class/net/*; do
+		n=${d##*/}
+		[[ " $BOOT_LINKS " == *" $n "* ]] && continue
+		[ -e "$d" ] && ip link del "$n" 2>/dev/null && left+=("link $n")
+	done
+	if [ "$(ip -4 rule show | wc -l)" != 3 ] || [ "$(ip -6 rule show | wc -l)" != 2 ]; then
+		left+=("ip rules")
+		ip -4 rule flush # keeps pref 0 only
+		ip -6 rule flush
+		ip -4 rule show pref 0 | grep -q . || ip -4 rule add pref 0 lookup local
+		ip -6 rule show pref 0 | grep -q . || ip -6 rule add pref 0 lookup local
+		ip -4 rule add pref 32766 lookup main
+		ip -4 rule add pref 32767 lookup default
+		ip -6 rule add pref 32766 lookup main
+	fi
+	[ ${#left[@]} -eq 0 ] || echo "# harness: removed what $1 left behind: ${left[*]}"
+}
+
+last_case() { # last top-level case number in a KTAP log
+	grep -Eo '^(not )?ok [0-9]+' "$1" | tail -n 1 | grep -Eo '[0-9]+$' || echo 0
+}
+
+run_test() {
+	local path=$1 name tmo start rc log pid
+	name=$(basename "$path" .sh)
+	tmo=$(sed -n 's/^# *timeout: *\([0-9]\+\).*/\1/p' "$path" | head -n 1)
+	tmo=${tmo:-$TEST_TIMEOUT}
+	log=/tmp/$name.ktap
+	dmesg -C
+	echo "#@ test $name"
+	start=$(date +%s)
+	# To a file, not a pipe, so a background process the test leaves behind
+	# cannot hold the harness; tail streams it meanwhile.
+	(cd /tmp && KTAP_EXTRA_CASES=$(harness_cases) exec timeout -k 10 "$tmo" bash "$path") >"$log" 2>&1 &
+	pid=$!
+	tail -s 0.1 -n +1 -f --pid=$pid "$log" 2>/dev/null &
+	wait $pid
+	rc=$?
+	wait
+	# timeout made its own process group: kill whatever the test left running
+	kill -KILL -- -"$pid" 2>/dev/null
+	[ $rc -eq 124 ] || [ $rc -eq 137 ] && echo "# $name: timed out after ${tmo}s"
+	reset_state "$name"
+	check_after "$(last_case "$log")"
+	echo "#@ end $name rc=$rc secs=$(($(date +%s) - start))"
+}
+
+# KUnit suites run at module load; forward their KTAP from the kernel log.
+run_kunit() {
+	local ko=$1 name start rc log
+	name=$(basename "$ko" .ko)
+	log=/tmp/$name.ktap
+	dmesg -C
+	echo "#@ kunit $name"
+	start=$(date +%s)
+	modprobe "$name"
+	rc=$?
+	dmesg --notime | grep -E '^ *(KTAP version|TAP version|1\.\.[0-9]|(not )?ok [0-9]|#)' >"$log"
+	cat "$log"
+	modprobe -r "$name" 2>/dev/null
+	[ $rc -eq 0 ] || echo "# modprobe $name failed (exit $rc)"
+	check_after "$(last_case "$log")"
+	echo "#@ end $name rc=$rc secs=$(($(date +%s) - start))"
+}
+
+if [ -n "$KMEMLEAK" ]; then
+	# forget leaks from boot (older than 5 s by now): scan, clear the report
+	echo scan >$KMEMLEAK
+	echo clear >$KMEMLEAK
+fi
+
+case $MODE in
+demo)
+	echo "#@ demo"
+	timeout -k 10 "$TEST_TIMEOUT" bash /selftests/demo/demo.sh
+	echo "#@ end demo rc=$?"
+	;;
+tests)
+	for t in $TESTS; do
+		run_test "/selftests/tests/$t"
+	done
+	if [ "$FLAVOUR" = debug ]; then
+		for ko in /lib/modules/"$(uname -r)"/extra/*_kunit.ko; do
+			[ -e "$ko" ] && run_kunit "$ko"
+		done
+	fi
+	;;
+esac

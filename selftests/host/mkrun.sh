@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Build the small per-run initramfs that is concatenated after the base image:
+# /init, the selftests (lib, tests, demo), run.conf and our build artifacts.
+#
+#   mkrun.sh OUT.cpio.gz KVER FLAVOUR MODE TEST_TIMEOUT TOP TEST_FILE...
+# TOP is the repository top, where the artifacts are looked for.
+#
+# Artifacts are taken when present (missing ones are reported, not fatal; the
+# tests that need them fail by themselves):
+#   TOP/build/FLAVOUR/*.ko                 -> /lib/modules/KVER/extra/ (depmod in the guest)
+#   TOP/build/userspace/libmetaroce-rdmav34.so -> /usr/lib/x86_64-linux-gnu/libibverbs/
+#   TOP/userspace/provider/metaroce.driver -> /etc/libibverbs.d/
+# Paths are written under usr/ (the base image has merged /usr: /lib is a symlink).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+out=$1 kver=$2 flavour=$3 mode=$4 timeout=$5 top=$6
+shift 6
+
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+st=$here/..
+mkdir -p "$stage/selftests/tests" "$stage/usr/lib/modules/$kver/extra" \
+	"$stage/usr/lib/x86_64-linux-gnu/libibverbs" "$stage/etc/libibverbs.d"
+install -m 755 "$st/guest/init.sh" "$stage/init"
+cp -r "$st/lib" "$stage/selftests/lib"
+[ -d "$st/demo" ] && cp -r "$st/demo" "$stage/selftests/demo"
+names=()
+for t in "$@"; do
+	install -m 755 "$t" "$stage/selftests/tests/"
+	names+=("$(basename "$t")")
+done
+cat >"$stage/selftests/run.conf" <<CONF
+MODE=$mode
+FLAVOUR=$flavour
+TESTS="${names[*]}"
+TEST_TIMEOUT=$timeout
+CONF
+
+missing=()
+kos=("$top/build/$flavour"/*.ko)
+if [ -e "${kos[0]}" ]; then
+	cp "${kos[@]}" "$stage/usr/lib/modules/$kver/extra/"
+else
+	missing+=("build/$flavour/*.ko")
+fi
+so=$top/build/userspace/libmetaroce-rdmav34.so
+drv=$top/userspace/provider/metaroce.driver
+if [ -f "$so" ]; then cp "$so" "$stage/usr/lib/x86_64-linux-gnu/libibverbs/"; else missing+=("${so#"$top"/}"); fi
+if [ -f "$drv" ]; then cp "$drv" "$stage/etc/libibverbs.d/"; else missing+=("${drv#"$top"/}"); fi
+[ ${#missing[@]} -eq 0 ] || echo "selftests: warning: artifacts missing: ${missing[*]}" >&2
+
+(cd "$stage" && find . -mindepth 1 | cpio -o -H newc -R 0:0 --quiet) | gzip -1 >"$out"

@@ -1,0 +1,54 @@
+# metaroce helpers for guest-side test scripts (bash). Source after
+# ktap.sh and topology.sh.
+#
+#   mr_two_hosts [MTU]     topo_two_hosts plus a metaroce device on each host:
+#                          mrc0 on veth1 (created from h1), mrc1 on veth2 (h2)
+#   mr_add NS DEV NETDEV   `rdma link add DEV type metaroce netdev NETDEV` in NS
+#                          (NS "-" is init_net)
+#   mr_unload              remove every metaroce device and the module
+#   mr_port_state DEV      PORT_ACTIVE / PORT_DOWN ... as ibv_devinfo shows it
+#   mr_devinfo_field DEV FIELD   one field of `ibv_devinfo -v -d DEV`
+#   mr_wait_gone DEV [S]   wait up to S seconds (5) for DEV to disappear
+#   mr_exists DEV          true if the RDMA device DEV exists
+#   mr_dmesg_has ERE       true if the kernel log matches ERE
+
+mr_add() {
+	local ns=$1 dev=$2 ndev=$3
+	if [ "$ns" = - ]; then
+		rdma link add "$dev" type metaroce netdev "$ndev"
+	else
+		ip netns exec "$ns" rdma link add "$dev" type metaroce netdev "$ndev"
+	fi
+}
+
+mr_two_hosts() {
+	topo_two_hosts "$@" || return
+	mr_add "$TOPO_H1" mrc0 "$TOPO_H1_IF" && mr_add "$TOPO_H2" mrc1 "$TOPO_H2_IF"
+}
+
+mr_exists() { [ -e "/sys/class/infiniband/$1" ]; }
+
+mr_wait_gone() {
+	local dev=$1 tries=$((${2:-5} * 10))
+	while mr_exists "$dev" && [ "$tries" -gt 0 ]; do
+		sleep 0.1
+		tries=$((tries - 1))
+	done
+	! mr_exists "$dev"
+}
+
+# Module exit removes every metaroce device itself.
+mr_unload() {
+	if grep -q '^metaroce ' /proc/modules; then
+		rmmod metaroce || return
+	fi
+	! grep -q '^metaroce ' /proc/modules
+}
+
+mr_devinfo_field() {
+	ibv_devinfo -v -d "$1" 2>/dev/null | awk -v f="$2:" '$1 == f { $1 = ""; sub(/^ +/, ""); print; exit }'
+}
+
+mr_port_state() { mr_devinfo_field "$1" state | cut -d' ' -f1; }
+
+mr_dmesg_has() { dmesg | grep -Eq -- "$1"; }
