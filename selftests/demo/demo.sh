@@ -21,7 +21,9 @@ for h in 1 2; do
 	step "seen from h$h"
 	show "in_h$h" rdma link show
 	show "in_h$h" ibv_devices
-	show "in_h$h" ibv_devinfo -d "mrc$((h - 1))"
+	printf '$ ibv_devinfo -v -d mrc%d | grep -E ...\n' $((h - 1))
+	"in_h$h" ibv_devinfo -v -d "mrc$((h - 1))" |
+		grep -E 'hca_id|transport|node_guid|state:|mtu|link_layer|GID\['
 done
 
 topo_teardown
