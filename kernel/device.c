@@ -11,6 +11,7 @@
 #include <rdma/ib_mad.h>
 
 #include "metaroce.h"
+#include "net.h"
 
 static_assert((int)MR_MTU_256 == (int)IB_MTU_256);
 static_assert((int)MR_MTU_4096 == (int)IB_MTU_4096);
@@ -54,6 +55,11 @@ static int mr_query_device(struct ib_device *ib_dev,
 	attr->vendor_id = METAROCE_VENDOR_ID;
 	attr->vendor_part_id = METAROCE_VENDOR_PART_ID;
 	attr->max_pd = MR_MAX_PD;
+	attr->max_mr = MR_MAX_MR;
+	attr->max_mr_size = MR_MAX_MR_SIZE;
+	attr->page_size_cap = PAGE_SIZE;
+	attr->max_cq = MR_MAX_CQ;
+	attr->max_cqe = MR_MAX_CQE;
 	attr->max_pkeys = 1;
 	attr->atomic_cap = IB_ATOMIC_NONE;
 	/* Devices are created by `rdma link add`, so users may delete them. */
@@ -152,6 +158,8 @@ static void mr_dealloc_driver(struct ib_device *ib_dev)
 {
 	struct mr_dev *dev = to_mr_dev(ib_dev);
 
+	mr_mr_dev_fini(dev);
+	mr_net_dev_fini(dev);
 	netdev_put(dev->ndev, &dev->ndev_tracker);
 }
 
@@ -162,15 +170,23 @@ static const struct ib_device_ops mr_dev_ops = {
 
 	.alloc_pd = mr_alloc_pd,
 	.alloc_ucontext = mr_alloc_ucontext,
+	.create_cq = mr_create_cq,
 	.dealloc_driver = mr_dealloc_driver,
 	.dealloc_pd = mr_dealloc_pd,
 	.dealloc_ucontext = mr_dealloc_ucontext,
+	.dereg_mr = mr_dereg_mr,
+	.destroy_cq = mr_destroy_cq,
 	.disassociate_ucontext = mr_disassociate_ucontext,
+	.get_dma_mr = mr_get_dma_mr,
 	.get_link_layer = mr_get_link_layer,
 	.get_port_immutable = mr_get_port_immutable,
+	.poll_cq = mr_poll_cq,
 	.query_device = mr_query_device,
 	.query_pkey = mr_query_pkey,
 	.query_port = mr_query_port,
+	.reg_user_mr = mr_reg_user_mr,
+	.req_notify_cq = mr_req_notify_cq,
+	.resize_cq = mr_resize_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_cq, mr_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, mr_pd, ibpd),
@@ -191,15 +207,24 @@ int mr_dev_add(const char *ibdev_name, struct net_device *ndev)
 	dev->ib_dev.node_type = RDMA_NODE_IB_CA;
 	dev->ib_dev.phys_port_cnt = 1;
 	dev->ib_dev.num_comp_vectors = num_possible_cpus();
+	/* Polling and arming go through the kernel: no CQ is mmapped. */
+	dev->ib_dev.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POLL_CQ) |
+				       BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 	addrconf_addr_eui48((unsigned char *)&dev->ib_dev.node_guid,
 			    ndev->dev_addr);
 	dev->ndev = ndev;
 	netdev_hold(ndev, &dev->ndev_tracker, GFP_KERNEL);
 	dev->port_state = mr_port_state(ndev);
 	atomic_set(&dev->num_pd, 0);
+	atomic_set(&dev->num_cq, 0);
+	mr_mr_dev_init(dev);
 
 	ib_set_device_ops(&dev->ib_dev, &mr_notsupp_ops);
 	ib_set_device_ops(&dev->ib_dev, &mr_dev_ops);
+
+	err = mr_net_dev_init(dev);
+	if (err)
+		goto err_dealloc;
 
 	err = ib_device_set_netdev(&dev->ib_dev, ndev, MR_PORT);
 	if (err)

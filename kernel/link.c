@@ -11,6 +11,7 @@
 #include <rdma/rdma_netlink.h>
 
 #include "metaroce.h"
+#include "net.h"
 
 /* Serialises "is there a device on this netdev?" with creating one. */
 static DEFINE_MUTEX(mr_link_mutex);
@@ -87,6 +88,8 @@ static int mr_netdev_event(struct notifier_block *nb, unsigned long event,
 		ibdev_info(&dev->ib_dev, "netdev %s is going away, removing\n",
 			   ndev->name);
 		ib_unregister_device_queued(&dev->ib_dev);
+		/* Now, so that the namespace can close its socket if it dies. */
+		mr_net_dev_release(dev);
 		break;
 	case NETDEV_UP:
 	case NETDEV_DOWN:

@@ -5,14 +5,20 @@
 #include <linux/module.h>
 
 #include "metaroce.h"
+#include "net.h"
 
 static int __init mr_init(void)
 {
 	int err;
 
+	/* Sockets before devices: a device needs its namespace's socket. */
+	err = mr_net_init();
+	if (err)
+		return err;
 	err = mr_link_init();
 	if (err) {
 		pr_err("cannot register netdev notifier (%d)\n", err);
+		mr_net_exit();
 		return err;
 	}
 	pr_info("loaded\n");
@@ -22,6 +28,7 @@ static int __init mr_init(void)
 static void __exit mr_exit(void)
 {
 	mr_link_exit();
+	mr_net_exit();
 	pr_info("unloaded\n");
 }
 

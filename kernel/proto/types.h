@@ -44,6 +44,8 @@ enum mr_err {
 	MR_EAGAIN = 10,		/* nothing possible now, try again later */
 	MR_ENOPATH = 11,	/* no path is active */
 	MR_EBUSY = 12,		/* the object still has packets in flight */
+	MR_EACCESS = 13,	/* the memory region does not grant the access */
+	MR_ERANGE = 14,		/* an address range wraps or leaves its region */
 };
 
 /*

@@ -10,6 +10,7 @@
 #   TOP/build/FLAVOUR/*.ko                 -> /lib/modules/KVER/extra/ (depmod in the guest)
 #   TOP/build/userspace/libmetaroce-rdmav34.so -> /usr/lib/x86_64-linux-gnu/libibverbs/
 #   TOP/userspace/provider/metaroce.driver -> /etc/libibverbs.d/
+#   TOP/build/userspace/GUEST_PROGRAM      -> /usr/local/bin/ (GUEST_PROGRAMS below)
 # Paths are written under usr/ (the base image has merged /usr: /lib is a symlink).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -20,7 +21,8 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 st=$here/..
 mkdir -p "$stage/selftests/tests" "$stage/usr/lib/modules/$kver/extra" \
-	"$stage/usr/lib/x86_64-linux-gnu/libibverbs" "$stage/etc/libibverbs.d"
+	"$stage/usr/lib/x86_64-linux-gnu/libibverbs" "$stage/etc/libibverbs.d" \
+	"$stage/usr/local/bin"
 install -m 755 "$st/guest/init.sh" "$stage/init"
 cp -r "$st/lib" "$stage/selftests/lib"
 [ -d "$st/demo" ] && cp -r "$st/demo" "$stage/selftests/demo"
@@ -47,6 +49,12 @@ so=$top/build/userspace/libmetaroce-rdmav34.so
 drv=$top/userspace/provider/metaroce.driver
 if [ -f "$so" ]; then cp "$so" "$stage/usr/lib/x86_64-linux-gnu/libibverbs/"; else missing+=("${so#"$top"/}"); fi
 if [ -f "$drv" ]; then cp "$drv" "$stage/etc/libibverbs.d/"; else missing+=("${drv#"$top"/}"); fi
+# Test programs built by userspace/Makefile (guest-tests).
+GUEST_PROGRAMS=(mr_verbs_objects)
+for p in "${GUEST_PROGRAMS[@]}"; do
+	f=$top/build/userspace/$p
+	if [ -f "$f" ]; then install -m 755 "$f" "$stage/usr/local/bin/"; else missing+=("${f#"$top"/}"); fi
+done
 [ ${#missing[@]} -eq 0 ] || echo "selftests: warning: artifacts missing: ${missing[*]}" >&2
 
 (cd "$stage" && find . -mindepth 1 | cpio -o -H newc -R 0:0 --quiet) | gzip -1 >"$out"

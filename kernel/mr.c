@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Memory regions: registration of user memory (pinned through ib_umem) and
+ * the DMA MR of kernel consumers, their keys, and the data movers that the
+ * transport uses to read and write a region, also from softirq.
+ *
+ * Keys are (index << 8 | variant): the index finds the MR in a per-device
+ * xarray, the variant byte changes with every registration, so a key kept
+ * after its MR was deregistered does not find the MR that reuses the index.
+ * Lookups take a reference under RCU; dereg unpublishes the MR, then waits
+ * for those references to go before unpinning its pages.
+ */
+#include <linux/highmem.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <rdma/ib_umem.h>
+
+#include "metaroce.h"
+#include "proto/mr_bounds.h"
+
+static_assert(MR_ACC_LOCAL_WRITE == IB_ACCESS_LOCAL_WRITE);
+static_assert(MR_ACC_REMOTE_WRITE == IB_ACCESS_REMOTE_WRITE);
+static_assert(MR_ACC_REMOTE_READ == IB_ACCESS_REMOTE_READ);
+static_assert(MR_ACC_REMOTE_ATOMIC == IB_ACCESS_REMOTE_ATOMIC);
+static_assert(!(MR_ACC_LOCAL_READ & IB_ACCESS_SUPPORTED));
+static_assert(MR_MAX_MR < (1u << 24));
+
+/* Flags accepted besides the rights: hints that change nothing for us. */
+#define MR_ACCESS_IGNORED (IB_ACCESS_HUGETLB | IB_ACCESS_OPTIONAL)
+
+struct mr_mr {
+	struct ib_mr ibmr;
+	struct ib_umem *umem;	/* NULL for the DMA MR */
+	struct page **pages;	/* the umem's pages, for O(1) offset lookup */
+	u64 iova;
+	u64 length;
+	u32 access;		/* MR_ACC_* */
+	u32 index;
+	refcount_t ref;		/* the registration's, plus one per lookup */
+	struct completion released;
+	struct rcu_head rcu;
+};
+
+static inline struct mr_mr *to_mr_mr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct mr_mr, ibmr);
+}
+
+void mr_mr_dev_init(struct mr_dev *dev)
+{
+	xa_init_flags(&dev->mr_xa, XA_FLAGS_ALLOC1);
+	dev->mr_next = 1;
+	atomic_set(&dev->mr_variant, 0);
+	atomic_long_set(&dev->mr_refused, 0);
+}
+
+/* ib_core deregisters every MR before it lets the device go. */
+void mr_mr_dev_fini(struct mr_dev *dev)
+{
+	WARN_ON(!xa_empty(&dev->mr_xa));
+	xa_destroy(&dev->mr_xa);
+}
+
+/* Rights as registered: the IB flags minus the hints we ignore. */
+static int mr_access_from_ib(struct mr_dev *dev, int access, u32 *rights)
+{
+	if (access & ~(MR_ACC_MASK | MR_ACCESS_IGNORED)) {
+		ibdev_dbg(&dev->ib_dev, "MR access flags %#x not supported\n",
+			  access & ~(MR_ACC_MASK | MR_ACCESS_IGNORED));
+		return -EOPNOTSUPP;
+	}
+	*rights = access & MR_ACC_MASK;
+	return 0;
+}
+
+/* Give @mr its keys and make it visible to lookups. */
+static int mr_mr_publish(struct mr_dev *dev, struct mr_mr *mr)
+{
+	u32 key;
+	int err;
+
+	/* Reserve the index first: the key depends on it. */
+	err = xa_alloc_cyclic(&dev->mr_xa, &mr->index, NULL,
+			      XA_LIMIT(1, MR_MAX_MR), &dev->mr_next,
+			      GFP_KERNEL);
+	if (err < 0) {
+		ibdev_dbg(&dev->ib_dev, "no MR key left (%d MRs max)\n",
+			  MR_MAX_MR);
+		return err == -EBUSY ? -ENOMEM : err;
+	}
+	key = mr->index << 8 | (u8)atomic_inc_return(&dev->mr_variant);
+	mr->ibmr.lkey = key;
+	/* No remote right, no rkey: index 0 is never allocated. */
+	mr->ibmr.rkey = mr->access & MR_ACC_REMOTE ? key : 0;
+	refcount_set(&mr->ref, 1);
+	init_completion(&mr->released);
+	xa_store(&dev->mr_xa, mr->index, mr, GFP_KERNEL);
+	return 0;
+}
+
+/* Hide @mr from lookups and wait until no packet uses it any more. */
+static void mr_mr_unpublish(struct mr_dev *dev, struct mr_mr *mr)
+{
+	xa_erase(&dev->mr_xa, mr->index);
+	mr_mr_put(mr);
+	wait_for_completion(&mr->released);
+}
+
+static struct mr_mr *mr_mr_alloc(struct ib_pd *ibpd, u64 iova, u64 length,
+				 u32 rights)
+{
+	struct mr_mr *mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+
+	if (!mr)
+		return NULL;
+	/* ib_core sets these after we return; lookups need them before. */
+	mr->ibmr.device = ibpd->device;
+	mr->ibmr.pd = ibpd;
+	mr->ibmr.iova = iova;
+	mr->ibmr.length = length;
+	mr->ibmr.page_size = PAGE_SIZE;
+	mr->iova = iova;
+	mr->length = length;
+	mr->access = rights;
+	return mr;
+}
+
+struct ib_mr *mr_get_dma_mr(struct ib_pd *ibpd, int access)
+{
+	struct mr_dev *dev = to_mr_dev(ibpd->device);
+	struct mr_mr *mr;
+	u32 rights;
+	int err;
+
+	err = mr_access_from_ib(dev, access, &rights);
+	if (err)
+		return ERR_PTR(err);
+	/* A peer with a key to all of kernel memory: never. */
+	if (rights & MR_ACC_REMOTE) {
+		ibdev_dbg(&dev->ib_dev, "DMA MR with remote access refused\n");
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+	/*
+	 * Kernel consumers address it with the "DMA addresses" of a virtual
+	 * DMA device, i.e. kernel virtual addresses: [0, 2^64 - 1) covers all.
+	 */
+	mr = mr_mr_alloc(ibpd, 0, U64_MAX, rights);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->ibmr.type = IB_MR_TYPE_DMA;
+	err = mr_mr_publish(dev, mr);
+	if (err) {
+		kfree(mr);
+		return ERR_PTR(err);
+	}
+	return &mr->ibmr;
+}
+
+/* Page pointers of the pinned umem, one per PAGE_SIZE page. */
+static int mr_mr_collect_pages(struct mr_mr *mr)
+{
+	struct sg_table *sgt = &mr->umem->sgt_append.sgt;
+	size_t npages = ib_umem_num_pages(mr->umem), i = 0;
+	struct sg_page_iter piter;
+
+	mr->pages = kvcalloc(npages, sizeof(*mr->pages), GFP_KERNEL);
+	if (!mr->pages)
+		return -ENOMEM;
+	for_each_sgtable_page(sgt, &piter, 0) {
+		if (WARN_ON_ONCE(i >= npages))
+			return -EFAULT;
+		mr->pages[i++] = sg_page_iter_page(&piter);
+	}
+	if (WARN_ON_ONCE(i != npages))
+		return -EFAULT;
+	return 0;
+}
+
+struct ib_mr *mr_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+			     u64 iova, int access, struct ib_udata *udata)
+{
+	struct mr_dev *dev = to_mr_dev(ibpd->device);
+	struct mr_mr *mr;
+	u32 rights;
+	int err;
+
+	err = mr_access_from_ib(dev, access, &rights);
+	if (err)
+		return ERR_PTR(err);
+	err = mr_check_region(iova, length, rights);
+	if (err) {
+		ibdev_dbg(&dev->ib_dev,
+			  "reg_mr refused (iova %#llx length %llu access %#x): %s\n",
+			  iova, length, access,
+			  err == -MR_ELENGTH ? "zero length" :
+			  err == -MR_ERANGE ? "iova range wraps" :
+			  "remote write/atomic without local write");
+		return ERR_PTR(-EINVAL);
+	}
+	if (length > MR_MAX_MR_SIZE) {
+		ibdev_dbg(&dev->ib_dev, "MR of %llu bytes exceeds %llu\n",
+			  length, MR_MAX_MR_SIZE);
+		return ERR_PTR(-EINVAL);
+	}
+
+	mr = mr_mr_alloc(ibpd, iova, length, rights);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->ibmr.type = IB_MR_TYPE_USER;
+	mr->umem = ib_umem_get(ibpd->device, start, length, access);
+	if (IS_ERR(mr->umem)) {
+		err = PTR_ERR(mr->umem);
+		ibdev_dbg(&dev->ib_dev, "pinning %llu bytes at %#llx failed (%d)\n",
+			  length, start, err);
+		goto err_free;
+	}
+	err = mr_mr_collect_pages(mr);
+	if (err)
+		goto err_release;
+	err = mr_mr_publish(dev, mr);
+	if (err)
+		goto err_release;
+	return &mr->ibmr;
+
+err_release:
+	kvfree(mr->pages);
+	ib_umem_release(mr->umem);
+err_free:
+	kfree(mr);
+	return ERR_PTR(err);
+}
+
+int mr_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	struct mr_mr *mr = to_mr_mr(ibmr);
+
+	mr_mr_unpublish(to_mr_dev(ibmr->device), mr);
+	kvfree(mr->pages);
+	ib_umem_release(mr->umem);
+	/* A lookup may still be looking at it under RCU. */
+	kfree_rcu(mr, rcu);
+	return 0;
+}
+
+/*
+ * Find the MR of @key and take a reference; NULL if there is none, it is
+ * stale, belongs to another PD than @pd (unless @pd is NULL), or, with
+ * @remote, grants no remote access. Any context; release with mr_mr_put().
+ */
+struct mr_mr *mr_mr_get(struct mr_dev *dev, struct ib_pd *pd, u32 key,
+			bool remote)
+{
+	struct mr_mr *mr;
+
+	rcu_read_lock();
+	mr = xa_load(&dev->mr_xa, key >> 8);
+	if (mr && ((remote ? mr->ibmr.rkey : mr->ibmr.lkey) != key ||
+		   (pd && mr->ibmr.pd != pd) ||
+		   !refcount_inc_not_zero(&mr->ref)))
+		mr = NULL;
+	rcu_read_unlock();
+	if (!mr)
+		atomic_long_inc(&dev->mr_refused);
+	return mr;
+}
+
+void mr_mr_put(struct mr_mr *mr)
+{
+	if (refcount_dec_and_test(&mr->ref))
+		complete(&mr->released);
+}
+
+/* Check an access; 0, -EACCES (rights) or -ERANGE (bounds). */
+static int mr_mr_check(struct mr_mr *mr, u64 iova, u64 len, u32 need)
+{
+	int err = mr_check_range(mr->iova, mr->length, mr->access, iova, len,
+				 need);
+
+	if (!err)
+		return 0;
+	atomic_long_inc(&to_mr_dev(mr->ibmr.device)->mr_refused);
+	return err == -MR_ERANGE ? -ERANGE : -EACCES;
+}
+
+/*
+ * Call @fn on each virtually contiguous piece of [iova, iova + len), which
+ * mr_mr_check() has accepted. Pages are mapped with kmap_local_page(), so
+ * this neither sleeps nor touches user mappings, and @fn may not sleep.
+ */
+static void mr_mr_walk(struct mr_mr *mr, u64 iova, u64 len,
+		       void (*fn)(void *va, size_t n, void *ctx), void *ctx)
+{
+	u64 pos;
+
+	if (!mr->umem) {
+		fn((void *)(uintptr_t)iova, len, ctx);
+		return;
+	}
+	/* Byte position in the pinned pages, which start page aligned. */
+	pos = ib_umem_offset(mr->umem) + (iova - mr->iova);
+	while (len) {
+		size_t off = offset_in_page(pos);
+		size_t n = min_t(u64, len, PAGE_SIZE - off);
+		void *va = kmap_local_page(mr->pages[pos >> PAGE_SHIFT]);
+
+		fn(va + off, n, ctx);
+		kunmap_local(va);
+		pos += n;
+		len -= n;
+	}
+}
+
+struct mr_copy_ctx {
+	u8 *buf;
+	bool to_mr;
+};
+
+static void mr_copy_piece(void *va, size_t n, void *ctx)
+{
+	struct mr_copy_ctx *c = ctx;
+
+	if (c->to_mr)
+		memcpy(va, c->buf, n);
+	else
+		memcpy(c->buf, va, n);
+	c->buf += n;
+}
+
+/*
+ * Copy @len bytes from @src into @mr at @iova, with the rights @need
+ * (MR_ACC_LOCAL_WRITE for a receive, MR_ACC_REMOTE_WRITE for an RDMA
+ * write). 0, or -EACCES / -ERANGE without copying anything.
+ */
+int mr_mr_copy_to(struct mr_mr *mr, u64 iova, const void *src, u64 len,
+		  u32 need)
+{
+	struct mr_copy_ctx c = { .buf = (u8 *)src, .to_mr = true };
+	int err = mr_mr_check(mr, iova, len, need);
+
+	if (!err)
+		mr_mr_walk(mr, iova, len, mr_copy_piece, &c);
+	return err;
+}
+
+/*
+ * Copy @len bytes of @mr at @iova into @dst, with the rights @need
+ * (MR_ACC_LOCAL_READ for a send, MR_ACC_REMOTE_READ for an RDMA read).
+ */
+int mr_mr_copy_from(struct mr_mr *mr, u64 iova, void *dst, u64 len, u32 need)
+{
+	struct mr_copy_ctx c = { .buf = dst, .to_mr = false };
+	int err = mr_mr_check(mr, iova, len, need);
+
+	if (!err)
+		mr_mr_walk(mr, iova, len, mr_copy_piece, &c);
+	return err;
+}

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The network layer: MetaRoCE over UDP, one kernel socket pair per network
+ * namespace, and the per-device counters shown by `rdma statistic`.
+ */
+#ifndef METAROCE_NET_H
+#define METAROCE_NET_H
+
+#include <linux/in6.h>
+#include <linux/percpu.h>
+#include <linux/skbuff.h>
+
+#include "metaroce.h"
+#include "proto/wire.h"
+
+/*
+ * Counters, in the order `rdma statistic` lists them. The transport ones
+ * are registered before the transport exists so that their names are
+ * stable for scripts.
+ */
+enum mr_counter {
+	MR_CNT_RX_PACKETS,	/* datagrams that reached a device */
+	MR_CNT_RX_BYTES,	/* their UDP payload bytes */
+	MR_CNT_TX_PACKETS,
+	MR_CNT_TX_BYTES,
+	MR_CNT_RX_DROP_SHORT,	/* shorter than the headers it announces */
+	MR_CNT_RX_DROP_VERSION,
+	MR_CNT_RX_DROP_MALFORMED,
+	MR_CNT_RX_DROP_NO_CSUM,	/* IPv4 datagram without UDP checksum */
+	MR_CNT_RX_DROP_NO_QP,
+	MR_CNT_RX_DROP_NO_DEV,	/* per netns: no device on the ingress netdev */
+	MR_CNT_TX_DROP_NO_ROUTE,
+	MR_CNT_TX_DROP_ERROR,	/* no socket, or a flow we cannot send */
+	MR_CNT_RETRANSMITS,
+	MR_CNT_SACK_GAPS,
+	MR_CNT_RTO_EVENTS,
+	MR_CNT_DUPLICATE_PACKETS,
+	MR_CNT_OUT_OF_ORDER,
+	MR_CNT_PATH_FAILOVERS,
+	MR_NUM_COUNTERS
+};
+
+struct mr_stats {
+	u64 c[MR_NUM_COUNTERS];
+};
+
+static inline void mr_stats_add(struct mr_dev *dev, enum mr_counter i, u64 n)
+{
+	this_cpu_add(dev->stats->c[i], n);
+}
+
+static inline void mr_stats_inc(struct mr_dev *dev, enum mr_counter i)
+{
+	this_cpu_inc(dev->stats->c[i]);
+}
+
+/*
+ * Where a packet goes. Addresses are in GID form: IPv4 ones v4-mapped
+ * (::ffff:a.b.c.d), and both ends must be of the same family.
+ */
+struct mr_flow {
+	struct in6_addr saddr;
+	struct in6_addr daddr;
+	__be16 sport;		/* the path's port */
+	__be16 dport;		/* normally mr_udp_dport() */
+};
+
+/* net.c */
+int mr_net_init(void);
+void mr_net_exit(void);
+int mr_net_dev_init(struct mr_dev *dev);
+void mr_net_dev_release(struct mr_dev *dev);
+void mr_net_dev_fini(struct mr_dev *dev);
+u64 mr_net_rx_no_dev(struct mr_dev *dev);
+__be16 mr_udp_dport(void);
+struct sk_buff *mr_alloc_skb(struct mr_dev *dev, unsigned int len, gfp_t gfp);
+int mr_xmit(struct mr_dev *dev, struct sk_buff *skb,
+	    const struct mr_flow *flow);
+void mr_rcv_packet(struct mr_dev *dev, struct sk_buff *skb,
+		   const struct mr_pkt *pkt);
+
+/* counters.c */
+int mr_counters_init(struct mr_dev *dev);
+void mr_counters_free(struct mr_dev *dev);
+const char *mr_counter_name(enum mr_counter i);
+
+#endif /* METAROCE_NET_H */

@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * KUnit: the CQ ring of cq.c and the keys, references and copies of mr.c,
+ * on a device that is allocated but never registered. The user MR path
+ * needs a process and is covered by selftests/tests/20-verbs-objects.sh.
+ * mr_check_range() comes from mr_bounds_kunit.o, which includes it.
+ */
+#include <kunit/test.h>
+
+#include "../cq.c"
+#include "../mr.c"
+
+struct verbs_fixture {
+	struct mr_dev *dev;
+	struct ib_pd pd, other_pd;
+	struct ib_qp qp;
+	int completions;
+	int cq_errors;
+};
+
+static void count_completion(struct ib_cq *ibcq, void *ctx)
+{
+	((struct verbs_fixture *)ctx)->completions++;
+}
+
+static void count_event(struct ib_event *ev, void *ctx)
+{
+	if (ev->event == IB_EVENT_CQ_ERR)
+		((struct verbs_fixture *)ctx)->cq_errors++;
+}
+
+static struct verbs_fixture *fixture(struct kunit *test)
+{
+	struct verbs_fixture *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	f->dev = kunit_kzalloc(test, sizeof(*f->dev), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, f->dev);
+	mr_mr_dev_init(f->dev);
+	f->pd.device = &f->dev->ib_dev;
+	f->other_pd.device = &f->dev->ib_dev;
+	f->qp.device = &f->dev->ib_dev;
+	f->qp.qp_num = 17;
+	return f;
+}
+
+static struct mr_cq *new_cq(struct kunit *test, struct verbs_fixture *f,
+			    int cqe)
+{
+	struct ib_cq_init_attr attr = { .cqe = cqe };
+	struct mr_cq *cq = kunit_kzalloc(test, sizeof(*cq), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, cq);
+	cq->ibcq.device = &f->dev->ib_dev;
+	cq->ibcq.comp_handler = count_completion;
+	cq->ibcq.event_handler = count_event;
+	cq->ibcq.cq_context = f;
+	KUNIT_ASSERT_EQ(test, mr_create_cq(&cq->ibcq, &attr, NULL), 0);
+	return cq;
+}
+
+static int post(struct verbs_fixture *f, struct mr_cq *cq, u64 id,
+		bool solicited)
+{
+	struct ib_wc wc = { .wr_id = id, .qp = &f->qp,
+			    .status = IB_WC_SUCCESS };
+
+	return mr_cq_post(cq, &wc, solicited);
+}
+
+static void expect_ids(struct kunit *test, struct mr_cq *cq, u64 first,
+		       int n)
+{
+	struct ib_wc wc[8];
+	int i, got;
+
+	got = mr_poll_cq(&cq->ibcq, ARRAY_SIZE(wc), wc);
+	KUNIT_ASSERT_EQ(test, got, n);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_EQ(test, wc[i].wr_id, first + i);
+		KUNIT_EXPECT_EQ(test, wc[i].qp->qp_num, 17u);
+	}
+}
+
+static void cq_create_limits(struct kunit *test)
+{
+	struct verbs_fixture *f = fixture(test);
+	struct mr_cq *cq = kunit_kzalloc(test, sizeof(*cq), GFP_KERNEL);
+	struct ib_cq_init_attr attr = {};
+
+	KUNIT_ASSERT_NOT_NULL(test, cq);
+	cq->ibcq.device = &f->dev->ib_dev;
+	attr.cqe = 0;
+	KUNIT_EXPECT_EQ(test, mr_create_cq(&cq->ibcq, &attr, NULL), -EINVAL);
+	attr.cqe = MR_MAX_CQE + 1;
+	KUNIT_EXPECT_EQ(test, mr_create_cq(&cq->ibcq, &attr, NULL), -EINVAL);
+	attr.cqe = 4;
+	attr.flags = IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION;
+	KUNIT_EXPECT_EQ(test, mr_create_cq(&cq->ibcq, &attr, NULL),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->dev->num_cq), 0);
+	attr.flags = 0;
+	attr.cqe = MR_MAX_CQE;
+	KUNIT_ASSERT_EQ(test, mr_create_cq(&cq->ibcq, &attr, NULL), 0);
+	KUNIT_EXPECT_EQ(test, cq->ibcq.cqe, MR_MAX_CQE);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->dev->num_cq), 1);
+	mr_destroy_cq(&cq->ibcq, NULL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->dev->num_cq), 0);
+}
+
+/* FIFO order across the wrap; overrun loses the entry, sticks, one event. */
+static void cq_ring_and_overrun(struct kunit *test)
+{
+	struct verbs_fixture *f = fixture(test);
+	struct mr_cq *cq = new_cq(test, f, 4);
+	struct ib_wc wc;
+	u64 id;
+
+	KUNIT_EXPECT_EQ(test, mr_poll_cq(&cq->ibcq, 1, &wc), 0);
+	for (id = 1; id <= 3; id++)
+		KUNIT_EXPECT_EQ(test, post(f, cq, id, false), 0);
+	KUNIT_ASSERT_EQ(test, mr_poll_cq(&cq->ibcq, 1, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 1ull);
+	KUNIT_ASSERT_EQ(test, mr_poll_cq(&cq->ibcq, 1, &wc), 1);
+	KUNIT_EXPECT_EQ(test, wc.wr_id, 2ull);
+	for (id = 4; id <= 6; id++)
+		KUNIT_EXPECT_EQ(test, post(f, cq, id, false), 0);
+	KUNIT_EXPECT_EQ(test, f->cq_errors, 0);
+	KUNIT_EXPECT_EQ(test, post(f, cq, 7, false), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, post(f, cq, 8, false), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, f->cq_errors, 1);
+	expect_ids(test, cq, 3, 4);
+	/* Still in error once drained: an overrun CQ is not reusable. */
+	KUNIT_EXPECT_EQ(test, post(f, cq, 9, false), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, f->cq_errors, 1);
+	mr_destroy_cq(&cq->ibcq, NULL);
+}
+
+static void cq_notify(struct kunit *test)
+{
+	struct verbs_fixture *f = fixture(test);
+	struct mr_cq *cq = new_cq(test, f, 16);
+	struct ib_cq *ibcq = &cq->ibcq;
+
+	KUNIT_EXPECT_EQ(test, post(f, cq, 1, true), 0);
+	KUNIT_EXPECT_EQ(test, f->completions, 0);	/* not armed */
+	KUNIT_EXPECT_EQ(test, mr_req_notify_cq(ibcq, IB_CQ_NEXT_COMP), 0);
+	KUNIT_EXPECT_EQ(test, post(f, cq, 2, false), 0);
+	KUNIT_EXPECT_EQ(test, f->completions, 1);
+	KUNIT_EXPECT_EQ(test, post(f, cq, 3, false), 0);
+	KUNIT_EXPECT_EQ(test, f->completions, 1);	/* one shot */
+
+	KUNIT_EXPECT_EQ(test, mr_req_notify_cq(ibcq, IB_CQ_SOLICITED), 0);
+	KUNIT_EXPECT_EQ(test, post(f, cq, 4, false), 0);
+	KUNIT_EXPECT_EQ(test, f->completions, 1);
+	KUNIT_EXPECT_EQ(test, post(f, cq, 5, true), 0);
+	KUNIT_EXPECT_EQ(test, f->completions, 2);
+
+	/* SOLICITED widened to NEXT_COMP, but never narrowed back. */
+	mr_req_notify_cq(ibcq, IB_CQ_SOLICITED);
+	mr_req_notify_cq(ibcq, IB_CQ_NEXT_COMP);
+	KUNIT_EXPECT_EQ(test, post(f, cq, 6, false), 0);
+	KUNIT_EXPECT_EQ(test, f->completions, 3);
+	mr_req_notify_cq(ibcq, IB_CQ_NEXT_COMP);
+	mr_req_notify_cq(ibcq, IB_CQ_SOLICITED);
+	KUNIT_EXPECT_EQ(test, post(f, cq, 7, false), 0);
+	KUNIT_EXPECT_EQ(test, f->completions, 4);
+
+	/* Missed events: 1 while completions wait, 0 once drained. */
+	KUNIT_EXPECT_EQ(test, mr_req_notify_cq(ibcq, IB_CQ_NEXT_COMP |
+					       IB_CQ_REPORT_MISSED_EVENTS), 1);
+	expect_ids(test, cq, 1, 7);
+	KUNIT_EXPECT_EQ(test, mr_req_notify_cq(ibcq, IB_CQ_NEXT_COMP |
+					       IB_CQ_REPORT_MISSED_EVENTS), 0);
+	mr_destroy_cq(ibcq, NULL);
+}
+
+static void cq_resize(struct kunit *test)
+{
+	struct verbs_fixture *f = fixture(test);
+	struct mr_cq *cq = new_cq(test, f, 4);
+	struct ib_wc wc;
+	u64 id;
+
+	/* Put the head in the middle so the copy has to unwrap the ring. */
+	KUNIT_EXPECT_EQ(test, post(f, cq, 100, false), 0);
+	KUNIT_EXPECT_EQ(test, post(f, cq, 101, false), 0);
+	KUNIT_EXPECT_EQ(test, mr_poll_cq(&cq->ibcq, 1, &wc), 1);
+	KUNIT_EXPECT_EQ(test, mr_poll_cq(&cq->ibcq, 1, &wc), 1);
+	for (id = 1; id <= 3; id++)
+		KUNIT_EXPECT_EQ(test, post(f, cq, id, false), 0);
+	KUNIT_EXPECT_EQ(test, mr_resize_cq(&cq->ibcq, 2, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mr_resize_cq(&cq->ibcq, 0, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mr_resize_cq(&cq->ibcq, MR_MAX_CQE + 1, NULL),
+			-EINVAL);
+	KUNIT_ASSERT_EQ(test, mr_resize_cq(&cq->ibcq, 8, NULL), 0);
+	KUNIT_EXPECT_EQ(test, cq->ibcq.cqe, 8);
+	for (id = 4; id <= 8; id++)
+		KUNIT_EXPECT_EQ(test, post(f, cq, id, false), 0);
+	expect_ids(test, cq, 1, 8);
+	KUNIT_EXPECT_EQ(test, mr_resize_cq(&cq->ibcq, 1, NULL), 0);
+	mr_destroy_cq(&cq->ibcq, NULL);
+}
+
+/* The DMA MR: keys, lookups, rights and bounds, copies, stale keys. */
+static void mr_dma(struct kunit *test)
+{
+	struct verbs_fixture *f = fixture(test);
+	u8 *buf = kunit_kzalloc(test, 64, GFP_KERNEL);
+	u8 out[8] = {};
+	struct mr_mr *mr;
+	struct ib_mr *ibmr;
+	u32 key;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(mr_get_dma_mr(&f->pd,
+						    IB_ACCESS_LOCAL_WRITE |
+						    IB_ACCESS_REMOTE_READ)),
+			-EOPNOTSUPP);
+	ibmr = mr_get_dma_mr(&f->pd, IB_ACCESS_LOCAL_WRITE);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ibmr));
+	key = ibmr->lkey;
+	KUNIT_EXPECT_NE(test, key >> 8, 0u);
+	KUNIT_EXPECT_EQ(test, ibmr->rkey, 0u);
+
+	KUNIT_EXPECT_NULL(test, mr_mr_get(f->dev, &f->pd, key, true));
+	KUNIT_EXPECT_NULL(test, mr_mr_get(f->dev, &f->other_pd, key, false));
+	KUNIT_EXPECT_NULL(test, mr_mr_get(f->dev, &f->pd, key ^ 1, false));
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&f->dev->mr_refused), 3);
+	mr = mr_mr_get(f->dev, &f->pd, key, false);
+	KUNIT_ASSERT_NOT_NULL(test, mr);
+
+	KUNIT_EXPECT_EQ(test, mr_mr_copy_to(mr, (uintptr_t)buf + 5, "metaroce",
+					    8, MR_ACC_LOCAL_WRITE), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(buf + 5, "metaroce", 8), 0);
+	KUNIT_EXPECT_EQ(test, mr_mr_copy_from(mr, (uintptr_t)buf + 5, out, 8,
+					      MR_ACC_LOCAL_READ), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(out, "metaroce", 8), 0);
+	KUNIT_EXPECT_EQ(test, mr_mr_copy_from(mr, (uintptr_t)buf, out, 8,
+					      MR_ACC_REMOTE_READ), -EACCES);
+	KUNIT_EXPECT_EQ(test, mr_mr_copy_to(mr, U64_MAX, "x", 1,
+					    MR_ACC_LOCAL_WRITE), -ERANGE);
+	mr_mr_put(mr);
+
+	KUNIT_EXPECT_EQ(test, mr_dereg_mr(ibmr, NULL), 0);
+	KUNIT_EXPECT_NULL(test, mr_mr_get(f->dev, &f->pd, key, false));
+
+	/* The index may come back, the key may not. */
+	ibmr = mr_get_dma_mr(&f->pd, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ibmr));
+	KUNIT_EXPECT_NE(test, ibmr->lkey, key);
+	KUNIT_EXPECT_NULL(test, mr_mr_get(f->dev, &f->pd, key, false));
+	KUNIT_EXPECT_EQ(test, mr_dereg_mr(ibmr, NULL), 0);
+	mr_mr_dev_fini(f->dev);
+}
+
+static struct kunit_case verbs_cases[] = {
+	KUNIT_CASE(cq_create_limits),
+	KUNIT_CASE(cq_ring_and_overrun),
+	KUNIT_CASE(cq_notify),
+	KUNIT_CASE(cq_resize),
+	KUNIT_CASE(mr_dma),
+	{}
+};
+
+static struct kunit_suite verbs_suite = {
+	.name = "metaroce_verbs",
+	.test_cases = verbs_cases,
+};
+
+kunit_test_suite(verbs_suite);

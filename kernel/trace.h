@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Trace events of metaroce.ko (events/metaroce/ in tracefs). net.c defines
+ * CREATE_TRACE_POINTS before including this file.
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM metaroce
+
+#if !defined(METAROCE_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define METAROCE_TRACE_H
+
+#include <linux/tracepoint.h>
+
+#include "net.h"
+
+/* A received datagram: its headers as decoded, and what became of it. */
+TRACE_EVENT(metaroce_rx,
+	    TP_PROTO(const struct mr_dev *dev, u32 len,
+		     const struct mr_pkt *pkt, const char *verdict),
+	    TP_ARGS(dev, len, pkt, verdict),
+	    TP_STRUCT__entry(__string(dev, dev_name(&dev->ib_dev.dev))
+			     __field(u32, len)
+			     __field(u8, opcode)
+			     __field(u8, path)
+			     __field(u16, epoch)
+			     __field(u32, qpn)
+			     __field(u32, psn)
+			     __string(verdict, verdict)),
+	    TP_fast_assign(__assign_str(dev, dev_name(&dev->ib_dev.dev));
+			   __entry->len = len;
+			   __entry->opcode = pkt->base.opcode;
+			   __entry->path = pkt->base.path;
+			   __entry->epoch = pkt->base.epoch;
+			   __entry->qpn = pkt->base.qpn;
+			   __entry->psn = pkt->base.psn;
+			   __assign_str(verdict, verdict);),
+	    TP_printk("%s len=%u op=0x%02x qpn=0x%06x path=%u epoch=%u psn=%u %s",
+		      __get_str(dev), __entry->len, __entry->opcode,
+		      __entry->qpn, __entry->path, __entry->epoch,
+		      __entry->psn, __get_str(verdict))
+);
+
+/* A datagram handed to the IP layer, or refused before it. */
+TRACE_EVENT(metaroce_tx,
+	    TP_PROTO(const struct mr_dev *dev, const struct mr_flow *flow,
+		     u32 len, int err),
+	    TP_ARGS(dev, flow, len, err),
+	    TP_STRUCT__entry(__string(dev, dev_name(&dev->ib_dev.dev))
+			     __array(u8, saddr, sizeof(struct in6_addr))
+			     __array(u8, daddr, sizeof(struct in6_addr))
+			     __field(u16, sport)
+			     __field(u16, dport)
+			     __field(u32, len)
+			     __field(int, err)),
+	    TP_fast_assign(__assign_str(dev, dev_name(&dev->ib_dev.dev));
+			   memcpy(__entry->saddr, &flow->saddr,
+				  sizeof(__entry->saddr));
+			   memcpy(__entry->daddr, &flow->daddr,
+				  sizeof(__entry->daddr));
+			   __entry->sport = be16_to_cpu(flow->sport);
+			   __entry->dport = be16_to_cpu(flow->dport);
+			   __entry->len = len;
+			   __entry->err = err;),
+	    TP_printk("%s %pI6c:%u -> %pI6c:%u len=%u err=%d",
+		      __get_str(dev), __entry->saddr, __entry->sport,
+		      __entry->daddr, __entry->dport, __entry->len,
+		      __entry->err)
+);
+
+#endif /* METAROCE_TRACE_H */
+
+/* This part must be outside the include guard. */
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE trace
+#include <trace/define_trace.h>
