@@ -26,5 +26,9 @@ for h in 1 2; do
 		grep -E 'hca_id|transport|node_guid|state:|mtu|link_layer|GID\['
 done
 
+step "each namespace with a device listens on the MetaRoCE UDP port"
+show in_h1 ss -uln sport = :4792
+show in_h1 rdma statistic show link mrc0/1
+
 topo_teardown
 [ $rc1 -eq 0 ] && [ $rc2 -eq 0 ]
