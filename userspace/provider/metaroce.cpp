@@ -183,6 +183,14 @@ int destroy_cq(ibv_cq *cq) noexcept {
     return finish_destroy(ibv_cmd_destroy_cq(cq), cq);
 }
 
+int resize_cq(ibv_cq *cq, int cqe) noexcept {
+    cmd::ResizeCq cmd{};
+    ib_uverbs_resize_cq_resp resp{};
+    if (int ret = ibv_cmd_resize_cq(cq, cqe, &cmd, sizeof(cmd), &resp, sizeof(resp)))
+        return fail(ret);
+    return 0;
+}
+
 // --- Queue pairs ------------------------------------------------------------
 
 verbs_qp *to_vqp(ibv_qp *qp) noexcept {
@@ -289,6 +297,7 @@ const verbs_context_ops kContextOps = {
     .query_qp = query_qp,
     .reg_mr = reg_mr,
     .req_notify_cq = ibv_cmd_req_notify_cq,
+    .resize_cq = resize_cq,
 };
 
 bool debug_enabled() noexcept {

@@ -252,6 +252,7 @@ using QueryPort = WriteCmd<ib_uverbs_query_port>;
 using AllocPd = WriteCmd<ib_uverbs_alloc_pd>;
 using RegMr = WriteCmd<ib_uverbs_reg_mr>;
 using CreateCq = WriteCmd<ib_uverbs_create_cq>;
+using ResizeCq = WriteCmd<ib_uverbs_resize_cq>;
 using CreateQp = WriteCmd<ib_uverbs_create_qp>;
 using ModifyQp = WriteCmd<ib_uverbs_modify_qp>;
 using QueryQp = WriteCmd<ib_uverbs_query_qp>;
@@ -294,6 +295,8 @@ int ibv_cmd_create_cq(ibv_context *context, int cqe, ibv_comp_channel *channel, 
                       ibv_cq *cq, metaroce::cmd::CreateCq *cmd, size_t cmd_size,
                       ib_uverbs_create_cq_resp *resp, size_t resp_size) noexcept;
 int ibv_cmd_destroy_cq(ibv_cq *cq) noexcept;
+int ibv_cmd_resize_cq(ibv_cq *cq, int cqe, metaroce::cmd::ResizeCq *cmd, size_t cmd_size,
+                      ib_uverbs_resize_cq_resp *resp, size_t resp_size) noexcept;
 // Returns the number of completions, or -1 with errno set.
 int ibv_cmd_poll_cq(ibv_cq *cq, int ne, ibv_wc *wc) noexcept;
 int ibv_cmd_req_notify_cq(ibv_cq *cq, int solicited_only) noexcept;
@@ -332,6 +335,7 @@ int ibv_cmd_detach_mcast(ibv_qp *qp, const ibv_gid *gid, uint16_t lid) noexcept;
     X(ibv_cmd_dereg_mr)                                                                            \
     X(ibv_cmd_create_cq)                                                                           \
     X(ibv_cmd_destroy_cq)                                                                          \
+    X(ibv_cmd_resize_cq)                                                                           \
     X(ibv_cmd_poll_cq)                                                                             \
     X(ibv_cmd_req_notify_cq)                                                                       \
     X(ibv_cmd_create_qp)                                                                           \
@@ -395,6 +399,7 @@ static_assert(sizeof(metaroce::cmd::QueryPort) == 8 + sizeof(ib_uverbs_query_por
 static_assert(sizeof(metaroce::cmd::AllocPd) == 8 + sizeof(ib_uverbs_alloc_pd));
 static_assert(sizeof(metaroce::cmd::RegMr) == 8 + sizeof(ib_uverbs_reg_mr));
 static_assert(sizeof(metaroce::cmd::CreateCq) == 8 + sizeof(ib_uverbs_create_cq));
+static_assert(sizeof(metaroce::cmd::ResizeCq) == 8 + sizeof(ib_uverbs_resize_cq));
 static_assert(sizeof(metaroce::cmd::CreateQp) == 8 + sizeof(ib_uverbs_create_qp));
 static_assert(sizeof(metaroce::cmd::ModifyQp) == 8 + sizeof(ib_uverbs_modify_qp));
 static_assert(sizeof(metaroce::cmd::QueryQp) == 8 + sizeof(ib_uverbs_query_qp));

@@ -73,6 +73,7 @@ TEST(ProviderTable, ImplementsTheKernelMediatedVerbs) {
                     reinterpret_cast<const void *>(kContextOps.dereg_mr),
                     reinterpret_cast<const void *>(kContextOps.create_cq),
                     reinterpret_cast<const void *>(kContextOps.destroy_cq),
+                    reinterpret_cast<const void *>(kContextOps.resize_cq),
                     reinterpret_cast<const void *>(kContextOps.create_qp),
                     reinterpret_cast<const void *>(kContextOps.modify_qp),
                     reinterpret_cast<const void *>(kContextOps.query_qp),
@@ -288,6 +289,7 @@ TEST_F(ProviderContext, UnimplementedKernelVerbsFailWithErrno) {
     EXPECT_EQ(ibv_poll_cq(&cq, 2, wc), -1);
     EXPECT_EQ(errno, EOPNOTSUPP);
     EXPECT_EQ(ibv_req_notify_cq(&cq, 0), EOPNOTSUPP);
+    EXPECT_EQ(ibv_resize_cq(&cq, 8), EOPNOTSUPP);
 
     ibv_send_wr swr{};
     ibv_send_wr *bad_swr = nullptr;
@@ -423,6 +425,17 @@ TEST_F(ProviderContext, VerbsPassThroughTheKernel) {
     EXPECT_EQ(cq->handle, 0x33u);
     EXPECT_EQ(cq->cqe, 31);
     EXPECT_EQ(cq->cq_context, &cq_user_context);
+    k.on(IB_USER_VERBS_CMD_RESIZE_CQ, [](const fake::Request &r) {
+        EXPECT_EQ(r.in_words * 4u, sizeof(metaroce::cmd::ResizeCq));
+        EXPECT_EQ(r.as<ib_uverbs_resize_cq>().cq_handle, 0x33u);
+        EXPECT_EQ(r.as<ib_uverbs_resize_cq>().cqe, 64u);
+        ib_uverbs_resize_cq_resp resp{};
+        resp.cqe = 127;
+        r.reply(resp);
+        return 0;
+    });
+    EXPECT_EQ(ibv_resize_cq(cq, 64), 0);
+    EXPECT_EQ(cq->cqe, 127);
 
     k.on(IB_USER_VERBS_CMD_POLL_CQ, [](const fake::Request &r) {
         const auto c = r.as<ib_uverbs_poll_cq>();
