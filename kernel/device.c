@@ -60,6 +60,14 @@ static int mr_query_device(struct ib_device *ib_dev,
 	attr->page_size_cap = PAGE_SIZE;
 	attr->max_cq = MR_MAX_CQ;
 	attr->max_cqe = MR_MAX_CQE;
+	attr->max_qp = MR_MAX_QP;
+	attr->max_qp_wr = MR_MAX_QP_WR;
+	attr->max_send_sge = MR_MAX_SGE;
+	attr->max_recv_sge = MR_MAX_SGE;
+	attr->max_sge_rd = MR_MAX_SGE;
+	attr->max_qp_rd_atom = MR_MAX_RD_ATOMIC;
+	attr->max_qp_init_rd_atom = MR_MAX_RD_ATOMIC;
+	attr->max_res_rd_atom = MR_MAX_RD_ATOMIC * MR_MAX_QP;
 	attr->max_pkeys = 1;
 	attr->atomic_cap = IB_ATOMIC_NONE;
 	/* Devices are created by `rdma link add`, so users may delete them. */
@@ -85,6 +93,7 @@ static int mr_query_port(struct ib_device *ib_dev, u32 port,
 	attr->gid_tbl_len = MR_GID_TABLE_LEN;
 	attr->pkey_tbl_len = 1;
 	attr->ip_gids = true;
+	attr->max_msg_sz = BIT(31);
 
 	/* Fails once ib_core has let go of the netdev during unregistration. */
 	if (ib_get_eth_speed(ib_dev, port, &attr->active_speed,
@@ -158,6 +167,7 @@ static void mr_dealloc_driver(struct ib_device *ib_dev)
 {
 	struct mr_dev *dev = to_mr_dev(ib_dev);
 
+	mr_qp_dev_fini(dev);
 	mr_mr_dev_fini(dev);
 	mr_net_dev_fini(dev);
 	netdev_put(dev->ndev, &dev->ndev_tracker);
@@ -171,19 +181,25 @@ static const struct ib_device_ops mr_dev_ops = {
 	.alloc_pd = mr_alloc_pd,
 	.alloc_ucontext = mr_alloc_ucontext,
 	.create_cq = mr_create_cq,
+	.create_qp = mr_create_qp,
 	.dealloc_driver = mr_dealloc_driver,
 	.dealloc_pd = mr_dealloc_pd,
 	.dealloc_ucontext = mr_dealloc_ucontext,
 	.dereg_mr = mr_dereg_mr,
 	.destroy_cq = mr_destroy_cq,
+	.destroy_qp = mr_destroy_qp,
 	.disassociate_ucontext = mr_disassociate_ucontext,
 	.get_dma_mr = mr_get_dma_mr,
 	.get_link_layer = mr_get_link_layer,
 	.get_port_immutable = mr_get_port_immutable,
+	.modify_qp = mr_modify_qp,
 	.poll_cq = mr_poll_cq,
+	.post_recv = mr_post_recv,
+	.post_send = mr_post_send,
 	.query_device = mr_query_device,
 	.query_pkey = mr_query_pkey,
 	.query_port = mr_query_port,
+	.query_qp = mr_query_qp,
 	.reg_user_mr = mr_reg_user_mr,
 	.req_notify_cq = mr_req_notify_cq,
 	.resize_cq = mr_resize_cq,
@@ -207,9 +223,11 @@ int mr_dev_add(const char *ibdev_name, struct net_device *ndev)
 	dev->ib_dev.node_type = RDMA_NODE_IB_CA;
 	dev->ib_dev.phys_port_cnt = 1;
 	dev->ib_dev.num_comp_vectors = num_possible_cpus();
-	/* Polling and arming go through the kernel: no CQ is mmapped. */
+	/* The data path goes through the kernel: no queue is mmapped. */
 	dev->ib_dev.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POLL_CQ) |
-				       BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
+				       BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ) |
+				       BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+				       BIT_ULL(IB_USER_VERBS_CMD_POST_RECV);
 	addrconf_addr_eui48((unsigned char *)&dev->ib_dev.node_guid,
 			    ndev->dev_addr);
 	dev->ndev = ndev;
@@ -218,8 +236,8 @@ int mr_dev_add(const char *ibdev_name, struct net_device *ndev)
 	atomic_set(&dev->num_pd, 0);
 	atomic_set(&dev->num_cq, 0);
 	mr_mr_dev_init(dev);
+	mr_qp_dev_init(dev);
 
-	ib_set_device_ops(&dev->ib_dev, &mr_notsupp_ops);
 	ib_set_device_ops(&dev->ib_dev, &mr_dev_ops);
 
 	err = mr_net_dev_init(dev);

@@ -4,6 +4,7 @@
 #define METAROCE_H
 
 #include <linux/atomic.h>
+#include <linux/in6.h>
 #include <linux/netdevice.h>
 #include <rdma/ib_verbs.h>
 
@@ -17,6 +18,13 @@
 #define MR_MAX_MR_SIZE BIT_ULL(32)
 #define MR_MAX_CQ 0x4000
 #define MR_MAX_CQE 0x7fff	/* bounds the kernel memory of one CQ ring */
+#define MR_MAX_QP 0x4000
+#define MR_MAX_QP_WR 0x4000	/* per queue; bounds the kernel memory of a ring */
+#define MR_MAX_SGE 32
+#define MR_MAX_INLINE 256
+#define MR_MAX_RD_ATOMIC 16	/* outstanding RDMA READ/atomic per QP */
+#define MR_QPN_MIN 16		/* QPNs below are reserved (QP0, QP1, ...) */
+#define MR_QPN_MAX 0xffffff	/* 24 bits on the wire */
 
 struct mr_net;
 struct mr_stats;
@@ -40,6 +48,10 @@ struct mr_dev {
 	atomic_long_t mr_refused;
 	/* cq.c */
 	atomic_t num_cq;
+	/* qp.c: QPs by QPN, for the receive path */
+	struct xarray qp_xa;
+	u32 qp_next;
+	atomic_t num_qp;
 };
 
 struct mr_ucontext {
@@ -62,9 +74,91 @@ struct mr_cq {
 	bool overflow;		/* overrun: completions were lost */
 };
 
-/* A queue pair; filled in by the transport. */
+/*
+ * Where a packet goes. Addresses are in GID form: IPv4 ones v4-mapped
+ * (::ffff:a.b.c.d), and both ends must be of the same family.
+ */
+struct mr_flow {
+	struct in6_addr saddr;
+	struct in6_addr daddr;
+	__be16 sport;		/* the path's port */
+	__be16 dport;		/* normally mr_udp_dport() */
+};
+
+/* A scatter/gather element as posted: not resolved until it is used. */
+struct mr_sge {
+	u64 addr;
+	u32 length;
+	u32 lkey;
+};
+
+/*
+ * A send work request, copied whole at post time so that the caller's
+ * ib_send_wr (and, for inline data, its buffers) may go at once.
+ */
+struct mr_send_wqe {
+	u64 wr_id;
+	enum ib_wr_opcode opcode;
+	u32 send_flags;		/* IB_SEND_* */
+	u32 num_sge;		/* 0 with IB_SEND_INLINE: data[] holds it */
+	u32 length;		/* total bytes: the SGEs' or the inline data's */
+	union {
+		__be32 imm_data;
+		u32 invalidate_rkey;
+	} ex;
+	u32 rkey;		/* RDMA and atomics */
+	u64 remote_addr;
+	u64 compare_add;	/* atomics */
+	u64 swap;
+	union {
+		DECLARE_FLEX_ARRAY(struct mr_sge, sge);
+		DECLARE_FLEX_ARRAY(u8, inline_data);
+	};
+};
+
+struct mr_recv_wqe {
+	u64 wr_id;
+	u32 num_sge;
+	u32 length;
+	struct mr_sge sge[];
+};
+
+/*
+ * A ring of WQEs of @stride bytes. Its lock is taken from softirq (kernel
+ * consumers post from there, and the transport will). @flushing: someone
+ * is completing the ring's WQEs with flush errors; others leave theirs to
+ * it, which keeps completions in post order.
+ */
+struct mr_wq {
+	spinlock_t lock;	/* the ring, head, count, flushing */
+	void *buf;
+	u32 stride;
+	u32 depth;		/* capacity in WQEs: the max_*_wr reported */
+	u32 max_sge;
+	u32 head;		/* oldest WQE */
+	u32 count;
+	bool flushing;
+};
+
+/* A reliable-connected queue pair (qp.c); the transport adds its state. */
 struct mr_qp {
 	struct ib_qp ibqp;
+	refcount_t ref;		/* creation's, plus one per mr_qp_get() */
+	struct completion released;
+	/* Serialises modify_qp, query_qp and destroy_qp. */
+	struct mutex state_lock;
+	/* Written under state_lock and both queue locks; read under either. */
+	enum ib_qp_state state;
+	struct mr_wq sq;	/* struct mr_send_wqe */
+	struct mr_wq rq;	/* struct mr_recv_wqe */
+	struct mr_cq *scq;
+	struct mr_cq *rcq;
+	u32 max_inline;
+	enum ib_sig_type sq_sig_type;
+	/* Attributes from modify_qp, as query_qp returns them. */
+	struct ib_qp_attr attr;	/* ah_attr without its sgid_attr */
+	/* From the AV: the addresses of the peer (sport: the transport's). */
+	struct mr_flow flow;
 };
 
 static inline struct mr_dev *to_mr_dev(struct ib_device *ib_dev)
@@ -95,6 +189,7 @@ void mr_mr_put(struct mr_mr *mr);
 int mr_mr_copy_to(struct mr_mr *mr, u64 iova, const void *src, u64 len,
 		  u32 need);
 int mr_mr_copy_from(struct mr_mr *mr, u64 iova, void *dst, u64 len, u32 need);
+int mr_mr_check(struct mr_mr *mr, u64 iova, u64 len, u32 need);
 
 /* cq.c: completion queues */
 int mr_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
@@ -105,7 +200,21 @@ int mr_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int mr_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 int mr_cq_post(struct mr_cq *cq, const struct ib_wc *wc, bool solicited);
 
-/* notsupp.c: mandatory verbs not offered yet */
-extern const struct ib_device_ops mr_notsupp_ops;
+/* qp.c: queue pairs */
+void mr_qp_dev_init(struct mr_dev *dev);
+void mr_qp_dev_fini(struct mr_dev *dev);
+int mr_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		 struct ib_udata *udata);
+int mr_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		 struct ib_udata *udata);
+int mr_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		struct ib_qp_init_attr *init);
+int mr_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int mr_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		 const struct ib_send_wr **bad_wr);
+int mr_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		 const struct ib_recv_wr **bad_wr);
+struct mr_qp *mr_qp_get(struct mr_dev *dev, u32 qpn);
+void mr_qp_put(struct mr_qp *qp);
 
 #endif /* METAROCE_H */

@@ -271,7 +271,7 @@ void mr_mr_put(struct mr_mr *mr)
 }
 
 /* Check an access; 0, -EACCES (rights) or -ERANGE (bounds). */
-static int mr_mr_check(struct mr_mr *mr, u64 iova, u64 len, u32 need)
+int mr_mr_check(struct mr_mr *mr, u64 iova, u64 len, u32 need)
 {
 	int err = mr_check_range(mr->iova, mr->length, mr->access, iova, len,
 				 need);

@@ -54,16 +54,7 @@ static inline void mr_stats_inc(struct mr_dev *dev, enum mr_counter i)
 	this_cpu_inc(dev->stats->c[i]);
 }
 
-/*
- * Where a packet goes. Addresses are in GID form: IPv4 ones v4-mapped
- * (::ffff:a.b.c.d), and both ends must be of the same family.
- */
-struct mr_flow {
-	struct in6_addr saddr;
-	struct in6_addr daddr;
-	__be16 sport;		/* the path's port */
-	__be16 dport;		/* normally mr_udp_dport() */
-};
+/* struct mr_flow, where a packet goes: in metaroce.h (a QP holds one). */
 
 /* net.c */
 int mr_net_init(void);

@@ -1,0 +1,862 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Reliable-connected queue pairs: creation, the state machine of
+ * modify_qp, and the send and receive queues that post_send/post_recv
+ * fill. The queues are rings of WQEs in kernel memory that hold a copy of
+ * everything the transport needs (inline data included), so the caller's
+ * work requests and buffers may go as soon as the post returns.
+ *
+ * The transport is not written yet: mr_req_submit() is where a send WR
+ * in RTS goes, and today it refuses it. Receive WRs queue up. Moving to
+ * ERR completes every queued WQE with IB_WC_WR_FLUSH_ERR, in post order.
+ *
+ * QPNs come from a per-device xarray; mr_qp_get() finds a QP by its
+ * number under RCU and takes a reference, which destroy_qp waits for.
+ */
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <net/ipv6.h>
+#include <rdma/ib_addr.h>
+
+#include "metaroce.h"
+#include "net.h"
+#include "proto/mr_bounds.h"
+
+/* The largest message: 2^31 bytes, as the IB spec allows. */
+#define MR_MAX_MSG_SIZE BIT(31)
+
+#define MR_SEND_FLAGS \
+	(IB_SEND_FENCE | IB_SEND_SIGNALED | IB_SEND_SOLICITED | IB_SEND_INLINE)
+#define MR_QP_ACCESS \
+	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
+	 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)
+
+static inline struct mr_qp *to_mr_qp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct mr_qp, ibqp);
+}
+
+static inline struct mr_cq *to_mr_cq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct mr_cq, ibcq);
+}
+
+void mr_qp_dev_init(struct mr_dev *dev)
+{
+	xa_init_flags(&dev->qp_xa, XA_FLAGS_ALLOC);
+	dev->qp_next = MR_QPN_MIN;
+	atomic_set(&dev->num_qp, 0);
+}
+
+/* ib_core destroys every QP before it lets the device go. */
+void mr_qp_dev_fini(struct mr_dev *dev)
+{
+	WARN_ON(!xa_empty(&dev->qp_xa));
+	xa_destroy(&dev->qp_xa);
+}
+
+/*
+ * Find the QP numbered @qpn and take a reference; NULL if there is none.
+ * Any context; release with mr_qp_put().
+ */
+struct mr_qp *mr_qp_get(struct mr_dev *dev, u32 qpn)
+{
+	struct mr_qp *qp;
+
+	rcu_read_lock();
+	qp = xa_load(&dev->qp_xa, qpn);
+	if (qp && !refcount_inc_not_zero(&qp->ref))
+		qp = NULL;
+	rcu_read_unlock();
+	return qp;
+}
+
+void mr_qp_put(struct mr_qp *qp)
+{
+	if (refcount_dec_and_test(&qp->ref))
+		complete(&qp->released);
+}
+
+/* Work queues */
+
+static void *mr_wq_slot(struct mr_wq *wq, u32 i)
+{
+	return wq->buf + (size_t)(i % wq->depth) * wq->stride;
+}
+
+static int mr_wq_init(struct mr_wq *wq, u32 depth, u32 max_sge, size_t stride)
+{
+	wq->buf = kvcalloc(depth, stride, GFP_KERNEL_ACCOUNT);
+	if (!wq->buf)
+		return -ENOMEM;
+	wq->stride = stride;
+	wq->depth = depth;
+	wq->max_sge = max_sge;
+	wq->head = 0;
+	wq->count = 0;
+	wq->flushing = false;
+	return 0;
+}
+
+/* Whether WQEs of the send (@send) or receive queue complete as flushed. */
+static bool mr_qp_flushes(enum ib_qp_state state, bool send)
+{
+	return state == IB_QPS_ERR || (send && state == IB_QPS_SQE);
+}
+
+static enum ib_wc_opcode mr_wc_opcode(enum ib_wr_opcode opcode)
+{
+	switch (opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return IB_WC_RDMA_WRITE;
+	case IB_WR_RDMA_READ:
+		return IB_WC_RDMA_READ;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return IB_WC_COMP_SWAP;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return IB_WC_FETCH_ADD;
+	default:
+		return IB_WC_SEND;
+	}
+}
+
+/*
+ * Complete every WQE of the send (@send) or receive queue with
+ * IB_WC_WR_FLUSH_ERR while the QP is in a flushing state, oldest first,
+ * whatever the WR's signalling. One context flushes a queue at a time and
+ * the others leave their WQEs to it, so completions stay in post order.
+ * The queue lock is dropped around mr_cq_post(), whose handler may post.
+ */
+static void mr_wq_flush(struct mr_qp *qp, bool send)
+{
+	struct mr_wq *wq = send ? &qp->sq : &qp->rq;
+	struct mr_cq *cq = send ? qp->scq : qp->rcq;
+	unsigned long flags;
+	struct ib_wc wc;
+
+	spin_lock_irqsave(&wq->lock, flags);
+	if (wq->flushing)
+		goto out;
+	wq->flushing = true;
+	while (wq->count && mr_qp_flushes(qp->state, send)) {
+		memset(&wc, 0, sizeof(wc));
+		wc.qp = &qp->ibqp;
+		wc.status = IB_WC_WR_FLUSH_ERR;
+		if (send) {
+			struct mr_send_wqe *wqe = mr_wq_slot(wq, wq->head);
+
+			wc.wr_id = wqe->wr_id;
+			wc.opcode = mr_wc_opcode(wqe->opcode);
+		} else {
+			struct mr_recv_wqe *wqe = mr_wq_slot(wq, wq->head);
+
+			wc.wr_id = wqe->wr_id;
+			wc.opcode = IB_WC_RECV;
+		}
+		wq->head = (wq->head + 1) % wq->depth;
+		wq->count--;
+		spin_unlock_irqrestore(&wq->lock, flags);
+		mr_cq_post(cq, &wc, false);
+		spin_lock_irqsave(&wq->lock, flags);
+	}
+	wq->flushing = false;
+out:
+	spin_unlock_irqrestore(&wq->lock, flags);
+}
+
+/* create_qp and destroy_qp */
+
+static int mr_qp_check_cap(struct mr_dev *dev, const struct ib_qp_cap *cap)
+{
+	if (cap->max_send_wr > MR_MAX_QP_WR || cap->max_recv_wr > MR_MAX_QP_WR ||
+	    cap->max_send_sge > MR_MAX_SGE || cap->max_recv_sge > MR_MAX_SGE ||
+	    cap->max_inline_data > MR_MAX_INLINE) {
+		ibdev_dbg(&dev->ib_dev,
+			  "QP caps wr %u/%u sge %u/%u inline %u exceed %u/%u/%u\n",
+			  cap->max_send_wr, cap->max_recv_wr, cap->max_send_sge,
+			  cap->max_recv_sge, cap->max_inline_data, MR_MAX_QP_WR,
+			  MR_MAX_SGE, MR_MAX_INLINE);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int mr_qp_check_init(struct mr_dev *dev,
+			    const struct ib_qp_init_attr *init)
+{
+	if (init->qp_type != IB_QPT_RC) {
+		ibdev_dbg(&dev->ib_dev, "QP type %d not supported (RC only)\n",
+			  init->qp_type);
+		return -EOPNOTSUPP;
+	}
+	if (init->srq) {
+		ibdev_dbg(&dev->ib_dev, "QP with an SRQ not supported\n");
+		return -EOPNOTSUPP;
+	}
+	if (init->rwq_ind_tbl) {
+		ibdev_dbg(&dev->ib_dev, "QP with an RWQ table not supported\n");
+		return -EOPNOTSUPP;
+	}
+	if (init->create_flags) {
+		ibdev_dbg(&dev->ib_dev, "QP create flags %#x not supported\n",
+			  init->create_flags);
+		return -EOPNOTSUPP;
+	}
+	if (!init->send_cq || !init->recv_cq) {
+		ibdev_dbg(&dev->ib_dev, "QP without a send or receive CQ\n");
+		return -EINVAL;
+	}
+	return mr_qp_check_cap(dev, &init->cap);
+}
+
+int mr_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		 struct ib_udata *udata)
+{
+	struct mr_dev *dev = to_mr_dev(ibqp->device);
+	struct mr_qp *qp = to_mr_qp(ibqp);
+	struct ib_qp_cap *cap = &init->cap;
+	u32 sq_sge, rq_sge, qpn;
+	size_t sq_stride;
+	int err;
+
+	err = mr_qp_check_init(dev, init);
+	if (err)
+		return err;
+	if (atomic_inc_return(&dev->num_qp) > MR_MAX_QP) {
+		ibdev_dbg(&dev->ib_dev, "QP limit of %u reached\n", MR_MAX_QP);
+		err = -ENOMEM;
+		goto err_count;
+	}
+
+	/* A queue holds at least one WR of at least one SGE. */
+	cap->max_send_wr = max(cap->max_send_wr, 1U);
+	cap->max_recv_wr = max(cap->max_recv_wr, 1U);
+	sq_sge = max(cap->max_send_sge, 1U);
+	rq_sge = max(cap->max_recv_sge, 1U);
+	sq_stride = max(struct_size((struct mr_send_wqe *)NULL, sge, sq_sge),
+			struct_size((struct mr_send_wqe *)NULL, inline_data,
+				    cap->max_inline_data));
+	err = mr_wq_init(&qp->sq, cap->max_send_wr, sq_sge, sq_stride);
+	if (err)
+		goto err_count;
+	err = mr_wq_init(&qp->rq, cap->max_recv_wr, rq_sge,
+			 struct_size((struct mr_recv_wqe *)NULL, sge, rq_sge));
+	if (err)
+		goto err_sq;
+	cap->max_send_sge = sq_sge;
+	cap->max_recv_sge = rq_sge;
+	/* Two call sites, two lock classes: modify_qp nests them. */
+	spin_lock_init(&qp->sq.lock);
+	spin_lock_init(&qp->rq.lock);
+	mutex_init(&qp->state_lock);
+	refcount_set(&qp->ref, 1);
+	init_completion(&qp->released);
+	qp->state = IB_QPS_RESET;
+	qp->max_inline = cap->max_inline_data;
+	qp->sq_sig_type = init->sq_sig_type;
+	qp->scq = to_mr_cq(init->send_cq);
+	qp->rcq = to_mr_cq(init->recv_cq);
+	memset(&qp->attr, 0, sizeof(qp->attr));
+	qp->attr.port_num = MR_PORT;
+	qp->attr.ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
+	qp->attr.ah_attr.port_num = MR_PORT;
+	memset(&qp->flow, 0, sizeof(qp->flow));
+
+	/* Reserve the number, then publish the QP that carries it. */
+	err = xa_alloc_cyclic(&dev->qp_xa, &qpn, NULL,
+			      XA_LIMIT(MR_QPN_MIN, MR_QPN_MAX), &dev->qp_next,
+			      GFP_KERNEL);
+	if (err < 0) {
+		ibdev_dbg(&dev->ib_dev, "no QPN left\n");
+		err = err == -EBUSY ? -ENOMEM : err;
+		goto err_rq;
+	}
+	ibqp->qp_num = qpn;
+	xa_store(&dev->qp_xa, qpn, qp, GFP_KERNEL);
+	return 0;
+
+err_rq:
+	mutex_destroy(&qp->state_lock);
+	kvfree(qp->rq.buf);
+err_sq:
+	kvfree(qp->sq.buf);
+err_count:
+	atomic_dec(&dev->num_qp);
+	return err;
+}
+
+/* Drops queued WQEs without completions (ib_core wants none). */
+int mr_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct mr_dev *dev = to_mr_dev(ibqp->device);
+	struct mr_qp *qp = to_mr_qp(ibqp);
+
+	xa_erase(&dev->qp_xa, ibqp->qp_num);
+	/* ib_core frees @qp with kfree(): no lookup may still be reading it. */
+	synchronize_rcu();
+	mr_qp_put(qp);
+	wait_for_completion(&qp->released);
+	kvfree(qp->sq.buf);
+	kvfree(qp->rq.buf);
+	mutex_destroy(&qp->state_lock);
+	atomic_dec(&dev->num_qp);
+	return 0;
+}
+
+/* modify_qp and query_qp */
+
+/* The peer of a RoCE v2 address vector, as the transport will address it. */
+static int mr_qp_av_to_flow(struct mr_dev *dev, const struct rdma_ah_attr *ah,
+			    struct mr_flow *flow)
+{
+	const struct ib_global_route *grh = rdma_ah_read_grh(ah);
+	const struct ib_gid_attr *sgid_attr = grh->sgid_attr;
+
+	if (ah->type != RDMA_AH_ATTR_TYPE_ROCE ||
+	    !(rdma_ah_get_ah_flags(ah) & IB_AH_GRH)) {
+		ibdev_dbg(&dev->ib_dev, "AV without a RoCE GRH (type %d)\n",
+			  ah->type);
+		return -EINVAL;
+	}
+	if (rdma_ah_get_port_num(ah) != MR_PORT) {
+		ibdev_dbg(&dev->ib_dev, "AV on port %u\n",
+			  rdma_ah_get_port_num(ah));
+		return -EINVAL;
+	}
+	if (!sgid_attr || sgid_attr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP) {
+		ibdev_dbg(&dev->ib_dev,
+			  "AV source GID %u is not a RoCE v2 GID\n",
+			  grh->sgid_index);
+		return -EINVAL;
+	}
+	memcpy(&flow->saddr, sgid_attr->gid.raw, sizeof(flow->saddr));
+	memcpy(&flow->daddr, grh->dgid.raw, sizeof(flow->daddr));
+	if (ipv6_addr_v4mapped(&flow->saddr) !=
+	    ipv6_addr_v4mapped(&flow->daddr)) {
+		ibdev_dbg(&dev->ib_dev,
+			  "AV source %pI6c and destination %pI6c differ in family\n",
+			  &flow->saddr, &flow->daddr);
+		return -EINVAL;
+	}
+	if (ipv6_addr_any(&flow->daddr) ||
+	    rdma_is_multicast_addr(&flow->daddr)) {
+		ibdev_dbg(&dev->ib_dev, "AV destination %pI6c is not unicast\n",
+			  &flow->daddr);
+		return -EINVAL;
+	}
+	flow->sport = 0;	/* chosen per path by the transport */
+	flow->dport = mr_udp_dport();
+	return 0;
+}
+
+/* Check everything before changing anything: modify_qp is all or nothing. */
+static int mr_qp_check_attr(struct mr_qp *qp, const struct ib_qp_attr *attr,
+			    int mask, struct mr_flow *flow)
+{
+	struct mr_dev *dev = to_mr_dev(qp->ibqp.device);
+	struct ib_device *ibdev = &dev->ib_dev;
+	enum ib_qp_state cur, next;
+
+	cur = mask & IB_QP_CUR_STATE ? attr->cur_qp_state : qp->state;
+	next = mask & IB_QP_STATE ? attr->qp_state : cur;
+	if (!ib_modify_qp_is_ok(cur, next, qp->ibqp.qp_type, mask)) {
+		ibdev_dbg(ibdev, "QP %u: transition %d -> %d with mask %#x refused\n",
+			  qp->ibqp.qp_num, cur, next, mask);
+		return -EINVAL;
+	}
+	if (cur != qp->state) {
+		ibdev_dbg(ibdev, "QP %u: current state %d given, it is %d\n",
+			  qp->ibqp.qp_num, cur, qp->state);
+		return -EINVAL;
+	}
+	if (next == IB_QPS_SQD) {
+		ibdev_dbg(ibdev, "QP %u: SQD not supported\n", qp->ibqp.qp_num);
+		return -EOPNOTSUPP;
+	}
+	if (mask & (IB_QP_ALT_PATH | IB_QP_RATE_LIMIT)) {
+		ibdev_dbg(ibdev, "QP %u: alternate paths and rate limits not supported\n",
+			  qp->ibqp.qp_num);
+		return -EOPNOTSUPP;
+	}
+	if ((mask & IB_QP_PORT) && attr->port_num != MR_PORT) {
+		ibdev_dbg(ibdev, "QP %u: no port %u\n", qp->ibqp.qp_num,
+			  attr->port_num);
+		return -EINVAL;
+	}
+	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index) {
+		ibdev_dbg(ibdev, "QP %u: no P_Key index %u\n", qp->ibqp.qp_num,
+			  attr->pkey_index);
+		return -EINVAL;
+	}
+	if ((mask & IB_QP_ACCESS_FLAGS) &&
+	    (attr->qp_access_flags & ~MR_QP_ACCESS)) {
+		ibdev_dbg(ibdev, "QP %u: access flags %#x not supported\n",
+			  qp->ibqp.qp_num, attr->qp_access_flags);
+		return -EINVAL;
+	}
+	if (mask & IB_QP_PATH_MTU) {
+		enum mr_mtu active = mr_mtu_from_netdev_mtu(dev->ndev->mtu);
+
+		if (attr->path_mtu < IB_MTU_256 ||
+		    attr->path_mtu > (enum ib_mtu)active) {
+			ibdev_dbg(ibdev, "QP %u: path MTU %d above the active MTU %d\n",
+				  qp->ibqp.qp_num, attr->path_mtu, active);
+			return -EINVAL;
+		}
+	}
+	if ((mask & IB_QP_DEST_QPN) && attr->dest_qp_num > MR_QPN_MAX) {
+		ibdev_dbg(ibdev, "QP %u: destination QPN %#x is not 24 bits\n",
+			  qp->ibqp.qp_num, attr->dest_qp_num);
+		return -EINVAL;
+	}
+	if (((mask & IB_QP_RQ_PSN) && attr->rq_psn > MR_QPN_MAX) ||
+	    ((mask & IB_QP_SQ_PSN) && attr->sq_psn > MR_QPN_MAX)) {
+		ibdev_dbg(ibdev, "QP %u: PSN is not 24 bits\n", qp->ibqp.qp_num);
+		return -EINVAL;
+	}
+	if (((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
+	     attr->max_rd_atomic > MR_MAX_RD_ATOMIC) ||
+	    ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
+	     attr->max_dest_rd_atomic > MR_MAX_RD_ATOMIC)) {
+		ibdev_dbg(ibdev, "QP %u: RDMA READ/atomic depth %u/%u above %u\n",
+			  qp->ibqp.qp_num, attr->max_rd_atomic,
+			  attr->max_dest_rd_atomic, MR_MAX_RD_ATOMIC);
+		return -EINVAL;
+	}
+	if (((mask & IB_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31) ||
+	    ((mask & IB_QP_TIMEOUT) && attr->timeout > 31) ||
+	    ((mask & IB_QP_RETRY_CNT) && attr->retry_cnt > 7) ||
+	    ((mask & IB_QP_RNR_RETRY) && attr->rnr_retry > 7)) {
+		ibdev_dbg(ibdev, "QP %u: timer or retry count out of range\n",
+			  qp->ibqp.qp_num);
+		return -EINVAL;
+	}
+	if (mask & IB_QP_AV)
+		return mr_qp_av_to_flow(dev, &attr->ah_attr, flow);
+	return 0;
+}
+
+static void mr_qp_store_attr(struct mr_qp *qp, const struct ib_qp_attr *attr,
+			     int mask, const struct mr_flow *flow)
+{
+	struct ib_qp_attr *a = &qp->attr;
+
+	if (mask & IB_QP_ACCESS_FLAGS)
+		a->qp_access_flags = attr->qp_access_flags;
+	if (mask & IB_QP_PKEY_INDEX)
+		a->pkey_index = attr->pkey_index;
+	if (mask & IB_QP_PORT)
+		a->port_num = attr->port_num;
+	if (mask & IB_QP_PATH_MTU)
+		a->path_mtu = attr->path_mtu;
+	if (mask & IB_QP_DEST_QPN)
+		a->dest_qp_num = attr->dest_qp_num;
+	if (mask & IB_QP_RQ_PSN)
+		a->rq_psn = attr->rq_psn;
+	if (mask & IB_QP_SQ_PSN)
+		a->sq_psn = attr->sq_psn;
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		a->max_rd_atomic = attr->max_rd_atomic;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		a->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	if (mask & IB_QP_MIN_RNR_TIMER)
+		a->min_rnr_timer = attr->min_rnr_timer;
+	if (mask & IB_QP_TIMEOUT)
+		a->timeout = attr->timeout;
+	if (mask & IB_QP_RETRY_CNT)
+		a->retry_cnt = attr->retry_cnt;
+	if (mask & IB_QP_RNR_RETRY)
+		a->rnr_retry = attr->rnr_retry;
+	if (mask & IB_QP_PATH_MIG_STATE)
+		a->path_mig_state = attr->path_mig_state;
+	if (mask & IB_QP_AV) {
+		/* ib_core drops its sgid_attr reference when we return. */
+		a->ah_attr = attr->ah_attr;
+		a->ah_attr.grh.sgid_attr = NULL;
+		qp->flow = *flow;
+	}
+}
+
+int mr_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		 struct ib_udata *udata)
+{
+	struct mr_qp *qp = to_mr_qp(ibqp);
+	struct mr_flow flow = {};
+	unsigned long flags;
+	bool flush = false;
+	int err;
+
+	mutex_lock(&qp->state_lock);
+	err = mr_qp_check_attr(qp, attr, mask, &flow);
+	if (err)
+		goto out;
+	mr_qp_store_attr(qp, attr, mask, &flow);
+	if (mask & IB_QP_STATE) {
+		spin_lock_irqsave(&qp->sq.lock, flags);
+		spin_lock(&qp->rq.lock);
+		qp->state = attr->qp_state;
+		if (qp->state == IB_QPS_RESET) {
+			qp->sq.head = 0;
+			qp->sq.count = 0;
+			qp->rq.head = 0;
+			qp->rq.count = 0;
+		}
+		spin_unlock(&qp->rq.lock);
+		spin_unlock_irqrestore(&qp->sq.lock, flags);
+		flush = qp->state == IB_QPS_ERR;
+	}
+out:
+	mutex_unlock(&qp->state_lock);
+	/* Not under state_lock: completion handlers may modify the QP. */
+	if (flush) {
+		mr_wq_flush(qp, true);
+		mr_wq_flush(qp, false);
+	}
+	return err;
+}
+
+int mr_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		struct ib_qp_init_attr *init)
+{
+	struct mr_qp *qp = to_mr_qp(ibqp);
+	struct ib_qp_cap cap = {
+		.max_send_wr = qp->sq.depth,
+		.max_recv_wr = qp->rq.depth,
+		.max_send_sge = qp->sq.max_sge,
+		.max_recv_sge = qp->rq.max_sge,
+		.max_inline_data = qp->max_inline,
+	};
+
+	mutex_lock(&qp->state_lock);
+	*attr = qp->attr;
+	attr->qp_state = qp->state;
+	attr->cur_qp_state = qp->state;
+	mutex_unlock(&qp->state_lock);
+	attr->cap = cap;
+	attr->sq_draining = 0;
+
+	memset(init, 0, sizeof(*init));
+	init->qp_context = ibqp->qp_context;
+	init->send_cq = &qp->scq->ibcq;
+	init->recv_cq = &qp->rcq->ibcq;
+	init->qp_type = ibqp->qp_type;
+	init->sq_sig_type = qp->sq_sig_type;
+	init->cap = cap;
+	init->port_num = MR_PORT;
+	return 0;
+}
+
+/* post_recv */
+
+static int mr_recv_one(struct mr_qp *qp, const struct ib_recv_wr *wr)
+{
+	struct ib_device *ibdev = qp->ibqp.device;
+	struct mr_wq *rq = &qp->rq;
+	struct mr_recv_wqe *wqe;
+	u64 len = 0;
+	int i;
+
+	if (qp->state == IB_QPS_RESET) {
+		ibdev_dbg(ibdev, "QP %u: post_recv in RESET\n", qp->ibqp.qp_num);
+		return -EINVAL;
+	}
+	if (wr->num_sge < 0 || wr->num_sge > rq->max_sge) {
+		ibdev_dbg(ibdev, "QP %u: %d SGEs, max_recv_sge is %u\n",
+			  qp->ibqp.qp_num, wr->num_sge, rq->max_sge);
+		return -EINVAL;
+	}
+	for (i = 0; i < wr->num_sge; i++)
+		len += wr->sg_list[i].length;
+	if (len > MR_MAX_MSG_SIZE) {
+		ibdev_dbg(ibdev, "QP %u: receive of %llu bytes exceeds %lu\n",
+			  qp->ibqp.qp_num, len, MR_MAX_MSG_SIZE);
+		return -EINVAL;
+	}
+	if (rq->count == rq->depth) {
+		ibdev_dbg(ibdev, "QP %u: receive queue full (%u)\n",
+			  qp->ibqp.qp_num, rq->depth);
+		return -ENOMEM;
+	}
+	wqe = mr_wq_slot(rq, rq->head + rq->count);
+	wqe->wr_id = wr->wr_id;
+	wqe->num_sge = wr->num_sge;
+	wqe->length = len;
+	for (i = 0; i < wr->num_sge; i++) {
+		wqe->sge[i].addr = wr->sg_list[i].addr;
+		wqe->sge[i].length = wr->sg_list[i].length;
+		wqe->sge[i].lkey = wr->sg_list[i].lkey;
+	}
+	rq->count++;
+	return 0;
+}
+
+/*
+ * Queue receive WRs in any state but RESET; in ERR they complete at once
+ * as flushed. Any context.
+ */
+int mr_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		 const struct ib_recv_wr **bad_wr)
+{
+	struct mr_qp *qp = to_mr_qp(ibqp);
+	unsigned long flags;
+	bool flush;
+	int err = 0;
+
+	spin_lock_irqsave(&qp->rq.lock, flags);
+	for (; wr; wr = wr->next) {
+		err = mr_recv_one(qp, wr);
+		if (err) {
+			*bad_wr = wr;
+			break;
+		}
+	}
+	flush = mr_qp_flushes(qp->state, false);
+	spin_unlock_irqrestore(&qp->rq.lock, flags);
+	if (flush)
+		mr_wq_flush(qp, false);
+	return err;
+}
+
+/* post_send */
+
+/* Gather the inline data of @wr into @dst: user or kernel addresses. */
+static int mr_send_copy_inline(struct mr_qp *qp, const struct ib_send_wr *wr,
+			       u8 *dst)
+{
+	int i;
+
+	for (i = 0; i < wr->num_sge; i++) {
+		const struct ib_sge *sge = &wr->sg_list[i];
+
+		if (qp->ibqp.uobject) {
+			if (copy_from_user(dst, u64_to_user_ptr(sge->addr),
+					   sge->length)) {
+				ibdev_dbg(qp->ibqp.device,
+					  "QP %u: inline data at %#llx unreadable\n",
+					  qp->ibqp.qp_num, sge->addr);
+				return -EFAULT;
+			}
+		} else {
+			memcpy(dst, (void *)(uintptr_t)sge->addr, sge->length);
+		}
+		dst += sge->length;
+	}
+	return 0;
+}
+
+/* Check @wr as an RC send WR and copy it into @wqe (of sq.stride bytes). */
+static int mr_send_build(struct mr_qp *qp, const struct ib_send_wr *wr,
+			 struct mr_send_wqe *wqe)
+{
+	struct ib_device *ibdev = qp->ibqp.device;
+	u32 qpn = qp->ibqp.qp_num;
+	bool inl = wr->send_flags & IB_SEND_INLINE;
+	u64 len = 0;
+	int i;
+
+	if (wr->num_sge < 0 || wr->num_sge > qp->sq.max_sge) {
+		ibdev_dbg(ibdev, "QP %u: %d SGEs, max_send_sge is %u\n", qpn,
+			  wr->num_sge, qp->sq.max_sge);
+		return -EINVAL;
+	}
+	if (wr->send_flags & ~MR_SEND_FLAGS) {
+		ibdev_dbg(ibdev, "QP %u: send flags %#x not supported\n", qpn,
+			  wr->send_flags & ~MR_SEND_FLAGS);
+		return -EINVAL;
+	}
+	for (i = 0; i < wr->num_sge; i++)
+		len += wr->sg_list[i].length;
+	if (len > MR_MAX_MSG_SIZE) {
+		ibdev_dbg(ibdev, "QP %u: message of %llu bytes exceeds %lu\n",
+			  qpn, len, MR_MAX_MSG_SIZE);
+		return -EINVAL;
+	}
+
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr_id = wr->wr_id;
+	wqe->opcode = wr->opcode;
+	wqe->send_flags = wr->send_flags;
+	wqe->length = len;
+	switch (wr->opcode) {
+	case IB_WR_SEND:
+		break;
+	case IB_WR_SEND_WITH_IMM:
+		wqe->ex.imm_data = wr->ex.imm_data;
+		break;
+	case IB_WR_SEND_WITH_INV:
+		wqe->ex.invalidate_rkey = wr->ex.invalidate_rkey;
+		break;
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		wqe->ex.imm_data = wr->ex.imm_data;
+		fallthrough;
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_READ:
+		wqe->remote_addr = rdma_wr(wr)->remote_addr;
+		wqe->rkey = rdma_wr(wr)->rkey;
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		wqe->remote_addr = atomic_wr(wr)->remote_addr;
+		wqe->rkey = atomic_wr(wr)->rkey;
+		wqe->compare_add = atomic_wr(wr)->compare_add;
+		wqe->swap = atomic_wr(wr)->swap;
+		if (wr->num_sge != 1 || len != sizeof(u64) ||
+		    !IS_ALIGNED(wqe->remote_addr, sizeof(u64))) {
+			ibdev_dbg(ibdev, "QP %u: atomic needs one 8-byte SGE and an aligned address\n",
+				  qpn);
+			return -EINVAL;
+		}
+		break;
+	default:
+		ibdev_dbg(ibdev, "QP %u: opcode %d not supported on RC\n", qpn,
+			  wr->opcode);
+		return -EINVAL;
+	}
+
+	if (!inl) {
+		wqe->num_sge = wr->num_sge;
+		for (i = 0; i < wr->num_sge; i++) {
+			wqe->sge[i].addr = wr->sg_list[i].addr;
+			wqe->sge[i].length = wr->sg_list[i].length;
+			wqe->sge[i].lkey = wr->sg_list[i].lkey;
+		}
+		return 0;
+	}
+	if (wr->opcode != IB_WR_SEND && wr->opcode != IB_WR_SEND_WITH_IMM &&
+	    wr->opcode != IB_WR_SEND_WITH_INV && wr->opcode != IB_WR_RDMA_WRITE &&
+	    wr->opcode != IB_WR_RDMA_WRITE_WITH_IMM) {
+		ibdev_dbg(ibdev, "QP %u: opcode %d cannot be inline\n", qpn,
+			  wr->opcode);
+		return -EINVAL;
+	}
+	if (len > qp->max_inline) {
+		ibdev_dbg(ibdev, "QP %u: %llu bytes inline, max_inline_data is %u\n",
+			  qpn, len, qp->max_inline);
+		return -EINVAL;
+	}
+	return mr_send_copy_inline(qp, wr, wqe->inline_data);
+}
+
+/*
+ * Check that each SGE of @wqe names an MR of the QP's PD that covers it
+ * with the rights the operation needs. The transport looks the MRs up
+ * again when it moves the data: they may be deregistered meanwhile.
+ */
+static int mr_send_check_sges(struct mr_qp *qp, const struct mr_send_wqe *wqe)
+{
+	struct mr_dev *dev = to_mr_dev(qp->ibqp.device);
+	u32 need = MR_ACC_LOCAL_READ;
+	u32 i;
+
+	if (wqe->opcode == IB_WR_RDMA_READ ||
+	    wqe->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	    wqe->opcode == IB_WR_ATOMIC_FETCH_AND_ADD)
+		need = MR_ACC_LOCAL_WRITE;
+	for (i = 0; i < wqe->num_sge; i++) {
+		const struct mr_sge *sge = &wqe->sge[i];
+		struct mr_mr *mr = mr_mr_get(dev, qp->ibqp.pd, sge->lkey, false);
+		int err;
+
+		if (!mr) {
+			ibdev_dbg(&dev->ib_dev, "QP %u: SGE %u: no MR with lkey %#x in the QP's PD\n",
+				  qp->ibqp.qp_num, i, sge->lkey);
+			return -EINVAL;
+		}
+		err = mr_mr_check(mr, sge->addr, sge->length, need);
+		mr_mr_put(mr);
+		if (err) {
+			ibdev_dbg(&dev->ib_dev, "QP %u: SGE %u (%#llx, %u bytes) %s MR %#x\n",
+				  qp->ibqp.qp_num, i, sge->addr, sge->length,
+				  err == -ERANGE ? "outside" : "needs rights not granted by",
+				  sge->lkey);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/*
+ * TRANSPORT: the requester's entry point. A send WQE that passed every
+ * check, on a QP in RTS, under the send queue lock, with room in the ring.
+ * The transport will queue it at sq.head + sq.count and start sending it;
+ * until then it is refused here, the only place that decides so, rather
+ * than queued where it could never complete.
+ */
+static int mr_req_submit(struct mr_qp *qp, const struct mr_send_wqe *wqe)
+{
+	ibdev_dbg(qp->ibqp.device,
+		  "QP %u: send WR %#llx refused: transport not implemented yet\n",
+		  qp->ibqp.qp_num, wqe->wr_id);
+	return -EOPNOTSUPP;
+}
+
+static int mr_send_queue(struct mr_qp *qp, const struct mr_send_wqe *wqe,
+			 bool *flush)
+{
+	struct mr_wq *sq = &qp->sq;
+	unsigned long flags;
+	int err = 0;
+
+	spin_lock_irqsave(&sq->lock, flags);
+	switch (qp->state) {
+	case IB_QPS_RESET:
+	case IB_QPS_INIT:
+	case IB_QPS_RTR:
+		ibdev_dbg(qp->ibqp.device, "QP %u: post_send in state %d\n",
+			  qp->ibqp.qp_num, qp->state);
+		err = -EINVAL;
+		break;
+	default:
+		if (sq->count == sq->depth) {
+			ibdev_dbg(qp->ibqp.device, "QP %u: send queue full (%u)\n",
+				  qp->ibqp.qp_num, sq->depth);
+			err = -ENOMEM;
+		} else if (mr_qp_flushes(qp->state, true)) {
+			memcpy(mr_wq_slot(sq, sq->head + sq->count), wqe,
+			       sq->stride);
+			sq->count++;
+			*flush = true;
+		} else {
+			err = mr_send_check_sges(qp, wqe);
+			if (!err)
+				err = mr_req_submit(qp, wqe);
+		}
+		break;
+	}
+	spin_unlock_irqrestore(&sq->lock, flags);
+	return err;
+}
+
+/*
+ * Post send WRs: refused before RTS; in ERR (and SQE) queued and completed
+ * at once as flushed. User QPs post in process context (inline data is
+ * copied from user memory); kernel QPs may post from any context.
+ */
+int mr_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		 const struct ib_send_wr **bad_wr)
+{
+	struct mr_qp *qp = to_mr_qp(ibqp);
+	struct mr_send_wqe *wqe;
+	bool flush = false;
+	int err = 0;
+
+	wqe = kmalloc(qp->sq.stride, ibqp->uobject ? GFP_KERNEL : GFP_ATOMIC);
+	if (!wqe) {
+		*bad_wr = wr;
+		return -ENOMEM;
+	}
+	for (; wr; wr = wr->next) {
+		err = mr_send_build(qp, wr, wqe);
+		if (!err)
+			err = mr_send_queue(qp, wqe, &flush);
+		if (err) {
+			*bad_wr = wr;
+			break;
+		}
+	}
+	kfree(wqe);
+	if (flush)
+		mr_wq_flush(qp, true);
+	return err;
+}
