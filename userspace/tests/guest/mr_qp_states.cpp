@@ -9,6 +9,8 @@
 // cannot even be opened.
 //
 //   mr_qp_states DEVICE PEER_DEVICE
+#include "guest_test.h"
+
 #include <infiniband/verbs.h>
 
 #include <arpa/inet.h>
@@ -26,84 +28,9 @@
 
 namespace {
 
+using namespace guest;
+
 constexpr int kCases = 49;
-
-class Ktap {
-public:
-    Ktap() { std::printf("KTAP version 1\n1..%d\n", kCases); }
-    Ktap(const Ktap &) = delete;
-    Ktap &operator=(const Ktap &) = delete;
-    ~Ktap() {
-        if (n_ != kCases)
-            std::printf("# planned %d cases but ran %d\n", kCases, n_);
-        std::fflush(stdout);
-    }
-
-    // One case; on failure the printf-style diagnostic comes first.
-    bool check(bool ok, const std::string &desc, const char *fmt = nullptr, ...)
-        __attribute__((format(printf, 4, 5))) {
-        if (!ok && fmt) {
-            va_list ap;
-            va_start(ap, fmt);
-            std::printf("# ");
-            std::vprintf(fmt, ap);
-            std::printf("\n");
-            va_end(ap);
-        }
-        std::printf("%s %d %s\n", ok ? "ok" : "not ok", ++n_, desc.c_str());
-        failed_ += !ok;
-        return ok;
-    }
-    // A call that must fail with errno @want.
-    bool refused(int err, int want, const std::string &desc) {
-        return check(err == want, desc, "got errno %d (%s), want %d (%s)", err, std::strerror(err),
-                     want, std::strerror(want));
-    }
-    bool passed() const { return failed_ == 0 && n_ == kCases; }
-
-private:
-    int n_ = 0;
-    int failed_ = 0;
-};
-
-struct CloseDevice {
-    void operator()(ibv_context *c) const noexcept { ibv_close_device(c); }
-};
-struct DeallocPd {
-    void operator()(ibv_pd *pd) const noexcept { ibv_dealloc_pd(pd); }
-};
-struct DeregMr {
-    void operator()(ibv_mr *mr) const noexcept { ibv_dereg_mr(mr); }
-};
-struct DestroyCq {
-    void operator()(ibv_cq *cq) const noexcept { ibv_destroy_cq(cq); }
-};
-struct DestroyQp {
-    void operator()(ibv_qp *qp) const noexcept { ibv_destroy_qp(qp); }
-};
-struct DestroyChannel {
-    void operator()(ibv_comp_channel *ch) const noexcept { ibv_destroy_comp_channel(ch); }
-};
-struct FreeDeviceList {
-    void operator()(ibv_device **l) const noexcept { ibv_free_device_list(l); }
-};
-struct Pclose {
-    void operator()(FILE *f) const noexcept { pclose(f); }
-};
-using Context = std::unique_ptr<ibv_context, CloseDevice>;
-using Pd = std::unique_ptr<ibv_pd, DeallocPd>;
-using Mr = std::unique_ptr<ibv_mr, DeregMr>;
-using Cq = std::unique_ptr<ibv_cq, DestroyCq>;
-using Qp = std::unique_ptr<ibv_qp, DestroyQp>;
-using Channel = std::unique_ptr<ibv_comp_channel, DestroyChannel>;
-
-Context open_device(const char *name) {
-    std::unique_ptr<ibv_device *, FreeDeviceList> list(ibv_get_device_list(nullptr));
-    for (ibv_device **d = list.get(); d && *d; d++)
-        if (std::strcmp(ibv_get_device_name(*d), name) == 0)
-            return Context(ibv_open_device(*d));
-    return nullptr;
-}
 
 // One end: a device with its PD, CQs, a registered buffer and its RoCE v2
 // IPv4 GID. The receive CQ of the first end has a completion channel.
@@ -531,7 +458,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     setvbuf(stdout, nullptr, _IOLBF, 0);
-    Ktap t;
+    Ktap t(kCases);
     End a, b;
     open_end(a, argv[1], true);
     open_end(b, argv[2], false);

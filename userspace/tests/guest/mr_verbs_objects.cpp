@@ -8,6 +8,8 @@
 //   mr_verbs_objects DEVICE
 #include "verbs_private.h"
 
+#include "guest_test.h"
+
 #include <infiniband/verbs.h>
 
 #include <cerrno>
@@ -25,74 +27,8 @@
 
 namespace {
 
-constexpr int kCases = 35;
+using namespace guest;
 
-class Ktap {
-public:
-    Ktap() { std::printf("KTAP version 1\n1..%d\n", kCases); }
-    Ktap(const Ktap &) = delete;
-    Ktap &operator=(const Ktap &) = delete;
-    ~Ktap() {
-        if (n_ != kCases)
-            std::printf("# planned %d cases but ran %d\n", kCases, n_);
-        std::fflush(stdout);
-    }
-
-    // One case; on failure the printf-style diagnostic comes first.
-    bool check(bool ok, const std::string &desc, const char *fmt = nullptr, ...)
-        __attribute__((format(printf, 4, 5))) {
-        if (!ok && fmt) {
-            va_list ap;
-            va_start(ap, fmt);
-            std::printf("# ");
-            std::vprintf(fmt, ap);
-            std::printf("\n");
-            va_end(ap);
-        }
-        std::printf("%s %d %s\n", ok ? "ok" : "not ok", ++n_, desc.c_str());
-        failed_ += !ok;
-        return ok;
-    }
-    // A call that must fail with errno @want.
-    bool refused(int err, int want, const std::string &desc) {
-        return check(err == want, desc, "got errno %d (%s), want %d (%s)", err, std::strerror(err),
-                     want, std::strerror(want));
-    }
-    bool passed() const { return failed_ == 0 && n_ == kCases; }
-
-private:
-    int n_ = 0;
-    int failed_ = 0;
-};
-
-struct CloseDevice {
-    void operator()(ibv_context *c) const noexcept { ibv_close_device(c); }
-};
-struct DeallocPd {
-    void operator()(ibv_pd *pd) const noexcept { ibv_dealloc_pd(pd); }
-};
-struct DeregMr {
-    void operator()(ibv_mr *mr) const noexcept { ibv_dereg_mr(mr); }
-};
-struct DestroyCq {
-    void operator()(ibv_cq *cq) const noexcept { ibv_destroy_cq(cq); }
-};
-struct DestroyChannel {
-    void operator()(ibv_comp_channel *ch) const noexcept { ibv_destroy_comp_channel(ch); }
-};
-struct FreeDeviceList {
-    void operator()(ibv_device **l) const noexcept { ibv_free_device_list(l); }
-};
-struct Pclose {
-    void operator()(FILE *f) const noexcept { pclose(f); }
-};
-using Context = std::unique_ptr<ibv_context, CloseDevice>;
-using Pd = std::unique_ptr<ibv_pd, DeallocPd>;
-using Mr = std::unique_ptr<ibv_mr, DeregMr>;
-using Cq = std::unique_ptr<ibv_cq, DestroyCq>;
-using Channel = std::unique_ptr<ibv_comp_channel, DestroyChannel>;
-
-// Anonymous memory, unmapped on scope exit.
 class Mapping {
 public:
     Mapping(size_t len, int prot) : len_(len) {
@@ -112,13 +48,7 @@ private:
     uint8_t *addr_;
 };
 
-Context open_device(const char *name) {
-    std::unique_ptr<ibv_device *, FreeDeviceList> list(ibv_get_device_list(nullptr));
-    for (ibv_device **d = list.get(); d && *d; d++)
-        if (std::strcmp(ibv_get_device_name(*d), name) == 0)
-            return Context(ibv_open_device(*d));
-    return nullptr;
-}
+constexpr int kCases = 35;
 
 // reg_mr: the MR, or null with the errno in *err.
 Mr reg(ibv_pd *pd, void *addr, size_t len, int access, int *err) {
@@ -143,24 +73,6 @@ Cq create_cq(ibv_context *ctx, int cqe, ibv_comp_channel *ch, int *err) {
 }
 
 // Lines of `rdma resource show KIND dev DEV` that name our pid.
-std::vector<std::string> rdma_resources(const char *kind, const char *dev) {
-    std::string cmd = std::string("rdma resource show ") + kind + " dev " + dev + " 2>&1";
-    std::unique_ptr<FILE, Pclose> f(popen(cmd.c_str(), "r"));
-    std::vector<std::string> lines;
-    if (!f)
-        return lines;
-    const std::string pid = " pid " + std::to_string(getpid()) + " ";
-    char buf[1024];
-    while (std::fgets(buf, sizeof(buf), f.get())) {
-        std::string line(buf);
-        if (!line.empty() && line.back() == '\n')
-            line.pop_back();
-        line += ' '; // every field is then followed by a space
-        if (line.find(pid) != std::string::npos)
-            lines.push_back(line);
-    }
-    return lines;
-}
 
 bool has_key(const std::vector<std::string> &lines, const char *field, uint32_t key) {
     char want[64];
@@ -320,7 +232,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     setvbuf(stdout, nullptr, _IOLBF, 0);
-    Ktap t;
+    Ktap t(kCases);
     Context ctx = open_device(argv[1]);
     if (!ctx) {
         std::printf("Bail out! cannot open RDMA device %s: %s\n", argv[1], std::strerror(errno));
