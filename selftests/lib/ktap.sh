@@ -26,6 +26,10 @@
 #                             extended regex ERE (e.g. 'Operation not supported')
 #   ktap_check DESC EXPR...   ok if `[[ EXPR ]]`-style test passes:
 #                             ktap_check "mtu is 9000" "$mtu" -eq 9000
+#   ktap_relay N NAME CMD...  runs CMD, program NAME printing N KTAP cases of
+#                             its own, and relays them as cases of this test
+#                             (a crash counts its missing cases as failed),
+#                             then one more case: NAME exited 0. Plan N + 1.
 #   ktap_finish               checks the count against the plan, prints
 #                             "# totals: pass:P fail:F skip:S", exits 1 on failure
 # Variables: KTAP_PASS KTAP_FAIL KTAP_SKIP (counts), KTAP_LAST_OUTPUT (output
@@ -113,6 +117,24 @@ ktap_check() {
 		ktap_fail "$desc" "check failed: test $*"
 		return 1
 	fi
+}
+
+ktap_relay() {
+	local want=$1 name=$2 out rc=0 line n=0
+	shift 2
+	out=$("$@" 2>&1) || rc=$?
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) n=$((n + 1)); ktap_ok "${line#ok [0-9]* }" ;;
+		"not ok "*) n=$((n + 1)); ktap_fail "${line#not ok [0-9]* }" ;;
+		"#"* | "Bail out!"*) echo "# ${line#\# }" ;;
+		esac
+	done <<<"$out"
+	while [ "$n" -lt "$want" ]; do
+		n=$((n + 1))
+		ktap_fail "$name case $n did not run" "exit status $rc"
+	done
+	ktap_check "$name exited 0" "$rc" -eq 0
 }
 
 ktap_finish() {
