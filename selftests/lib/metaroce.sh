@@ -11,6 +11,9 @@
 #   mr_wait_gone DEV [S]   wait up to S seconds (5) for DEV to disappear
 #   mr_exists DEV          true if the RDMA device DEV exists
 #   mr_dmesg_has ERE       true if the kernel log matches ERE
+#   mr_netns_mode MODE     `rdma system set netns MODE` (shared/exclusive),
+#                          retried for 10 s: ib_core refuses while any other
+#                          namespace exists, and deleted ones go away late
 
 mr_add() {
 	local ns=$1 dev=$2 ndev=$3
@@ -52,3 +55,12 @@ mr_devinfo_field() {
 mr_port_state() { mr_devinfo_field "$1" state | cut -d' ' -f1; }
 
 mr_dmesg_has() { dmesg | grep -Eq -- "$1"; }
+
+mr_netns_mode() {
+	local tries=50
+	until rdma system set netns "$1" 2>/dev/null; do
+		tries=$((tries - 1))
+		[ "$tries" -gt 0 ] || return 1
+		sleep 0.2
+	done
+}

@@ -10,11 +10,11 @@ cleanup() {
 	rdma link delete mrc0 2>/dev/null || in_h1 rdma link delete mrc0 2>/dev/null
 	mr_wait_gone mrc0 5
 	topo_teardown
-	rdma system set netns shared 2>/dev/null
+	mr_netns_mode shared
 }
 trap cleanup EXIT
 
-ktap_plan 10
+ktap_plan 11
 ktap_check "rdma system starts in shared netns mode" \
 	"$(rdma system show | grep -c 'netns shared')" -eq 1
 
@@ -26,17 +26,7 @@ rdma link delete mrc0
 ktap_run "shared: device deleted" mr_wait_gone mrc0 5
 topo_teardown
 
-# ib_core changes the mode only while init_net is the only namespace, and
-# deleted namespaces are torn down asynchronously: retry for a while.
-set_exclusive() {
-	local tries=50
-	until rdma system set netns exclusive; do
-		tries=$((tries - 1))
-		[ "$tries" -gt 0 ] || return 1
-		sleep 0.2
-	done
-}
-ktap_run "switch to exclusive netns mode" set_exclusive
+ktap_run "switch to exclusive netns mode" mr_netns_mode exclusive
 topo_two_hosts 1500
 ktap_run "exclusive: link add from inside h1" mr_add h1 mrc0 veth1
 ktap_check "exclusive: the new device is in init_net" "$(ibv_devices | grep -cw mrc0)" -eq 1
@@ -45,5 +35,10 @@ ktap_check "exclusive: h1 opens mrc0, port ACTIVE" \
 	"$(in_h1 ibv_devinfo -d mrc0 | grep -c 'PORT_ACTIVE')" -eq 1
 ktap_check "exclusive: init_net and h2 no longer see mrc0" \
 	"$(ibv_devices | grep -cw mrc0)$(in_h2 ibv_devices | grep -cw mrc0)" = 00
+
+in_h1 rdma link delete mrc0
+mr_wait_gone mrc0 5
+topo_teardown
+ktap_run "back to shared netns mode once the namespaces are gone" mr_netns_mode shared
 
 ktap_finish
