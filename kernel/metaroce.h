@@ -28,6 +28,7 @@
 
 struct mr_net;
 struct mr_stats;
+struct mr_xport;
 
 struct mr_dev {
 	struct ib_device ib_dev;
@@ -159,6 +160,7 @@ struct mr_qp {
 	struct ib_qp_attr attr;	/* ah_attr without its sgid_attr */
 	/* From the AV: the addresses of the peer (sport: the transport's). */
 	struct mr_flow flow;
+	struct mr_xport *xp;	/* the transport (transport.h) */
 };
 
 static inline struct mr_dev *to_mr_dev(struct ib_device *ib_dev)

@@ -20,6 +20,7 @@
 #include <net/udp_tunnel.h>
 
 #include "net.h"
+#include "transport.h"
 
 #define CREATE_TRACE_POINTS
 #include "trace.h"
@@ -46,14 +47,44 @@ __be16 mr_udp_dport(void)
 	return htons(udp_port);
 }
 
-/* The transport's entry point; until QPs exist every packet misses. */
+/*
+ * The transport's entry point, in softirq: requests go to the responder,
+ * ACKs and NAKs to the requester, of the QP the packet names.
+ */
 void mr_rcv_packet(struct mr_dev *dev, struct sk_buff *skb,
 		   const struct mr_pkt *pkt)
 {
-	mr_stats_inc(dev, MR_CNT_RX_DROP_NO_QP);
-	trace_metaroce_rx(dev, skb->len, pkt,
-			  mr_counter_name(MR_CNT_RX_DROP_NO_QP));
-	kfree_skb(skb);
+	struct mr_qp *qp = mr_qp_get(dev, pkt->base.qpn);
+
+	if (!qp) {
+		mr_stats_inc(dev, MR_CNT_RX_DROP_NO_QP);
+		trace_metaroce_rx(dev, skb->len, pkt,
+				  mr_counter_name(MR_CNT_RX_DROP_NO_QP));
+		kfree_skb(skb);
+		return;
+	}
+	trace_metaroce_rx(dev, skb->len, pkt, "ok");
+	switch (pkt->base.opcode) {
+	case MR_OP_SEND:
+	case MR_OP_SEND_IMM:
+	case MR_OP_SEND_INV:
+	case MR_OP_WRITE:
+	case MR_OP_WRITE_IMM:
+		mr_resp_rcv(qp, skb, pkt);
+		break;
+	case MR_OP_ACK:
+		mr_ack_rcv(qp, pkt);
+		break;
+	case MR_OP_NAK:
+		mr_nak_rcv(qp, pkt);
+		break;
+	default:
+		/* READ and atomics are not implemented: nobody sends them. */
+		mr_stats_inc(dev, MR_CNT_RX_DROP_MALFORMED);
+		break;
+	}
+	mr_qp_put(qp);
+	consume_skb(skb);
 }
 
 static enum mr_counter mr_decode_drop(int err)

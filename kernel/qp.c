@@ -6,9 +6,11 @@
  * everything the transport needs (inline data included), so the caller's
  * work requests and buffers may go as soon as the post returns.
  *
- * The transport is not written yet: mr_req_submit() is where a send WR
- * in RTS goes, and today it refuses it. Receive WRs queue up. Moving to
- * ERR completes every queued WQE with IB_WC_WR_FLUSH_ERR, in post order.
+ * mr_req_submit() is where a send WR in RTS enters the transport
+ * (transport.h): it queues it, and post_send kicks the requester once the
+ * queue lock is dropped. Receive WRs queue up and the responder consumes
+ * them. Moving to ERR completes every queued WQE with IB_WC_WR_FLUSH_ERR,
+ * in post order.
  *
  * QPNs come from a per-device xarray; mr_qp_get() finds a QP by its
  * number under RCU and takes a reference, which destroy_qp waits for.
@@ -21,6 +23,7 @@
 #include "metaroce.h"
 #include "net.h"
 #include "proto/mr_bounds.h"
+#include "transport.h"
 
 /* The largest message: 2^31 bytes, as the IB spec allows. */
 #define MR_MAX_MSG_SIZE BIT(31)
@@ -79,7 +82,7 @@ void mr_qp_put(struct mr_qp *qp)
 
 /* Work queues */
 
-static void *mr_wq_slot(struct mr_wq *wq, u32 i)
+void *mr_wq_slot(struct mr_wq *wq, u32 i)
 {
 	return wq->buf + (size_t)(i % wq->depth) * wq->stride;
 }
@@ -104,7 +107,7 @@ static bool mr_qp_flushes(enum ib_qp_state state, bool send)
 	return state == IB_QPS_ERR || (send && state == IB_QPS_SQE);
 }
 
-static enum ib_wc_opcode mr_wc_opcode(enum ib_wr_opcode opcode)
+enum ib_wc_opcode mr_wc_opcode(enum ib_wr_opcode opcode)
 {
 	switch (opcode) {
 	case IB_WR_RDMA_WRITE:
@@ -262,6 +265,9 @@ int mr_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->attr.ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
 	qp->attr.ah_attr.port_num = MR_PORT;
 	memset(&qp->flow, 0, sizeof(qp->flow));
+	err = mr_xport_create(qp);
+	if (err)
+		goto err_rq;
 
 	/* Reserve the number, then publish the QP that carries it. */
 	err = xa_alloc_cyclic(&dev->qp_xa, &qpn, NULL,
@@ -270,12 +276,14 @@ int mr_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (err < 0) {
 		ibdev_dbg(&dev->ib_dev, "no QPN left\n");
 		err = err == -EBUSY ? -ENOMEM : err;
-		goto err_rq;
+		goto err_xport;
 	}
 	ibqp->qp_num = qpn;
 	xa_store(&dev->qp_xa, qpn, qp, GFP_KERNEL);
 	return 0;
 
+err_xport:
+	mr_xport_destroy(qp);
 err_rq:
 	mutex_destroy(&qp->state_lock);
 	kvfree(qp->rq.buf);
@@ -297,6 +305,7 @@ int mr_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	synchronize_rcu();
 	mr_qp_put(qp);
 	wait_for_completion(&qp->released);
+	mr_xport_destroy(qp);
 	kvfree(qp->sq.buf);
 	kvfree(qp->rq.buf);
 	mutex_destroy(&qp->state_lock);
@@ -483,6 +492,7 @@ int mr_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 {
 	struct mr_qp *qp = to_mr_qp(ibqp);
 	struct mr_flow flow = {};
+	enum ib_qp_state old;
 	unsigned long flags;
 	bool flush = false;
 	int err;
@@ -493,6 +503,7 @@ int mr_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		goto out;
 	mr_qp_store_attr(qp, attr, mask, &flow);
 	if (mask & IB_QP_STATE) {
+		old = qp->state;
 		spin_lock_irqsave(&qp->sq.lock, flags);
 		spin_lock(&qp->rq.lock);
 		qp->state = attr->qp_state;
@@ -504,6 +515,8 @@ int mr_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		}
 		spin_unlock(&qp->rq.lock);
 		spin_unlock_irqrestore(&qp->sq.lock, flags);
+		/* Before the flush: the transport lets go of the WQEs. */
+		mr_xport_modify(qp, old, qp->state);
 		flush = qp->state == IB_QPS_ERR;
 	}
 out:
@@ -777,22 +790,37 @@ static int mr_send_check_sges(struct mr_qp *qp, const struct mr_send_wqe *wqe)
 }
 
 /*
- * TRANSPORT: the requester's entry point. A send WQE that passed every
- * check, on a QP in RTS, under the send queue lock, with room in the ring.
- * The transport will queue it at sq.head + sq.count and start sending it;
- * until then it is refused here, the only place that decides so, rather
- * than queued where it could never complete.
+ * The requester's entry point: a send WQE that passed every check, on a
+ * QP in RTS, under the send queue lock, with room in the ring. It is
+ * queued at sq.head + sq.count; the caller kicks the requester once the
+ * lock is dropped (sending with IRQs off is not allowed). READ, atomics
+ * and SEND with invalidate are the next increment: refused here.
  */
 static int mr_req_submit(struct mr_qp *qp, const struct mr_send_wqe *wqe)
 {
-	ibdev_dbg(qp->ibqp.device,
-		  "QP %u: send WR %#llx refused: transport not implemented yet\n",
-		  qp->ibqp.qp_num, wqe->wr_id);
-	return -EOPNOTSUPP;
+	struct mr_wq *sq = &qp->sq;
+	u32 slot = sq->head + sq->count;
+
+	switch (wqe->opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		break;
+	default:
+		ibdev_dbg(qp->ibqp.device,
+			  "QP %u: send WR %#llx refused: opcode %d (READ, atomics, SEND_INV) not implemented yet\n",
+			  qp->ibqp.qp_num, wqe->wr_id, wqe->opcode);
+		return -EOPNOTSUPP;
+	}
+	memcpy(mr_wq_slot(sq, slot), wqe, sq->stride);
+	mr_req_prepare(qp, slot);
+	sq->count++;
+	return 0;
 }
 
 static int mr_send_queue(struct mr_qp *qp, const struct mr_send_wqe *wqe,
-			 bool *flush)
+			 bool *flush, bool *kick)
 {
 	struct mr_wq *sq = &qp->sq;
 	unsigned long flags;
@@ -821,6 +849,8 @@ static int mr_send_queue(struct mr_qp *qp, const struct mr_send_wqe *wqe,
 			err = mr_send_check_sges(qp, wqe);
 			if (!err)
 				err = mr_req_submit(qp, wqe);
+			if (!err)
+				*kick = true;
 		}
 		break;
 	}
@@ -838,7 +868,7 @@ int mr_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 {
 	struct mr_qp *qp = to_mr_qp(ibqp);
 	struct mr_send_wqe *wqe;
-	bool flush = false;
+	bool flush = false, kick = false;
 	int err = 0;
 
 	wqe = kmalloc(qp->sq.stride, ibqp->uobject ? GFP_KERNEL : GFP_ATOMIC);
@@ -849,13 +879,15 @@ int mr_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	for (; wr; wr = wr->next) {
 		err = mr_send_build(qp, wr, wqe);
 		if (!err)
-			err = mr_send_queue(qp, wqe, &flush);
+			err = mr_send_queue(qp, wqe, &flush, &kick);
 		if (err) {
 			*bad_wr = wr;
 			break;
 		}
 	}
 	kfree(wqe);
+	if (kick)
+		mr_req_kick(qp);
 	if (flush)
 		mr_wq_flush(qp, true);
 	return err;

@@ -3,8 +3,8 @@
 # metaroce device on each host: creation limits, RESET -> INIT -> RTR -> RTS
 # with the peer's QPN and GID, query_qp, refused transitions and work
 # requests, the flush of queued WRs on the move to ERR (and its completion
-# event), destroy, as `rdma resource show qp` sees them. There is no
-# transport yet, so no data moves. The checks are in mr_qp_states
+# event), destroy, as `rdma resource show qp` sees them, and one SEND
+# that completes on both ends. The checks are in mr_qp_states
 # (userspace/tests/guest/), whose KTAP cases are relayed here one by one.
 # timeout: 180
 here=$(dirname "$0")

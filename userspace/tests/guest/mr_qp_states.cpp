@@ -230,6 +230,18 @@ std::vector<ibv_wc> drain(ibv_cq *cq) {
     return out;
 }
 
+// Poll @cq until it has given @n completions or 5 s have passed.
+std::vector<ibv_wc> wait_wcs(ibv_cq *cq, size_t n) {
+    std::vector<ibv_wc> out;
+    for (int i = 0; i < 500 && out.size() < n; i++) {
+        auto more = drain(cq);
+        out.insert(out.end(), more.begin(), more.end());
+        if (out.size() < n)
+            usleep(10000);
+    }
+    return out;
+}
+
 // Lines of `rdma resource show qp` that name our pid.
 std::vector<std::string> rdma_qps() {
     std::unique_ptr<FILE, Pclose> f(popen("rdma resource show qp 2>&1", "r"));
@@ -363,7 +375,7 @@ void run(Ktap &t, End &a, End &b) {
                 listed(lines, qb->qp_num, "RTS"),
             "rdma resource show qp: our 2 QPs, in RTS", "%zu lines with our pid", lines.size());
 
-    // Send WRs in RTS: checked, then refused until the transport exists.
+    // Send WRs in RTS: checked whole before anything is queued.
     t.refused(post_send(qa.get(), a, 1, 5, a.mr->lkey), EINVAL,
               "post_send with max_send_sge + 1 SGEs: EINVAL");
     t.refused(post_send(qa.get(), a, 1, 1, a.mr->lkey + 0x100), EINVAL,
@@ -372,8 +384,20 @@ void run(Ktap &t, End &a, End &b) {
               "post_send with an SGE beyond its MR: EINVAL");
     t.refused(post_send(qa.get(), a, 1, 1, a.mr->lkey, IBV_SEND_INLINE, 65), EINVAL,
               "post_send of 65 bytes inline (max 64): EINVAL");
-    t.refused(post_send(qa.get(), a, 1, 1, a.mr->lkey), EOPNOTSUPP,
-              "post_send of a valid SEND in RTS: EOPNOTSUPP (no transport yet)");
+    // A valid SEND in RTS crosses to the peer, which has a receive posted.
+    err = post_recvs(qb.get(), b, 99, {1}, &bad_index);
+    int sent = post_send(qa.get(), a, 7, 1, a.mr->lkey);
+    auto sw = wait_wcs(a.scq.get(), 1);
+    auto rw = wait_wcs(b.rcq.get(), 1);
+    t.check(err == 0 && sent == 0 && sw.size() == 1 && sw[0].wr_id == 7 &&
+                sw[0].status == IBV_WC_SUCCESS && sw[0].opcode == IBV_WC_SEND && rw.size() == 1 &&
+                rw[0].wr_id == 99 && rw[0].status == IBV_WC_SUCCESS &&
+                rw[0].opcode == IBV_WC_RECV && rw[0].byte_len == 16 &&
+                rw[0].qp_num == qb->qp_num,
+            "post_send of a valid SEND in RTS: send and receive completions",
+            "rc %d/%d, %zu send (status %d), %zu receive (status %d, %u bytes)", err, sent,
+            sw.size(), sw.empty() ? -1 : sw[0].status, rw.size(), rw.empty() ? -1 : rw[0].status,
+            rw.empty() ? 0 : rw[0].byte_len);
     t.refused(post_recvs(qa.get(), a, 1, {5}, &bad_index), EINVAL,
               "post_recv with max_recv_sge + 1 SGEs: EINVAL");
 

@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The requester's side of reliability: ACKs update a path's scoreboard,
+ * the packets they report lost go again at once, and send WQEs complete in
+ * MSN order as the responder's "MSN done" passes them. NAKs fail a WR or,
+ * for RNR, rewind the send position after the delay. One timer per QP
+ * serves the per-path RTOs and the RNR wait.
+ */
+#include "net.h"
+#include "transport.h"
+
+/* Pop the WQE at the head of the send ring and complete it. */
+static bool mr_req_pop(struct mr_xport *x, enum ib_wc_status status)
+{
+	struct mr_qp *qp = x->qp;
+	struct mr_wq *sq = &qp->sq;
+	struct mr_send_wqe *wqe;
+	unsigned long flags;
+	struct ib_wc wc = {};
+	bool signal;
+
+	spin_lock_irqsave(&sq->lock, flags);
+	if (!sq->count) {
+		spin_unlock_irqrestore(&sq->lock, flags);
+		return false;
+	}
+	wqe = mr_wq_slot(sq, sq->head);
+	wc.wr_id = wqe->wr_id;
+	wc.opcode = mr_wc_opcode(wqe->opcode);
+	signal = status != IB_WC_SUCCESS ||
+		 (wqe->send_flags & IB_SEND_SIGNALED) ||
+		 qp->sq_sig_type == IB_SIGNAL_ALL_WR;
+	wc.byte_len = wqe->length;
+	sq->head = (sq->head + 1) % sq->depth;
+	sq->count--;
+	spin_unlock_irqrestore(&sq->lock, flags);
+	x->msn_head++;
+	if (signal) {
+		wc.status = status;
+		wc.qp = &qp->ibqp;
+		wc.port_num = MR_PORT;
+		mr_cq_post(qp->scq, &wc, false);
+	}
+	return true;
+}
+
+/*
+ * The responder has completed every message before @msn_done: complete
+ * their WQEs in order, and a failed one once it reaches the head.
+ */
+void mr_req_complete(struct mr_xport *x, u32 msn_done)
+{
+	/* Nothing not yet sent can be done: a bogus value changes nothing. */
+	if (mr_seq_before(x->msn_send, msn_done))
+		return;
+	while (x->tx_on && mr_seq_before(x->msn_head, msn_done)) {
+		if (x->tx_err && x->msn_head == x->err_msn)
+			break;
+		if (!mr_req_pop(x, IB_WC_SUCCESS))
+			return;
+	}
+	if (x->tx_on && x->tx_err && x->msn_head == x->err_msn) {
+		mr_req_pop(x, x->err_status);
+		mr_xport_fatal(x);
+	}
+}
+
+/* Send PSN @psn of path @id again; @charge: it had been reported lost. */
+static void mr_req_resend(struct mr_xport *x, u32 id, u32 psn, bool charge)
+{
+	struct mr_tx_path *p = &x->path[id];
+	struct mr_tx_pkt tp;
+
+	if (mr_sack_tx_resend(&p->sb, psn))
+		return;
+	if (charge)
+		x->ps.path[id].inflight++;	/* in flight again */
+	tp = p->pkt[psn % MR_SACK_WINDOW];
+	mr_req_send_pkt(x, id, psn, &tp, true);
+}
+
+/* An ACK from the responder, in softirq. */
+void mr_ack_rcv(struct mr_qp *qp, const struct mr_pkt *pkt)
+{
+	struct mr_dev *dev = to_mr_dev(qp->ibqp.device);
+	struct mr_xport *x = qp->xp;
+	u32 id = pkt->base.path, i, psn;
+	struct mr_sack_res res;
+	struct mr_tx_path *p;
+	int err;
+
+	spin_lock_bh(&x->lock);
+	if (!x->tx_on) {
+		mr_stats_inc(dev, MR_CNT_RX_DROP_NO_QP);
+		goto out;
+	}
+	if (id >= x->npaths) {
+		mr_stats_inc(dev, MR_CNT_RX_DROP_MALFORMED);
+		goto out;
+	}
+	p = &x->path[id];
+	err = mr_sack_tx_ack(&p->sb, pkt->base.epoch, pkt->ack.cum_psn,
+			     pkt->ack.sack, &res);
+	if (err) {
+		/* Reordered or of an abandoned epoch: it says nothing new. */
+		mr_stats_inc(dev, err == -MR_ESTALE ?
+				  MR_CNT_DUPLICATE_PACKETS :
+				  MR_CNT_RX_DROP_MALFORMED);
+		goto out;
+	}
+	i = pkt->base.psn - res.base;
+	if (mr_sack_res_test(res.acked, i) &&
+	    !mr_sack_res_test(res.ambiguous, i)) {
+		u64 sent = p->pkt[pkt->base.psn % MR_SACK_WINDOW].sent_ns;
+
+		mr_rto_sample(&p->rto, mr_now_ns() - sent);
+	}
+	mr_paths_ack(&x->ps, id, res.n_acked, res.n_lost);
+	if (res.n_acked) {
+		x->rtos = 0;
+		p->deadline = 0;
+	}
+	for (i = 0; i < MR_SACK_WINDOW && res.n_lost; i++) {
+		if (!mr_sack_res_test(res.lost, i))
+			continue;
+		psn = res.base + i;
+		mr_stats_inc(dev, MR_CNT_SACK_GAPS);
+		mr_req_resend(x, id, psn, true);
+		if (!x->tx_on)
+			goto out;
+	}
+	/* Restart the RTO from this progress while packets remain out. */
+	if (p->sb.una != p->sb.nxt && !p->deadline) {
+		p->deadline = mr_now_ns() + mr_rto_get(&p->rto);
+		mr_xport_arm(x);
+	}
+	mr_req_complete(x, pkt->ack.msn_done);
+	mr_req_push(x);
+out:
+	spin_unlock_bh(&x->lock);
+}
+
+/* A NAK from the responder, in softirq. */
+void mr_nak_rcv(struct mr_qp *qp, const struct mr_pkt *pkt)
+{
+	struct mr_dev *dev = to_mr_dev(qp->ibqp.device);
+	struct mr_xport *x = qp->xp;
+	u32 msn = pkt->nak.msn, id = pkt->base.path;
+	const struct mr_tx_pkt *tp;
+	struct mr_tx_path *p;
+
+	spin_lock_bh(&x->lock);
+	if (!x->tx_on) {
+		mr_stats_inc(dev, MR_CNT_RX_DROP_NO_QP);
+		goto out;
+	}
+	/* Only a message sent and not complete can be refused. */
+	if (mr_seq_before(msn, x->msn_head) ||
+	    !mr_seq_before(msn, x->msn_send + !!x->send_off)) {
+		mr_stats_inc(dev, MR_CNT_DUPLICATE_PACKETS);
+		goto out;
+	}
+	switch (pkt->nak.code) {
+	case MR_NAK_REMOTE_ACCESS:
+		mr_req_fail(x, msn, IB_WC_REM_ACCESS_ERR);
+		break;
+	case MR_NAK_INVALID_REQUEST:
+		mr_req_fail(x, msn, IB_WC_REM_INV_REQ_ERR);
+		break;
+	case MR_NAK_RNR:
+		if (x->rnr_wait || id >= x->npaths)
+			break;
+		/* NAKs of packets sent before the last rewind are old news. */
+		p = &x->path[id];
+		tp = &p->pkt[pkt->base.psn % MR_SACK_WINDOW];
+		if (pkt->base.epoch != p->sb.epoch ||
+		    p->sb.nxt - pkt->base.psn > MR_SACK_WINDOW ||
+		    tp->msn != msn || tp->gen != x->gen)
+			break;
+		if (x->qp->attr.rnr_retry != 7) {
+			if (!x->rnr_left) {
+				mr_req_fail(x, msn, IB_WC_RNR_RETRY_EXC_ERR);
+				break;
+			}
+			x->rnr_left--;
+		}
+		x->rnr_wait = true;
+		x->rnr_msn = msn;
+		x->rnr_deadline = mr_now_ns() +
+				  max_t(u64, pkt->nak.rnr_delay, 1) * 10000;
+		mr_xport_arm(x);
+		break;
+	}
+out:
+	spin_unlock_bh(&x->lock);
+}
+
+/* A path failed: its unacknowledged packets go to the others. */
+static void mr_req_failover(struct mr_xport *x, u32 id)
+{
+	struct mr_dev *dev = to_mr_dev(x->qp->ibqp.device);
+	struct mr_tx_path *p = &x->path[id];
+	u64 rto = mr_rto_get(&p->rto);
+	u32 psn;
+
+	for (psn = p->sb.una; mr_sack_tx_next_unacked(&p->sb, &psn); psn++) {
+		const struct mr_tx_pkt *tp = &p->pkt[psn % MR_SACK_WINDOW];
+		u32 tail;
+
+		if (mr_seq_before(tp->msn, x->msn_head) ||
+		    x->rq_count == x->rq_size)
+			continue;
+		tail = (x->rq_head + x->rq_count++) % x->rq_size;
+		x->requeue[tail] = (struct mr_requeue){ tp->msn, tp->offset,
+							tp->gen };
+	}
+	mr_paths_restart(&x->ps, id);
+	mr_paths_set_window(&x->ps, id, MR_PATH_WINDOW);
+	mr_sack_tx_reset(&p->sb, x->ps.path[id].epoch);
+	/*
+	 * A fresh estimator, but it starts from the backed-off timeout: if
+	 * the peer, not the route, is silent, the retry budget must still
+	 * span seconds rather than a few initial timeouts.
+	 */
+	mr_rto_init(&p->rto, rto, MR_RTO_MIN_NS, MR_RTO_MAX_NS);
+	p->deadline = 0;
+	mr_stats_inc(dev, MR_CNT_PATH_FAILOVERS);
+}
+
+/* The RTO of path @id fired. */
+static void mr_req_rto(struct mr_xport *x, u32 id, u64 now)
+{
+	struct mr_dev *dev = to_mr_dev(x->qp->ibqp.device);
+	struct mr_tx_path *p = &x->path[id];
+	/* Every path gets retry_cnt + 1 timeouts in a row, spread as may be. */
+	u32 budget = (x->qp->attr.retry_cnt + 1) * x->npaths *
+		     MR_PATH_DEFAULT_FAIL_AFTER;
+	u32 psn = p->sb.una;
+
+	p->deadline = 0;
+	if (!mr_sack_tx_next_unacked(&p->sb, &psn))
+		return;
+	mr_stats_inc(dev, MR_CNT_RTO_EVENTS);
+	mr_rto_timeout(&p->rto);
+	if (++x->rtos > budget) {
+		mr_req_fail(x, x->msn_head, IB_WC_RETRY_EXC_ERR);
+		return;
+	}
+	if (mr_paths_timeout(&x->ps, id, 0)) {
+		mr_req_failover(x, id);
+		return;
+	}
+	/*
+	 * Only the oldest packet goes again: a late ACK then costs one
+	 * packet, and a real tail loss is repaired one packet per RTO
+	 * (losses before a later arrival the SACK reports at once).
+	 */
+	mr_req_resend(x, id, psn, false);
+	/* Nothing was sent (it had just been reported): still watch it. */
+	if (!p->deadline && p->sb.una != p->sb.nxt)
+		p->deadline = now + mr_rto_get(&p->rto);
+}
+
+void mr_xport_timer(struct timer_list *t)
+{
+	struct mr_xport *x = from_timer(x, t, timer);
+	u64 now = mr_now_ns();
+	u32 i;
+
+	spin_lock_bh(&x->lock);
+	if (!x->tx_on)
+		goto out;
+	if (x->rnr_wait && x->rnr_deadline <= now) {
+		/* Send the refused message again, and what followed it. */
+		x->rnr_wait = false;
+		if (mr_seq_before(x->rnr_msn, x->msn_send) ||
+		    (x->rnr_msn == x->msn_send && x->send_off)) {
+			x->msn_send = x->rnr_msn;
+			x->send_off = 0;
+		}
+		x->gen++;
+	}
+	for (i = 0; i < x->npaths && x->tx_on; i++) {
+		u64 d = x->path[i].deadline;
+
+		if (d && d <= now)
+			mr_req_rto(x, i, now);
+	}
+	mr_req_push(x);
+	mr_xport_arm(x);
+out:
+	spin_unlock_bh(&x->lock);
+}

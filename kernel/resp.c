@@ -1,0 +1,492 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The responder: every SEND or WRITE packet is placed the moment it
+ * arrives (WRITE at va + offset under its rkey, SEND into the receive its
+ * RSN names, at offset across that receive's SGEs). Per message it tracks
+ * which MTU slices have landed, so a packet that arrives twice (on two
+ * paths, after a failover) counts once. Messages complete in MSN order:
+ * "MSN done" advances over complete messages, and each one that consumed
+ * a receive completes it to the CQ then.
+ *
+ * ACKs, per path, carry the path's whole window: at once for ACK_REQ, a
+ * packet that leaves or fills a hole, a duplicate, or a new epoch; else
+ * every MR_ACK_EVERY packets; and on every path with unacknowledged
+ * packets whenever a message completes, so that the requester learns of
+ * completions without waiting for its RTO.
+ */
+#include <net/inet_ecn.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+#include <linux/slab.h>
+
+#include "net.h"
+#include "transport.h"
+#include "proto/mr_bounds.h"
+
+/* The IB RNR timer codes in units of 10 us (code 0: 655.36 ms, saturated). */
+static const u16 mr_rnr_delay[32] = {
+	65535, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192,
+	256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192,
+	12288, 16384, 24576, 32768, 49152,
+};
+
+/* RTR: every path of the peer starts at the PSN it agreed to send from. */
+void mr_resp_init(struct mr_xport *x)
+{
+	struct mr_qp *qp = x->qp;
+	u32 i;
+
+	for (i = 0; i < MR_WIRE_MAX_PATHS; i++) {
+		memset(&x->rx[i], 0, sizeof(x->rx[i]));
+		mr_sack_rx_init(&x->rx[i].win, qp->attr.rq_psn);
+	}
+	x->msn_done = 0;
+	x->rsn_head = 0;
+	x->fatal = 0;
+	x->mtu = mr_mtu_bytes((enum mr_mtu)qp->attr.path_mtu);
+	x->rx_on = true;
+}
+
+static void mr_resp_xmit(struct mr_xport *x, struct mr_pkt *pkt, __be16 sport)
+{
+	struct mr_qp *qp = x->qp;
+	struct mr_dev *dev = to_mr_dev(qp->ibqp.device);
+	unsigned int hlen = mr_wire_hdr_len(pkt->base.opcode);
+	struct mr_flow flow;
+	struct sk_buff *skb;
+
+	skb = mr_alloc_skb(dev, hlen, GFP_ATOMIC);
+	if (!skb) {
+		mr_stats_inc(dev, MR_CNT_TX_DROP_ERROR);
+		return;
+	}
+	if (mr_wire_encode(pkt, skb_put(skb, hlen), hlen) < 0) {
+		WARN_ON_ONCE(1);
+		mr_stats_inc(dev, MR_CNT_TX_DROP_ERROR);
+		kfree_skb(skb);
+		return;
+	}
+	flow = qp->flow;
+	flow.sport = sport;
+	mr_xmit(dev, skb, &flow);
+}
+
+/* Acknowledge path @id: its whole window, naming packet @psn. */
+static void mr_resp_ack(struct mr_xport *x, u32 id, u32 psn)
+{
+	struct mr_rx_path *r = &x->rx[id];
+	struct mr_pkt pkt = {};
+
+	pkt.base.opcode = MR_OP_ACK;
+	pkt.base.path = id;
+	pkt.base.epoch = r->win.epoch;
+	pkt.base.qpn = x->qp->attr.dest_qp_num;
+	pkt.base.psn = psn;
+	mr_sack_rx_fill_ack(&r->win, &pkt.ack);
+	pkt.ack.msn_done = x->msn_done;
+	pkt.ack.ecn_count = r->ecn;
+	r->unacked = 0;
+	mr_resp_xmit(x, &pkt, r->sport);
+}
+
+/* Acknowledge every path with packets not yet acknowledged. */
+static void mr_resp_ack_all(struct mr_xport *x)
+{
+	u32 i;
+
+	for (i = 0; i < MR_WIRE_MAX_PATHS; i++) {
+		struct mr_rx_path *r = &x->rx[i];
+
+		if (r->unacked && r->epoch == r->win.epoch)
+			mr_resp_ack(x, i, r->last_psn);
+	}
+}
+
+static void mr_resp_nak(struct mr_xport *x, const struct mr_pkt *req,
+			__be16 sport, u32 msn, u8 code)
+{
+	struct mr_pkt pkt = {};
+
+	pkt.base.opcode = MR_OP_NAK;
+	pkt.base.path = req->base.path;
+	pkt.base.epoch = req->base.epoch;
+	pkt.base.qpn = x->qp->attr.dest_qp_num;
+	pkt.base.psn = req->base.psn;
+	pkt.nak.msn = msn;
+	pkt.nak.code = code;
+	if (code == MR_NAK_RNR)
+		pkt.nak.rnr_delay =
+			mr_rnr_delay[x->qp->attr.min_rnr_timer & 31];
+	mr_resp_xmit(x, &pkt, sport);
+}
+
+/* The fields of a request that the message layer uses. */
+struct mr_req_info {
+	u32 msn;
+	u32 rsn;
+	u32 imm;
+	u32 length;
+	u32 offset;
+	bool consume;	/* takes a posted receive */
+};
+
+static void mr_req_info(const struct mr_pkt *pkt, struct mr_req_info *ri)
+{
+	switch (pkt->base.opcode) {
+	case MR_OP_WRITE:
+	case MR_OP_WRITE_IMM:
+		ri->msn = pkt->write.msn;
+		ri->rsn = pkt->write.rsn;
+		ri->imm = pkt->write.imm;
+		ri->length = pkt->write.length;
+		ri->offset = pkt->write.offset;
+		ri->consume = pkt->base.opcode == MR_OP_WRITE_IMM;
+		break;
+	default:
+		ri->msn = pkt->send.msn;
+		ri->rsn = pkt->send.rsn;
+		ri->imm = pkt->send.imm;
+		ri->length = pkt->send.length;
+		ri->offset = pkt->send.offset;
+		ri->consume = true;
+		break;
+	}
+}
+
+/* Whether the receive numbered @rsn is posted. */
+static bool mr_resp_posted(struct mr_xport *x, u32 rsn)
+{
+	struct mr_wq *rq = &x->qp->rq;
+	unsigned long flags;
+	bool ok;
+
+	spin_lock_irqsave(&rq->lock, flags);
+	ok = rsn - x->rsn_head < rq->count;
+	spin_unlock_irqrestore(&rq->lock, flags);
+	return ok;
+}
+
+static int mr_resp_msg_init(struct mr_xport *x, struct mr_rx_msg *m,
+			    const struct mr_pkt *pkt,
+			    const struct mr_req_info *ri)
+{
+	u32 nslices = max_t(u32, 1, DIV_ROUND_UP(ri->length, x->mtu));
+
+	memset(m, 0, sizeof(*m));
+	if (nslices > BITS_PER_TYPE(m->map1)) {
+		m->map = bitmap_zalloc(nslices, GFP_ATOMIC);
+		if (!m->map)
+			return -ENOMEM;
+	} else {
+		m->map = (unsigned long *)&m->map1;
+	}
+	m->used = true;
+	m->opcode = pkt->base.opcode;
+	m->msn = ri->msn;
+	m->rsn = ri->rsn;
+	m->imm = ri->imm;
+	m->length = ri->length;
+	m->nslices = nslices;
+	return 0;
+}
+
+static void mr_resp_msg_free(struct mr_rx_msg *m)
+{
+	if (m->map != (unsigned long *)&m->map1)
+		bitmap_free(m->map);
+	memset(m, 0, sizeof(*m));
+}
+
+/* SEND: scatter @len bytes at message offset @off into receive @rsn. */
+static int mr_resp_scatter(struct mr_xport *x, u32 rsn, u32 msg_len,
+			   u32 off, const u8 *src, u32 len)
+{
+	struct mr_qp *qp = x->qp;
+	struct mr_dev *dev = to_mr_dev(qp->ibqp.device);
+	struct mr_wq *rq = &qp->rq;
+	struct mr_recv_wqe *wqe;
+	unsigned long flags;
+	int err = 0;
+	u32 i;
+
+	spin_lock_irqsave(&rq->lock, flags);
+	wqe = mr_wq_slot(rq, rq->head + (rsn - x->rsn_head));
+	if (msg_len > wqe->length) {
+		err = -EMSGSIZE;
+		goto out;
+	}
+	for (i = 0; i < wqe->num_sge && len; i++) {
+		const struct mr_sge *sge = &wqe->sge[i];
+		struct mr_mr *mr;
+		u32 n;
+
+		if (off >= sge->length) {
+			off -= sge->length;
+			continue;
+		}
+		n = min(len, sge->length - off);
+		mr = mr_mr_get(dev, qp->ibqp.pd, sge->lkey, false);
+		if (!mr) {
+			err = -EINVAL;
+			goto out;
+		}
+		err = mr_mr_copy_to(mr, sge->addr + off, src, n,
+				    MR_ACC_LOCAL_WRITE);
+		mr_mr_put(mr);
+		if (err)
+			goto out;
+		src += n;
+		len -= n;
+		off = 0;
+	}
+out:
+	spin_unlock_irqrestore(&rq->lock, flags);
+	return err;
+}
+
+/* WRITE: place under the rkey, with the QP's and the MR's write right. */
+static int mr_resp_write(struct mr_xport *x, const struct mr_pkt *pkt,
+			 const u8 *src, u32 len)
+{
+	struct mr_qp *qp = x->qp;
+	struct mr_dev *dev = to_mr_dev(qp->ibqp.device);
+	struct mr_mr *mr;
+	int err;
+
+	if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_WRITE))
+		return -EACCES;
+	if (!len)
+		return 0;
+	mr = mr_mr_get(dev, qp->ibqp.pd, pkt->write.rkey, true);
+	if (!mr)
+		return -EACCES;
+	err = mr_mr_copy_to(mr, pkt->write.va + pkt->write.offset, src, len,
+			    MR_ACC_REMOTE_WRITE);
+	mr_mr_put(mr);
+	return err;
+}
+
+/* Complete the receive at the head of the ring for message @m. */
+static void mr_resp_complete_recv(struct mr_xport *x, struct mr_rx_msg *m)
+{
+	struct mr_qp *qp = x->qp;
+	struct mr_wq *rq = &qp->rq;
+	struct mr_recv_wqe *wqe;
+	struct ib_wc wc = {};
+	unsigned long flags;
+
+	spin_lock_irqsave(&rq->lock, flags);
+	if (!rq->count) {
+		spin_unlock_irqrestore(&rq->lock, flags);
+		return;
+	}
+	wqe = mr_wq_slot(rq, rq->head);
+	wc.wr_id = wqe->wr_id;
+	rq->head = (rq->head + 1) % rq->depth;
+	rq->count--;
+	spin_unlock_irqrestore(&rq->lock, flags);
+	x->rsn_head++;
+
+	wc.status = IB_WC_SUCCESS;
+	wc.qp = &qp->ibqp;
+	wc.port_num = MR_PORT;
+	wc.byte_len = m->length;
+	if (m->opcode == MR_OP_WRITE_IMM) {
+		wc.opcode = IB_WC_RECV_RDMA_WITH_IMM;
+		wc.wc_flags = IB_WC_WITH_IMM;
+		wc.ex.imm_data = cpu_to_be32(m->imm);
+	} else {
+		wc.opcode = IB_WC_RECV;
+		if (m->opcode == MR_OP_SEND_IMM) {
+			wc.wc_flags = IB_WC_WITH_IMM;
+			wc.ex.imm_data = cpu_to_be32(m->imm);
+		}
+	}
+	mr_cq_post(qp->rcq, &wc, m->solicited);
+}
+
+/* Advance "MSN done" over complete messages. */
+static void mr_resp_advance(struct mr_xport *x)
+{
+	for (;;) {
+		struct mr_rx_msg *m = &x->msg[x->msn_done % MR_MSG_WINDOW];
+
+		if (!m->used || !m->done || m->msn != x->msn_done)
+			break;
+		if (m->opcode != MR_OP_WRITE)
+			mr_resp_complete_recv(x, m);
+		mr_resp_msg_free(m);
+		x->msn_done++;
+	}
+}
+
+/*
+ * Place a new packet of message @m. Returns 0 or a NAK code. Sets
+ * *complete when the message has all its bytes.
+ */
+static u8 mr_resp_place(struct mr_xport *x, struct mr_rx_msg *m,
+			const struct mr_pkt *pkt, const struct mr_req_info *ri,
+			const u8 *data, bool *complete)
+{
+	struct mr_dev *dev = to_mr_dev(x->qp->ibqp.device);
+	u32 slice = ri->offset / x->mtu;
+	u32 want = min(x->mtu, ri->length - ri->offset);
+	int err;
+
+	/* Slices are the MTU both ends agreed on; anything else is refused. */
+	if (ri->length != m->length || ri->offset % x->mtu ||
+	    pkt->payload_len != want || pkt->base.opcode != m->opcode)
+		return MR_NAK_INVALID_REQUEST;
+	if (test_and_set_bit(slice, m->map)) {
+		mr_stats_inc(dev, MR_CNT_DUPLICATE_PACKETS);
+		return 0;
+	}
+	if (pkt->base.opcode == MR_OP_WRITE ||
+	    pkt->base.opcode == MR_OP_WRITE_IMM) {
+		err = mr_resp_write(x, pkt, data, pkt->payload_len);
+		if (err)
+			return MR_NAK_REMOTE_ACCESS;
+	} else if (pkt->payload_len || ri->length) {
+		err = mr_resp_scatter(x, ri->rsn, ri->length, ri->offset, data,
+				      pkt->payload_len);
+		if (err)
+			return MR_NAK_INVALID_REQUEST;
+	}
+	if (pkt->base.flags & MR_FLAG_SOLICITED)
+		m->solicited = true;
+	if (++m->got == m->nslices) {
+		m->done = true;
+		*complete = true;
+	}
+	return 0;
+}
+
+static bool mr_rx_ce(struct sk_buff *skb)
+{
+	if (skb->protocol == htons(ETH_P_IP))
+		return INET_ECN_is_ce(ip_hdr(skb)->tos);
+	if (skb->protocol == htons(ETH_P_IPV6))
+		return INET_ECN_is_ce(ipv6_get_dsfield(ipv6_hdr(skb)));
+	return false;
+}
+
+/**
+ * mr_resp_rcv() - a SEND or WRITE packet for this QP, in softirq
+ * @qp: the destination QP, referenced
+ * @skb: data at the MetaRoCE base header; the caller frees it
+ * @pkt: its decoded headers
+ */
+void mr_resp_rcv(struct mr_qp *qp, struct sk_buff *skb,
+		 const struct mr_pkt *pkt)
+{
+	struct mr_dev *dev = to_mr_dev(qp->ibqp.device);
+	struct mr_xport *x = qp->xp;
+	__be16 sport = udp_hdr(skb)->source;
+	u32 id = pkt->base.path, psn = pkt->base.psn, prev_cum;
+	struct mr_rx_msg *m = NULL;
+	bool rnr = false, ack_now, complete = false;
+	enum mr_sack_rx_res res;
+	struct mr_req_info ri;
+	struct mr_rx_path *r;
+	u16 prev_epoch;
+	u8 nak = 0;
+
+	if (skb_linearize(skb)) {
+		mr_stats_inc(dev, MR_CNT_RX_DROP_SHORT);
+		return;
+	}
+	mr_req_info(pkt, &ri);
+
+	spin_lock_bh(&x->lock);
+	if (x->fatal) {
+		/* After a fatal NAK everything is answered with it. */
+		mr_resp_nak(x, pkt, sport, x->fatal_msn, x->fatal);
+		mr_stats_inc(dev, MR_CNT_RX_DROP_NO_QP);
+		goto out;
+	}
+	if (!x->rx_on) {
+		mr_stats_inc(dev, MR_CNT_RX_DROP_NO_QP);
+		goto out;
+	}
+	if (pkt->base.opcode == MR_OP_SEND_INV) {
+		nak = MR_NAK_INVALID_REQUEST;
+	} else if (!mr_seq_before(ri.msn, x->msn_done)) {
+		/* A conforming requester stays within the message window. */
+		if (ri.msn - x->msn_done >= MR_MSG_WINDOW) {
+			mr_stats_inc(dev, MR_CNT_RX_DROP_MALFORMED);
+			goto out;
+		}
+		m = &x->msg[ri.msn % MR_MSG_WINDOW];
+		if (!m->used) {
+			if (ri.consume && !mr_resp_posted(x, ri.rsn)) {
+				rnr = true;
+				m = NULL;
+			} else if (mr_resp_msg_init(x, m, pkt, &ri)) {
+				/* Not recorded: the requester sends it again. */
+				mr_stats_inc(dev, MR_CNT_RX_DROP_SHORT);
+				goto out;
+			}
+		}
+	}
+
+	r = &x->rx[id];
+	prev_epoch = r->win.epoch;
+	prev_cum = r->win.cum;
+	res = mr_sack_rx_record(&r->win, pkt->base.epoch, psn);
+	switch (res) {
+	case MR_SACK_STALE:
+	case MR_SACK_BEYOND:
+		mr_stats_inc(dev, MR_CNT_DUPLICATE_PACKETS);
+		goto out;
+	case MR_SACK_DUP:
+		mr_stats_inc(dev, MR_CNT_DUPLICATE_PACKETS);
+		r->sport = sport;
+		if (r->seen && r->win.epoch == r->epoch)
+			mr_resp_ack(x, id, psn);
+		if (rnr)
+			mr_resp_nak(x, pkt, sport, ri.msn, MR_NAK_RNR);
+		goto out;
+	case MR_SACK_NEW:
+		break;
+	}
+	ack_now = (pkt->base.flags & MR_FLAG_ACK_REQ) || !r->seen ||
+		  prev_epoch != pkt->base.epoch || psn != prev_cum ||
+		  r->win.cum != psn + 1;
+	if (psn != prev_cum && prev_epoch == pkt->base.epoch)
+		mr_stats_inc(dev, MR_CNT_OUT_OF_ORDER);
+	r->sport = sport;
+	r->seen = true;
+	r->epoch = r->win.epoch;
+	r->last_psn = psn;
+	r->unacked++;
+	if (mr_rx_ce(skb))
+		r->ecn++;
+
+	if (rnr) {
+		nak = MR_NAK_RNR;
+	} else if (m && !nak) {
+		nak = mr_resp_place(x, m, pkt, &ri, skb->data + pkt->hdr_len,
+				    &complete);
+	} else if (!nak) {
+		/* A message already complete: acknowledged, not executed. */
+		mr_stats_inc(dev, MR_CNT_DUPLICATE_PACKETS);
+	}
+	if (nak && nak != MR_NAK_RNR) {
+		ibdev_dbg(&dev->ib_dev, "QP %u: MSN %u refused, NAK %u\n",
+			  qp->ibqp.qp_num, ri.msn, nak);
+		x->fatal = nak;
+		x->fatal_msn = ri.msn;
+		x->rx_on = false;
+		schedule_work(&x->err_work);
+	}
+	if (nak)
+		mr_resp_nak(x, pkt, sport, ri.msn, nak);
+	if (complete) {
+		mr_resp_advance(x);
+		mr_resp_ack_all(x);
+	} else if (ack_now || r->unacked >= MR_ACK_EVERY) {
+		mr_resp_ack(x, id, psn);
+	}
+out:
+	spin_unlock_bh(&x->lock);
+}

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The RC transport: requester (req.c), responder (resp.c) and ACK/NAK
+ * processing with the retransmission timer (ack.c). One spin lock per QP,
+ * mr_xport.lock, covers all of it; it is taken with BHs off because the
+ * receive path and the timer run in softirq. Lock order: xport lock, then
+ * sq.lock or rq.lock, then a CQ lock (mr_cq_post()).
+ */
+#ifndef METAROCE_TRANSPORT_H
+#define METAROCE_TRANSPORT_H
+
+#include <linux/timer.h>
+#include <linux/workqueue.h>
+
+#include "metaroce.h"
+#include "proto/path.h"
+#include "proto/rto.h"
+#include "proto/sack.h"
+
+/* Messages a requester may have started and not completed. */
+#define MR_MSG_WINDOW 128
+/* Packets a path may have in flight (its scoreboard holds 256). */
+#define MR_PATH_WINDOW 64
+/* The responder acknowledges a path at least every this many packets. */
+#define MR_ACK_EVERY 4
+#define MR_RTO_INIT_NS (20 * NSEC_PER_MSEC)
+#define MR_RTO_MIN_NS (10 * NSEC_PER_MSEC)
+#define MR_RTO_MAX_NS (500 * NSEC_PER_MSEC)
+
+/* What a packet in flight is, so that it can be rebuilt from its WQE. */
+struct mr_tx_pkt {
+	u32 msn;
+	u32 offset;
+	u32 gen;		/* RNR rewind generation it was sent in */
+	u64 sent_ns;
+};
+
+struct mr_tx_path {
+	struct mr_sack_tx sb;
+	struct mr_rto rto;
+	u64 deadline;		/* ns when its RTO fires; 0: not armed */
+	struct mr_tx_pkt pkt[MR_SACK_WINDOW];	/* by PSN % 256 */
+};
+
+/* Per send WQE, parallel to the send ring. */
+struct mr_wqe_tx {
+	u32 rsn;
+	bool rsn_set;		/* the RSN is taken once, at first send */
+};
+
+/* A message being placed at the responder. */
+struct mr_rx_msg {
+	bool used;
+	bool done;
+	bool solicited;
+	u8 opcode;
+	u32 msn;
+	u32 rsn;
+	u32 imm;
+	u32 length;
+	u32 nslices;		/* MTU-sized slices */
+	u32 got;		/* distinct slices landed */
+	u64 map1;		/* slice map of small messages */
+	unsigned long *map;	/* of large ones, else &map1 */
+};
+
+struct mr_rx_path {
+	struct mr_sack_rx win;
+	u32 last_psn;		/* the last new packet: ACKs name it */
+	u32 unacked;		/* new packets since the last ACK */
+	u32 ecn;
+	__be16 sport;		/* the sender's port: ACKs go back to it */
+	u16 epoch;		/* of last_psn */
+	bool seen;
+};
+
+/* A packet of a failed path, waiting for a new PSN on another path. */
+struct mr_requeue {
+	u32 msn;
+	u32 offset;
+	u32 gen;
+};
+
+struct mr_xport {
+	spinlock_t lock;	/* everything below; BH-safe */
+	struct mr_qp *qp;
+	struct timer_list timer;	/* RTOs and the RNR wait */
+	struct work_struct err_work;	/* moves the QP to ERR */
+	u32 mtu;
+
+	/* requester */
+	bool tx_on;
+	bool tx_err;		/* a WR failed: send nothing new */
+	u32 err_msn;
+	enum ib_wc_status err_status;
+	u32 npaths;
+	struct mr_paths ps;
+	struct mr_tx_path *path;
+	struct mr_wqe_tx *wtx;		/* sq.depth entries */
+	u32 msn_head;		/* MSN of the WQE at sq.head */
+	u32 msn_send;		/* the WQE whose new packets go out next */
+	u32 send_off;
+	u32 rsn_next;
+	u32 rtos;		/* RTOs in a row, any path, no ACK progress */
+	u32 gen;		/* RNR rewinds */
+	bool rnr_wait;
+	u32 rnr_msn;
+	u32 rnr_left;
+	u64 rnr_deadline;
+	struct mr_requeue *requeue;
+	u32 rq_head, rq_count, rq_size;
+
+	/* responder */
+	bool rx_on;
+	u8 fatal;		/* NAK code answering everything, or 0 */
+	u32 fatal_msn;
+	u32 msn_done;
+	u32 rsn_head;
+	struct mr_rx_path rx[MR_WIRE_MAX_PATHS];
+	struct mr_rx_msg msg[MR_MSG_WINDOW];
+};
+
+/* qp.c */
+void *mr_wq_slot(struct mr_wq *wq, u32 i);
+enum ib_wc_opcode mr_wc_opcode(enum ib_wr_opcode opcode);
+
+/* req.c */
+extern unsigned int mr_paths_param;
+int mr_xport_create(struct mr_qp *qp);
+void mr_xport_destroy(struct mr_qp *qp);
+void mr_xport_modify(struct mr_qp *qp, enum ib_qp_state old,
+		     enum ib_qp_state state);
+void mr_req_prepare(struct mr_qp *qp, u32 slot);
+void mr_req_kick(struct mr_qp *qp);
+void mr_req_push(struct mr_xport *x);
+void mr_req_send_pkt(struct mr_xport *x, u32 id, u32 psn,
+		     const struct mr_tx_pkt *tp, bool resend);
+void mr_req_fail(struct mr_xport *x, u32 msn, enum ib_wc_status status);
+void mr_xport_fatal(struct mr_xport *x);
+u64 mr_now_ns(void);
+void mr_xport_arm(struct mr_xport *x);
+
+/* resp.c */
+void mr_resp_rcv(struct mr_qp *qp, struct sk_buff *skb,
+		 const struct mr_pkt *pkt);
+void mr_resp_init(struct mr_xport *x);
+
+/* ack.c */
+void mr_ack_rcv(struct mr_qp *qp, const struct mr_pkt *pkt);
+void mr_nak_rcv(struct mr_qp *qp, const struct mr_pkt *pkt);
+void mr_xport_timer(struct timer_list *t);
+void mr_req_complete(struct mr_xport *x, u32 msn_done);
+
+#endif /* METAROCE_TRANSPORT_H */
