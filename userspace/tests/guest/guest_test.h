@@ -101,10 +101,13 @@ inline Context open_device(const char *name) {
 }
 
 // reg_mr: the MR, or null with the errno in *err.
-// The `rdma resource show KIND dev DEV` lines of this process, each field
-// followed by a space.
+// The `rdma resource show KIND [dev DEV]` lines of this process (every device
+// when @dev is null), each field followed by a space.
 inline std::vector<std::string> rdma_resources(const char *kind, const char *dev) {
-    std::string cmd = std::string("rdma resource show ") + kind + " dev " + dev + " 2>&1";
+    std::string cmd = std::string("rdma resource show ") + kind;
+    if (dev)
+        cmd += std::string(" dev ") + dev;
+    cmd += " 2>&1";
     std::unique_ptr<FILE, Pclose> f(popen(cmd.c_str(), "r"));
     std::vector<std::string> lines;
     if (!f)

@@ -242,25 +242,6 @@ std::vector<ibv_wc> wait_wcs(ibv_cq *cq, size_t n) {
     return out;
 }
 
-// Lines of `rdma resource show qp` that name our pid.
-std::vector<std::string> rdma_qps() {
-    std::unique_ptr<FILE, Pclose> f(popen("rdma resource show qp 2>&1", "r"));
-    std::vector<std::string> lines;
-    if (!f)
-        return lines;
-    const std::string pid = " pid " + std::to_string(getpid()) + " ";
-    char buf[1024];
-    while (std::fgets(buf, sizeof(buf), f.get())) {
-        std::string line(buf);
-        if (!line.empty() && line.back() == '\n')
-            line.pop_back();
-        line += ' ';
-        if (line.find(pid) != std::string::npos)
-            lines.push_back(line);
-    }
-    return lines;
-}
-
 bool listed(const std::vector<std::string> &lines, uint32_t qpn, const char *state) {
     const std::string q = " lqpn " + std::to_string(qpn) + " ";
     const std::string s = std::string(" state ") + state + " ";
@@ -370,7 +351,7 @@ void run(Ktap &t, End &a, End &b) {
             "wr %u/%u sge %u/%u inline %u type %d sig_all %d", q.cap.max_send_wr, q.cap.max_recv_wr,
             q.cap.max_send_sge, q.cap.max_recv_sge, q.cap.max_inline_data, qi.qp_type,
             qi.sq_sig_all);
-    auto lines = rdma_qps();
+    auto lines = rdma_resources("qp", nullptr);
     t.check(lines.size() == 2 && listed(lines, qa->qp_num, "RTS") &&
                 listed(lines, qb->qp_num, "RTS"),
             "rdma resource show qp: our 2 QPs, in RTS", "%zu lines with our pid", lines.size());
@@ -392,8 +373,7 @@ void run(Ktap &t, End &a, End &b) {
     t.check(err == 0 && sent == 0 && sw.size() == 1 && sw[0].wr_id == 7 &&
                 sw[0].status == IBV_WC_SUCCESS && sw[0].opcode == IBV_WC_SEND && rw.size() == 1 &&
                 rw[0].wr_id == 99 && rw[0].status == IBV_WC_SUCCESS &&
-                rw[0].opcode == IBV_WC_RECV && rw[0].byte_len == 16 &&
-                rw[0].qp_num == qb->qp_num,
+                rw[0].opcode == IBV_WC_RECV && rw[0].byte_len == 16 && rw[0].qp_num == qb->qp_num,
             "post_send of a valid SEND in RTS: send and receive completions",
             "rc %d/%d, %zu send (status %d), %zu receive (status %d, %u bytes)", err, sent,
             sw.size(), sw.empty() ? -1 : sw[0].status, rw.size(), rw.empty() ? -1 : rw[0].status,
@@ -459,7 +439,7 @@ void run(Ktap &t, End &a, End &b) {
     wcs = drain(b.rcq.get());
     t.check(err == 0 && wcs.empty(), "RTS -> RESET with 16 receives queued: no completions",
             "rc %d, %zu completions", err, wcs.size());
-    lines = rdma_qps();
+    lines = rdma_resources("qp", nullptr);
     t.check(lines.size() == 2 && listed(lines, qa->qp_num, "RESET") &&
                 listed(lines, qb->qp_num, "RESET"),
             "rdma resource show qp: our 2 QPs, in RESET", "%zu lines with our pid", lines.size());
@@ -471,7 +451,7 @@ void run(Ktap &t, End &a, End &b) {
     err |= ibv_destroy_qp(qb.release());
     t.check(err == 0, "destroy_qp of both QPs (one with receives queued)", "rc %d", err);
     t.check(drain(a.rcq.get()).empty(), "destroy_qp completes nothing");
-    t.check(rdma_qps().empty(), "rdma resource show qp: none left");
+    t.check(rdma_resources("qp", nullptr).empty(), "rdma resource show qp: none left");
 }
 
 } // namespace
