@@ -2,9 +2,10 @@
 /*
  * The requester's side of reliability: ACKs update a path's scoreboard,
  * the packets they report lost go again at once, and send WQEs complete in
- * MSN order as the responder's "MSN done" passes them. NAKs fail a WR or,
- * for RNR, rewind the send position after the delay. One timer per QP
- * serves the per-path RTOs and the RNR wait.
+ * MSN order as the responder's "MSN done" passes them; a READ or atomic
+ * once its whole response has landed (placed here as it arrives). NAKs
+ * fail a WR or, for RNR, rewind the send position after the delay. One
+ * timer per QP serves the per-path RTOs and the RNR wait.
  */
 #include "net.h"
 #include "transport.h"
@@ -44,16 +45,26 @@ static bool mr_req_pop(struct mr_xport *x, enum ib_wc_status status)
 	return true;
 }
 
-/*
- * The responder has completed every message before @msn_done: complete
- * their WQEs in order, and a failed one once it reaches the head.
- */
-void mr_req_complete(struct mr_xport *x, u32 msn_done)
+/* Whether the WQE at the head of the send ring is complete. */
+static bool mr_req_head_done(struct mr_xport *x)
 {
-	/* Nothing not yet sent can be done: a bogus value changes nothing. */
-	if (mr_seq_before(x->msn_send, msn_done))
-		return;
-	while (x->tx_on && mr_seq_before(x->msn_head, msn_done)) {
+	struct mr_wq *sq = &x->qp->sq;
+
+	if (x->msn_head == x->msn_send)
+		return false;
+	if (mr_wr_is_rd(((struct mr_send_wqe *)mr_wq_slot(sq, sq->head))->opcode))
+		return x->wtx[sq->head].resp_done;
+	return mr_seq_before(x->msn_head, x->peer_done);
+}
+
+/*
+ * Complete the WQEs at the head of the send ring, in order, as far as the
+ * responder has completed them (and their responses have landed), and a
+ * failed one once it reaches the head.
+ */
+void mr_req_complete(struct mr_xport *x)
+{
+	while (x->tx_on && mr_req_head_done(x)) {
 		if (x->tx_err && x->msn_head == x->err_msn)
 			break;
 		if (!mr_req_pop(x, IB_WC_SUCCESS))
@@ -77,6 +88,81 @@ static void mr_req_resend(struct mr_xport *x, u32 id, u32 psn, bool charge)
 		x->ps.path[id].inflight++;	/* in flight again */
 	tp = p->pkt[psn % MR_SACK_WINDOW];
 	mr_req_send_pkt(x, id, psn, &tp, true);
+}
+
+/*
+ * A READ_RESP or ATOMIC_RESP for us, new on its path, in softirq under
+ * the transport lock: place it in the local buffer of the WR it answers.
+ * Returns true when that completed a response.
+ */
+bool mr_req_resp_rcv(struct mr_xport *x, const struct mr_pkt *pkt,
+		     const u8 *data)
+{
+	struct mr_qp *qp = x->qp;
+	struct mr_dev *dev = to_mr_dev(qp->ibqp.device);
+	bool read = pkt->base.opcode == MR_OP_READ_RESP;
+	u32 msn = read ? pkt->read_resp.msn : pkt->atomic_resp.msn;
+	struct mr_send_wqe *wqe;
+	struct mr_wqe_tx *wt;
+	bool wqe_read;
+	u32 off, want;
+	int err;
+
+	/*
+	 * Of a WR already complete (an answer to a resent request): done.
+	 * One sent before an RNR rewind is still placed: its request will
+	 * not be answered again.
+	 */
+	if (!x->tx_on || mr_seq_before(msn, x->msn_head) ||
+	    !mr_seq_before(msn, x->msn_hi)) {
+		mr_stats_inc(dev, MR_CNT_DUPLICATE_PACKETS);
+		return false;
+	}
+	wqe = mr_wq_slot(&qp->sq, qp->sq.head + (msn - x->msn_head));
+	wt = &x->wtx[(qp->sq.head + (msn - x->msn_head)) % qp->sq.depth];
+	wqe_read = wqe->opcode == IB_WR_RDMA_READ;
+	if (!mr_wr_is_rd(wqe->opcode) || read != wqe_read) {
+		mr_stats_inc(dev, MR_CNT_RX_DROP_MALFORMED);
+		return false;
+	}
+	if (wt->resp_done) {
+		mr_stats_inc(dev, MR_CNT_DUPLICATE_PACKETS);
+		return false;
+	}
+	if (read) {
+		off = pkt->read_resp.offset;
+		want = min(x->mtu, wqe->length - min(off, wqe->length));
+		if (pkt->read_resp.length != wqe->length || off % x->mtu ||
+		    (off && off >= wqe->length) || pkt->payload_len != want) {
+			mr_stats_inc(dev, MR_CNT_RX_DROP_MALFORMED);
+			return false;
+		}
+		if (test_and_set_bit(off / x->mtu, wt->resp_map)) {
+			mr_stats_inc(dev, MR_CNT_DUPLICATE_PACKETS);
+			return false;
+		}
+		err = mr_sgl_copy(dev, qp->ibqp.pd, wqe->sge, wqe->num_sge,
+				  off, (void *)data, want, true);
+		wt->resp_done = ++wt->resp_got ==
+				max_t(u32, 1, DIV_ROUND_UP(wqe->length, x->mtu));
+	} else {
+		u64 orig = pkt->atomic_resp.orig;
+
+		err = mr_sgl_copy(dev, qp->ibqp.pd, wqe->sge, wqe->num_sge, 0,
+				  &orig, sizeof(orig), true);
+		wt->resp_done = true;
+	}
+	if (err) {
+		ibdev_dbg(&dev->ib_dev, "QP %u: MSN %u: response not placed: %d\n",
+			  qp->ibqp.qp_num, msn, err);
+		mr_req_fail(x, msn, IB_WC_LOC_PROT_ERR);
+		return false;
+	}
+	if (!wt->resp_done)
+		return false;
+	mr_req_complete(x);
+	mr_req_push(x);
+	return true;
 }
 
 /* An ACK from the responder, in softirq. */
@@ -134,7 +220,11 @@ void mr_ack_rcv(struct mr_qp *qp, const struct mr_pkt *pkt)
 		p->deadline = mr_now_ns() + mr_rto_get(&p->rto);
 		mr_xport_arm(x);
 	}
-	mr_req_complete(x, pkt->ack.msn_done);
+	/* Nothing not yet sent can be done: a bogus value changes nothing. */
+	if (mr_seq_before(x->peer_done, pkt->ack.msn_done) &&
+	    !mr_seq_before(x->msn_hi, pkt->ack.msn_done))
+		x->peer_done = pkt->ack.msn_done;
+	mr_req_complete(x);
 	mr_req_push(x);
 out:
 	spin_unlock_bh(&x->lock);
@@ -207,12 +297,14 @@ static void mr_req_failover(struct mr_xport *x, u32 id)
 		const struct mr_tx_pkt *tp = &p->pkt[psn % MR_SACK_WINDOW];
 		u32 tail;
 
-		if (mr_seq_before(tp->msn, x->msn_head) ||
+		if ((!tp->resp && mr_seq_before(tp->msn, x->msn_head)) ||
 		    x->rq_count == x->rq_size)
 			continue;
 		tail = (x->rq_head + x->rq_count++) % x->rq_size;
-		x->requeue[tail] = (struct mr_requeue){ tp->msn, tp->offset,
-							tp->gen };
+		x->requeue[tail] = (struct mr_requeue){ .msn = tp->msn,
+							.offset = tp->offset,
+							.gen = tp->gen,
+							.resp = tp->resp };
 	}
 	mr_paths_restart(&x->ps, id);
 	mr_paths_set_window(&x->ps, id, MR_PATH_WINDOW);

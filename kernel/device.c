@@ -69,7 +69,7 @@ static int mr_query_device(struct ib_device *ib_dev,
 	attr->max_qp_init_rd_atom = MR_MAX_RD_ATOMIC;
 	attr->max_res_rd_atom = MR_MAX_RD_ATOMIC * MR_MAX_QP;
 	attr->max_pkeys = 1;
-	attr->atomic_cap = IB_ATOMIC_NONE;
+	attr->atomic_cap = IB_ATOMIC_HCA;
 	/* Devices are created by `rdma link add`, so users may delete them. */
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	return 0;

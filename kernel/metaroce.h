@@ -192,6 +192,11 @@ int mr_mr_copy_to(struct mr_mr *mr, u64 iova, const void *src, u64 len,
 		  u32 need);
 int mr_mr_copy_from(struct mr_mr *mr, u64 iova, void *dst, u64 len, u32 need);
 int mr_mr_check(struct mr_mr *mr, u64 iova, u64 len, u32 need);
+int mr_mr_atomic(struct mr_mr *mr, u64 iova, bool cmp_swap, u64 swap_add,
+		 u64 compare, u64 *orig);
+int mr_sgl_copy(struct mr_dev *dev, struct ib_pd *pd,
+		const struct mr_sge *sge, u32 num_sge, u32 off, void *buf,
+		u32 len, bool to_sgl);
 
 /* cq.c: completion queues */
 int mr_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,

@@ -355,3 +355,107 @@ int mr_mr_copy_from(struct mr_mr *mr, u64 iova, void *dst, u64 len, u32 need)
 		mr_mr_walk(mr, iova, len, mr_copy_piece, &c);
 	return err;
 }
+
+/**
+ * mr_sgl_copy() - copy between a buffer and the memory an SGE list names
+ * @dev: the device
+ * @pd: the PD the MRs must belong to
+ * @sge: the list, as posted
+ * @num_sge: its length
+ * @off: where in the list's bytes to start
+ * @buf: the other side of the copy
+ * @len: bytes to copy
+ * @to_sgl: copy @buf into the list (needs local write), else out of it
+ *
+ * Each lkey is looked up again: the MR may be gone since post time.
+ * Returns 0, -EINVAL (no such MR, or the list is shorter than @off +
+ * @len), or the MR check's -EACCES / -ERANGE.
+ */
+int mr_sgl_copy(struct mr_dev *dev, struct ib_pd *pd,
+		const struct mr_sge *sge, u32 num_sge, u32 off, void *buf,
+		u32 len, bool to_sgl)
+{
+	u8 *p = buf;
+	u32 i;
+
+	for (i = 0; i < num_sge && len; i++) {
+		struct mr_mr *mr;
+		u32 n;
+		int err;
+
+		if (off >= sge[i].length) {
+			off -= sge[i].length;
+			continue;
+		}
+		n = min(len, sge[i].length - off);
+		mr = mr_mr_get(dev, pd, sge[i].lkey, false);
+		if (!mr)
+			return -EINVAL;
+		if (to_sgl)
+			err = mr_mr_copy_to(mr, sge[i].addr + off, p, n,
+					    MR_ACC_LOCAL_WRITE);
+		else
+			err = mr_mr_copy_from(mr, sge[i].addr + off, p, n,
+					      MR_ACC_LOCAL_READ);
+		mr_mr_put(mr);
+		if (err)
+			return err;
+		p += n;
+		len -= n;
+		off = 0;
+	}
+	return len ? -EINVAL : 0;
+}
+
+struct mr_atomic_ctx {
+	bool cmp_swap;
+	u64 swap_add;
+	u64 compare;
+	u64 orig;
+};
+
+/* The word is 8-byte aligned, so it is one piece of one page. */
+static void mr_atomic_piece(void *va, size_t n, void *ctx)
+{
+	struct mr_atomic_ctx *c = ctx;
+	atomic64_t *word = va;
+
+	if (WARN_ON_ONCE(n != sizeof(u64)))
+		return;
+	if (c->cmp_swap)
+		c->orig = atomic64_cmpxchg(word, c->compare, c->swap_add);
+	else
+		c->orig = atomic64_fetch_add(c->swap_add, word);
+}
+
+/**
+ * mr_mr_atomic() - execute a remote atomic on the 64-bit word at @iova
+ * @mr: the region, with remote atomic rights
+ * @iova: the word's address, 8-byte aligned
+ * @cmp_swap: compare-and-swap, else fetch-and-add
+ * @swap_add: the swap value or the addend
+ * @compare: the compare value
+ * @orig: the word before the operation
+ *
+ * The CPU's atomic instructions do the work, so the operation is atomic
+ * towards the CPUs and every other QP alike.
+ */
+int mr_mr_atomic(struct mr_mr *mr, u64 iova, bool cmp_swap, u64 swap_add,
+		 u64 compare, u64 *orig)
+{
+	struct mr_atomic_ctx c = {
+		.cmp_swap = cmp_swap,
+		.swap_add = swap_add,
+		.compare = compare,
+	};
+	int err;
+
+	if (!IS_ALIGNED(iova, sizeof(u64)))
+		return -EINVAL;
+	err = mr_mr_check(mr, iova, sizeof(u64), MR_ACC_REMOTE_ATOMIC);
+	if (err)
+		return err;
+	mr_mr_walk(mr, iova, sizeof(u64), mr_atomic_piece, &c);
+	*orig = c.orig;
+	return 0;
+}

@@ -48,8 +48,9 @@ __be16 mr_udp_dport(void)
 }
 
 /*
- * The transport's entry point, in softirq: requests go to the responder,
- * ACKs and NAKs to the requester, of the QP the packet names.
+ * The transport's entry point, in softirq: data packets (requests, and
+ * responses, which ride the paths alike) go to resp.c, ACKs and NAKs to
+ * the requester, of the QP the packet names.
  */
 void mr_rcv_packet(struct mr_dev *dev, struct sk_buff *skb,
 		   const struct mr_pkt *pkt)
@@ -70,6 +71,11 @@ void mr_rcv_packet(struct mr_dev *dev, struct sk_buff *skb,
 	case MR_OP_SEND_INV:
 	case MR_OP_WRITE:
 	case MR_OP_WRITE_IMM:
+	case MR_OP_READ_REQ:
+	case MR_OP_CMP_SWAP:
+	case MR_OP_FETCH_ADD:
+	case MR_OP_READ_RESP:
+	case MR_OP_ATOMIC_RESP:
 		mr_resp_rcv(qp, skb, pkt);
 		break;
 	case MR_OP_ACK:
@@ -79,7 +85,7 @@ void mr_rcv_packet(struct mr_dev *dev, struct sk_buff *skb,
 		mr_nak_rcv(qp, pkt);
 		break;
 	default:
-		/* READ and atomics are not implemented: nobody sends them. */
+		/* Decoding accepts only the opcodes above. */
 		mr_stats_inc(dev, MR_CNT_RX_DROP_MALFORMED);
 		break;
 	}

@@ -793,28 +793,25 @@ static int mr_send_check_sges(struct mr_qp *qp, const struct mr_send_wqe *wqe)
  * The requester's entry point: a send WQE that passed every check, on a
  * QP in RTS, under the send queue lock, with room in the ring. It is
  * queued at sq.head + sq.count; the caller kicks the requester once the
- * lock is dropped (sending with IRQs off is not allowed). READ, atomics
- * and SEND with invalidate are the next increment: refused here.
+ * lock is dropped (sending with IRQs off is not allowed). SEND with
+ * invalidate needs memory windows or fast-registered MRs: refused.
  */
 static int mr_req_submit(struct mr_qp *qp, const struct mr_send_wqe *wqe)
 {
 	struct mr_wq *sq = &qp->sq;
 	u32 slot = sq->head + sq->count;
+	int err;
 
-	switch (wqe->opcode) {
-	case IB_WR_SEND:
-	case IB_WR_SEND_WITH_IMM:
-	case IB_WR_RDMA_WRITE:
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-		break;
-	default:
+	if (wqe->opcode == IB_WR_SEND_WITH_INV) {
 		ibdev_dbg(qp->ibqp.device,
-			  "QP %u: send WR %#llx refused: opcode %d (READ, atomics, SEND_INV) not implemented yet\n",
-			  qp->ibqp.qp_num, wqe->wr_id, wqe->opcode);
+			  "QP %u: send WR %#llx refused: SEND_WITH_INV is not supported\n",
+			  qp->ibqp.qp_num, wqe->wr_id);
 		return -EOPNOTSUPP;
 	}
 	memcpy(mr_wq_slot(sq, slot), wqe, sq->stride);
-	mr_req_prepare(qp, slot);
+	err = mr_req_prepare(qp, slot);
+	if (err)
+		return err;
 	sq->count++;
 	return 0;
 }

@@ -17,9 +17,9 @@
 #include "transport.h"
 #include "proto/mr_bounds.h"
 
-unsigned int mr_paths_param = 4;
+unsigned int mr_paths_param = 16;
 module_param_named(paths, mr_paths_param, uint, 0644);
-MODULE_PARM_DESC(paths, "paths (UDP source ports) per connection, 1-64 (default 4)");
+MODULE_PARM_DESC(paths, "paths (UDP source ports) per connection, 1-64 (default 16)");
 
 u64 mr_now_ns(void)
 {
@@ -31,6 +31,13 @@ static bool mr_wr_consumes(enum ib_wr_opcode op)
 {
 	return op == IB_WR_SEND || op == IB_WR_SEND_WITH_IMM ||
 	       op == IB_WR_RDMA_WRITE_WITH_IMM;
+}
+
+/* READ and atomics: one request packet, answered by a response. */
+bool mr_wr_is_rd(enum ib_wr_opcode op)
+{
+	return op == IB_WR_RDMA_READ || op == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       op == IB_WR_ATOMIC_FETCH_AND_ADD;
 }
 
 /* Moves the QP to ERR from process context: modify_qp takes a mutex. */
@@ -84,6 +91,20 @@ int mr_xport_create(struct mr_qp *qp)
 	return 0;
 }
 
+static void mr_req_free_maps(struct mr_qp *qp)
+{
+	struct mr_xport *x = qp->xp;
+	u32 i;
+
+	for (i = 0; i < qp->sq.depth; i++) {
+		struct mr_wqe_tx *wt = &x->wtx[i];
+
+		if (wt->resp_map != (unsigned long *)&wt->resp_map1)
+			bitmap_free(wt->resp_map);
+		wt->resp_map = NULL;
+	}
+}
+
 static void mr_resp_free_msgs(struct mr_xport *x)
 {
 	u32 i;
@@ -120,6 +141,7 @@ void mr_xport_destroy(struct mr_qp *qp)
 	mr_xport_stop(x);
 	cancel_work_sync(&x->err_work);
 	mr_resp_free_msgs(x);
+	mr_req_free_maps(qp);
 	kvfree(x->path);
 	kvfree(x->wtx);
 	kvfree(x->requeue);
@@ -127,7 +149,12 @@ void mr_xport_destroy(struct mr_qp *qp)
 	qp->xp = NULL;
 }
 
-static void mr_req_start(struct mr_xport *x)
+/*
+ * Start sending: on the way to RTS, or earlier, in RTR, when a response
+ * is due (@early): the QP has no sq_psn then, so its paths start in
+ * epoch 1, which begins at PSN 0 (see proto/sack.c).
+ */
+void mr_req_start(struct mr_xport *x, bool early)
 {
 	struct mr_qp *qp = x->qp;
 	u32 seed = jhash_2words(qp->ibqp.qp_num, qp->attr.dest_qp_num, 0);
@@ -137,8 +164,12 @@ static void mr_req_start(struct mr_xport *x)
 	for (i = 0; i < x->npaths; i++) {
 		struct mr_tx_path *p = &x->path[i];
 
-		mr_paths_set_window(&x->ps, i, MR_PATH_WINDOW);
 		mr_sack_tx_init(&p->sb, qp->attr.sq_psn);
+		if (early) {
+			mr_paths_restart(&x->ps, i);
+			mr_sack_tx_reset(&p->sb, x->ps.path[i].epoch);
+		}
+		mr_paths_set_window(&x->ps, i, MR_PATH_WINDOW);
 		mr_rto_init(&p->rto, MR_RTO_INIT_NS, MR_RTO_MIN_NS,
 			    MR_RTO_MAX_NS);
 		p->deadline = 0;
@@ -147,6 +178,8 @@ static void mr_req_start(struct mr_xport *x)
 	x->tx_err = false;
 	x->msn_head = 0;
 	x->msn_send = 0;
+	x->msn_hi = 0;
+	x->peer_done = 0;
 	x->send_off = 0;
 	x->rsn_next = 0;
 	x->rtos = 0;
@@ -172,6 +205,7 @@ void mr_xport_modify(struct mr_qp *qp, enum ib_qp_state old,
 		if (state == IB_QPS_RESET) {
 			spin_lock_bh(&x->lock);
 			mr_resp_free_msgs(x);
+			mr_resp_reset(x);
 			x->fatal = 0;
 			spin_unlock_bh(&x->lock);
 		}
@@ -180,15 +214,41 @@ void mr_xport_modify(struct mr_qp *qp, enum ib_qp_state old,
 	spin_lock_bh(&x->lock);
 	if (state == IB_QPS_RTR && old == IB_QPS_INIT)
 		mr_resp_init(x);
-	if (state == IB_QPS_RTS && old == IB_QPS_RTR)
-		mr_req_start(x);
+	if (state == IB_QPS_RTS && old == IB_QPS_RTR) {
+		if (x->tx_on)	/* started in RTR to send responses */
+			x->rnr_left = qp->attr.rnr_retry;
+		else
+			mr_req_start(x, false);
+	}
 	spin_unlock_bh(&x->lock);
 }
 
-/* post_send, under sq.lock: a WQE enters the ring at @slot. */
-void mr_req_prepare(struct mr_qp *qp, u32 slot)
+/*
+ * post_send, under sq.lock (any context): the WQE at @slot enters the
+ * ring. A READ gets its map of response slices here, so that nothing
+ * needs memory once it is under way.
+ */
+int mr_req_prepare(struct mr_qp *qp, u32 slot)
 {
-	qp->xp->wtx[slot % qp->sq.depth].rsn_set = false;
+	const struct mr_send_wqe *wqe = mr_wq_slot(&qp->sq, slot);
+	struct mr_wqe_tx *wt = &qp->xp->wtx[slot % qp->sq.depth];
+	u32 mtu = mr_mtu_bytes((enum mr_mtu)qp->attr.path_mtu);
+	u32 slices = max_t(u32, 1, DIV_ROUND_UP(wqe->length, mtu));
+
+	if (wt->resp_map != (unsigned long *)&wt->resp_map1)
+		bitmap_free(wt->resp_map);
+	wt->resp_map = (unsigned long *)&wt->resp_map1;
+	if (wqe->opcode == IB_WR_RDMA_READ &&
+	    slices > BITS_PER_TYPE(wt->resp_map1)) {
+		wt->resp_map = bitmap_zalloc(slices, GFP_ATOMIC);
+		if (!wt->resp_map)
+			return -ENOMEM;
+	}
+	wt->resp_map1 = 0;
+	wt->resp_got = 0;
+	wt->resp_done = false;
+	wt->rsn_set = false;
+	return 0;
 }
 
 /* post_send, after the queue lock: send what the windows allow. */
@@ -220,38 +280,12 @@ static struct mr_wqe_tx *mr_req_wtx(struct mr_xport *x, u32 msn)
 static int mr_req_gather(struct mr_qp *qp, const struct mr_send_wqe *wqe,
 			 u32 off, u8 *dst, u32 len)
 {
-	struct mr_dev *dev = to_mr_dev(qp->ibqp.device);
-	u32 i;
-
 	if (wqe->send_flags & IB_SEND_INLINE) {
 		memcpy(dst, wqe->inline_data + off, len);
 		return 0;
 	}
-	for (i = 0; i < wqe->num_sge && len; i++) {
-		const struct mr_sge *sge = &wqe->sge[i];
-		struct mr_mr *mr;
-		u32 n;
-		int err;
-
-		if (off >= sge->length) {
-			off -= sge->length;
-			continue;
-		}
-		n = min(len, sge->length - off);
-		/* The MR may have gone since post_send checked it. */
-		mr = mr_mr_get(dev, qp->ibqp.pd, sge->lkey, false);
-		if (!mr)
-			return -EINVAL;
-		err = mr_mr_copy_from(mr, sge->addr + off, dst, n,
-				      MR_ACC_LOCAL_READ);
-		mr_mr_put(mr);
-		if (err)
-			return err;
-		dst += n;
-		len -= n;
-		off = 0;
-	}
-	return len ? -EINVAL : 0;
+	return mr_sgl_copy(to_mr_dev(qp->ibqp.device), qp->ibqp.pd, wqe->sge,
+			   wqe->num_sge, off, dst, len, false);
 }
 
 static u8 mr_req_opcode(enum ib_wr_opcode op)
@@ -263,6 +297,12 @@ static u8 mr_req_opcode(enum ib_wr_opcode op)
 		return MR_OP_WRITE;
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 		return MR_OP_WRITE_IMM;
+	case IB_WR_RDMA_READ:
+		return MR_OP_READ_REQ;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return MR_OP_CMP_SWAP;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return MR_OP_FETCH_ADD;
 	default:
 		return MR_OP_SEND;
 	}
@@ -321,20 +361,41 @@ void mr_req_send_pkt(struct mr_xport *x, u32 id, u32 psn,
 	pkt.base.epoch = p->sb.epoch;
 	pkt.base.qpn = qp->attr.dest_qp_num;
 	pkt.base.psn = psn;
-	if (mr_seq_before(tp->msn, x->msn_head)) {
+	if (tp->resp) {
+		len = mr_resp_build(x, tp, &pkt);
+	} else if (mr_seq_before(tp->msn, x->msn_head)) {
 		pkt.base.opcode = MR_OP_SEND;
 		pkt.send.msn = tp->msn;
 	} else {
 		const struct mr_wqe_tx *wt = mr_req_wtx(x, tp->msn);
 
 		wqe = mr_req_wqe(x, tp->msn);
-		len = min(x->mtu, wqe->length - tp->offset);
 		pkt.base.opcode = mr_req_opcode(wqe->opcode);
+		if (!mr_wr_is_rd(wqe->opcode))
+			len = min(x->mtu, wqe->length - tp->offset);
 		if ((wqe->send_flags & IB_SEND_SOLICITED) &&
-		    pkt.base.opcode != MR_OP_WRITE)
+		    (pkt.base.opcode == MR_OP_SEND ||
+		     pkt.base.opcode == MR_OP_SEND_IMM ||
+		     pkt.base.opcode == MR_OP_WRITE_IMM))
 			pkt.base.flags |= MR_FLAG_SOLICITED;
-		if (pkt.base.opcode == MR_OP_WRITE ||
-		    pkt.base.opcode == MR_OP_WRITE_IMM) {
+		if (pkt.base.opcode == MR_OP_READ_REQ) {
+			pkt.read_req.msn = tp->msn;
+			pkt.read_req.rkey = wqe->rkey;
+			pkt.read_req.va = wqe->remote_addr;
+			pkt.read_req.length = wqe->length;
+		} else if (pkt.base.opcode == MR_OP_CMP_SWAP ||
+			   pkt.base.opcode == MR_OP_FETCH_ADD) {
+			pkt.atomic.msn = tp->msn;
+			pkt.atomic.rkey = wqe->rkey;
+			pkt.atomic.va = wqe->remote_addr;
+			if (pkt.base.opcode == MR_OP_CMP_SWAP) {
+				pkt.atomic.swap_add = wqe->swap;
+				pkt.atomic.compare = wqe->compare_add;
+			} else {
+				pkt.atomic.swap_add = wqe->compare_add;
+			}
+		} else if (pkt.base.opcode == MR_OP_WRITE ||
+			   pkt.base.opcode == MR_OP_WRITE_IMM) {
 			pkt.write.msn = tp->msn;
 			pkt.write.rkey = wqe->rkey;
 			pkt.write.va = wqe->remote_addr;
@@ -367,7 +428,13 @@ void mr_req_send_pkt(struct mr_xport *x, u32 id, u32 psn,
 		kfree_skb(skb);
 		goto arm;
 	}
-	if (len && mr_req_gather(qp, wqe, tp->offset, buf + hlen, len)) {
+	if (len && tp->resp) {
+		if (mr_resp_gather(x, tp, buf + hlen, len)) {
+			mr_stats_inc(dev, MR_CNT_TX_DROP_ERROR);
+			kfree_skb(skb);
+			return;
+		}
+	} else if (len && mr_req_gather(qp, wqe, tp->offset, buf + hlen, len)) {
 		ibdev_dbg(&dev->ib_dev, "QP %u: MSN %u: local data unreadable\n",
 			  qp->ibqp.qp_num, tp->msn);
 		mr_stats_inc(dev, MR_CNT_TX_DROP_ERROR);
@@ -387,10 +454,27 @@ arm:
 	}
 }
 
-/* Take a new PSN on a path with room, or return a negative value. */
-static int mr_req_take(struct mr_xport *x, u32 *psn)
+/* Packets in flight on all paths. */
+static u32 mr_req_inflight(const struct mr_xport *x)
 {
-	int id = mr_paths_pick(&x->ps);
+	u32 i, n = 0;
+
+	for (i = 0; i < x->npaths; i++)
+		n += x->ps.path[i].inflight;
+	return n;
+}
+
+/*
+ * Take a new PSN on a path with room, within the connection's window, or
+ * return a negative value.
+ */
+int mr_req_take(struct mr_xport *x, u32 *psn)
+{
+	int id;
+
+	if (mr_req_inflight(x) >= MR_CONN_WINDOW)
+		return -MR_ENOSPC;
+	id = mr_paths_pick(&x->ps);
 
 	if (id < 0)
 		return id;
@@ -401,13 +485,26 @@ static int mr_req_take(struct mr_xport *x, u32 *psn)
 	return id;
 }
 
-/* Send what the windows allow: moved packets first, then new data. */
+/* READs and atomics started and not complete. */
+static u32 mr_req_rd_out(struct mr_xport *x)
+{
+	u32 msn, n = 0;
+
+	for (msn = x->msn_head; msn != x->msn_send; msn++)
+		n += mr_wr_is_rd(mr_req_wqe(x, msn)->opcode);
+	return n;
+}
+
+/*
+ * Send what the windows allow: packets moved off a failed path first,
+ * then responses to the peer, then new requests.
+ */
 void mr_req_push(struct mr_xport *x)
 {
 	struct mr_wq *sq = &x->qp->sq;
+	u32 psn, count, rd_max;
 	struct mr_tx_pkt tp;
 	unsigned long flags;
-	u32 psn, count;
 	int id;
 
 	if (!x->tx_on)
@@ -415,11 +512,14 @@ void mr_req_push(struct mr_xport *x)
 	while (x->rq_count) {
 		struct mr_requeue *e = &x->requeue[x->rq_head];
 
-		if (!mr_seq_before(e->msn, x->msn_head)) {
+		if (e->resp || !mr_seq_before(e->msn, x->msn_head)) {
 			id = mr_req_take(x, &psn);
 			if (id < 0)
 				return;
-			tp = (struct mr_tx_pkt){ e->msn, e->offset, e->gen };
+			tp = (struct mr_tx_pkt){ .msn = e->msn,
+						 .offset = e->offset,
+						 .gen = e->gen,
+						 .resp = e->resp };
 			mr_req_send_pkt(x, id, psn, &tp, true);
 			if (!x->tx_on)
 				return;
@@ -427,17 +527,23 @@ void mr_req_push(struct mr_xport *x)
 		x->rq_head = (x->rq_head + 1) % x->rq_size;
 		x->rq_count--;
 	}
-	if (x->tx_err || x->rnr_wait)
+	mr_resp_push(x);
+	if (!x->tx_on || x->tx_err || x->rnr_wait)
 		return;
 
 	spin_lock_irqsave(&sq->lock, flags);
 	count = sq->count;
 	spin_unlock_irqrestore(&sq->lock, flags);
+	/* The responder executes this many READs and atomics at a time. */
+	rd_max = max_t(u32, 1, x->qp->attr.max_rd_atomic);
 	while (x->msn_send - x->msn_head < count &&
 	       x->msn_send - x->msn_head < MR_MSG_WINDOW) {
 		struct mr_send_wqe *wqe = mr_req_wqe(x, x->msn_send);
 		struct mr_wqe_tx *wt = mr_req_wtx(x, x->msn_send);
+		bool rd = mr_wr_is_rd(wqe->opcode);
 
+		if (rd && mr_req_rd_out(x) >= rd_max)
+			return;
 		id = mr_req_take(x, &psn);
 		if (id < 0)
 			return;
@@ -445,11 +551,15 @@ void mr_req_push(struct mr_xport *x)
 			wt->rsn = x->rsn_next++;
 			wt->rsn_set = true;
 		}
-		tp = (struct mr_tx_pkt){ x->msn_send, x->send_off, x->gen };
+		tp = (struct mr_tx_pkt){ .msn = x->msn_send,
+					 .offset = x->send_off,
+					 .gen = x->gen };
 		x->send_off += x->mtu;
-		if (x->send_off >= wqe->length) {
+		if (rd || x->send_off >= wqe->length) {
 			x->msn_send++;
 			x->send_off = 0;
+			if (mr_seq_before(x->msn_hi, x->msn_send))
+				x->msn_hi = x->msn_send;
 		}
 		mr_req_send_pkt(x, id, psn, &tp, false);
 		if (!x->tx_on || x->tx_err)
@@ -468,7 +578,7 @@ void mr_req_fail(struct mr_xport *x, u32 msn, enum ib_wc_status status)
 	x->tx_err = true;
 	x->err_msn = msn;
 	x->err_status = status;
-	mr_req_complete(x, x->msn_head);
+	mr_req_complete(x);
 }
 
 /* A fatal error: stop sending, and move the QP to ERR (which flushes). */

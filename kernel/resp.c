@@ -8,6 +8,14 @@
  * "MSN done" advances over complete messages, and each one that consumed
  * a receive completes it to the CQ then.
  *
+ * READ and atomic requests are checked on arrival and executed in MSN
+ * order, after every earlier message has landed, as IB orders them. Their
+ * responses are our own packets on our own paths, SACKed and resent like
+ * requests (mr_resp_push() feeds them to the requester's scheduler); an
+ * atomic's result is kept with its response, so it executes only once.
+ * READ_RESP and ATOMIC_RESP for our requests arrive here as well, are
+ * recorded on their path, and go to mr_req_resp_rcv().
+ *
  * ACKs, per path, carry the path's whole window: at once for ACK_REQ, a
  * packet that leaves or fills a hole, a duplicate, or a new epoch; else
  * every MR_ACK_EVERY packets; and on every path with unacknowledged
@@ -43,8 +51,16 @@ void mr_resp_init(struct mr_xport *x)
 	x->msn_done = 0;
 	x->rsn_head = 0;
 	x->fatal = 0;
+	mr_resp_reset(x);
 	x->mtu = mr_mtu_bytes((enum mr_mtu)qp->attr.path_mtu);
 	x->rx_on = true;
+}
+
+/* Forget every response (RESET, or a new connection at RTR). */
+void mr_resp_reset(struct mr_xport *x)
+{
+	memset(x->resp, 0, sizeof(x->resp));
+	x->resp_send = 0;
 }
 
 static void mr_resp_xmit(struct mr_xport *x, struct mr_pkt *pkt, __be16 sport)
@@ -102,22 +118,46 @@ static void mr_resp_ack_all(struct mr_xport *x)
 	}
 }
 
-static void mr_resp_nak(struct mr_xport *x, const struct mr_pkt *req,
+/* NAK @msn, naming the packet path @path, @epoch, @psn that caused it. */
+static void mr_resp_nak(struct mr_xport *x, u32 path, u16 epoch, u32 psn,
 			__be16 sport, u32 msn, u8 code)
 {
 	struct mr_pkt pkt = {};
 
 	pkt.base.opcode = MR_OP_NAK;
-	pkt.base.path = req->base.path;
-	pkt.base.epoch = req->base.epoch;
+	pkt.base.path = path;
+	pkt.base.epoch = epoch;
 	pkt.base.qpn = x->qp->attr.dest_qp_num;
-	pkt.base.psn = req->base.psn;
+	pkt.base.psn = psn;
 	pkt.nak.msn = msn;
 	pkt.nak.code = code;
 	if (code == MR_NAK_RNR)
 		pkt.nak.rnr_delay =
 			mr_rnr_delay[x->qp->attr.min_rnr_timer & 31];
 	mr_resp_xmit(x, &pkt, sport);
+}
+
+/*
+ * Refuse message @msn for good: answer it, and from now on everything,
+ * with the NAK, and move the QP to ERR.
+ */
+static void mr_resp_refuse(struct mr_xport *x, u32 msn, u8 code)
+{
+	ibdev_dbg(x->qp->ibqp.device, "QP %u: MSN %u refused, NAK %u\n",
+		  x->qp->ibqp.qp_num, msn, code);
+	x->fatal = code;
+	x->fatal_msn = msn;
+	x->rx_on = false;
+	schedule_work(&x->err_work);
+}
+
+/* Refuse a request late, when it executes: NAK it on its arrival path. */
+static void mr_resp_refuse_late(struct mr_xport *x, u32 msn, u8 code, u8 path)
+{
+	const struct mr_rx_path *r = &x->rx[path];
+
+	mr_resp_refuse(x, msn, code);
+	mr_resp_nak(x, path, r->win.epoch, r->last_psn, r->sport, msn, code);
 }
 
 /* The fields of a request that the message layer uses. */
@@ -132,7 +172,16 @@ struct mr_req_info {
 
 static void mr_req_info(const struct mr_pkt *pkt, struct mr_req_info *ri)
 {
+	memset(ri, 0, sizeof(*ri));
 	switch (pkt->base.opcode) {
+	case MR_OP_READ_REQ:
+		/* One packet without payload: a message of one empty slice. */
+		ri->msn = pkt->read_req.msn;
+		break;
+	case MR_OP_CMP_SWAP:
+	case MR_OP_FETCH_ADD:
+		ri->msn = pkt->atomic.msn;
+		break;
 	case MR_OP_WRITE:
 	case MR_OP_WRITE_IMM:
 		ri->msn = pkt->write.msn;
@@ -187,6 +236,18 @@ static int mr_resp_msg_init(struct mr_xport *x, struct mr_rx_msg *m,
 	m->imm = ri->imm;
 	m->length = ri->length;
 	m->nslices = nslices;
+	m->path = pkt->base.path;
+	if (pkt->base.opcode == MR_OP_READ_REQ) {
+		m->rkey = pkt->read_req.rkey;
+		m->va = pkt->read_req.va;
+		m->rd_len = pkt->read_req.length;
+	} else if (pkt->base.opcode == MR_OP_CMP_SWAP ||
+		   pkt->base.opcode == MR_OP_FETCH_ADD) {
+		m->rkey = pkt->atomic.rkey;
+		m->va = pkt->atomic.va;
+		m->swap_add = pkt->atomic.swap_add;
+		m->compare = pkt->atomic.compare;
+	}
 	return 0;
 }
 
@@ -202,44 +263,19 @@ static int mr_resp_scatter(struct mr_xport *x, u32 rsn, u32 msg_len,
 			   u32 off, const u8 *src, u32 len)
 {
 	struct mr_qp *qp = x->qp;
-	struct mr_dev *dev = to_mr_dev(qp->ibqp.device);
 	struct mr_wq *rq = &qp->rq;
 	struct mr_recv_wqe *wqe;
 	unsigned long flags;
-	int err = 0;
-	u32 i;
+	int err;
 
 	spin_lock_irqsave(&rq->lock, flags);
 	wqe = mr_wq_slot(rq, rq->head + (rsn - x->rsn_head));
-	if (msg_len > wqe->length) {
+	if (msg_len > wqe->length)
 		err = -EMSGSIZE;
-		goto out;
-	}
-	for (i = 0; i < wqe->num_sge && len; i++) {
-		const struct mr_sge *sge = &wqe->sge[i];
-		struct mr_mr *mr;
-		u32 n;
-
-		if (off >= sge->length) {
-			off -= sge->length;
-			continue;
-		}
-		n = min(len, sge->length - off);
-		mr = mr_mr_get(dev, qp->ibqp.pd, sge->lkey, false);
-		if (!mr) {
-			err = -EINVAL;
-			goto out;
-		}
-		err = mr_mr_copy_to(mr, sge->addr + off, src, n,
-				    MR_ACC_LOCAL_WRITE);
-		mr_mr_put(mr);
-		if (err)
-			goto out;
-		src += n;
-		len -= n;
-		off = 0;
-	}
-out:
+	else
+		err = mr_sgl_copy(to_mr_dev(qp->ibqp.device), qp->ibqp.pd,
+				  wqe->sge, wqe->num_sge, off, (void *)src,
+				  len, true);
 	spin_unlock_irqrestore(&rq->lock, flags);
 	return err;
 }
@@ -264,6 +300,148 @@ static int mr_resp_write(struct mr_xport *x, const struct mr_pkt *pkt,
 			    MR_ACC_REMOTE_WRITE);
 	mr_mr_put(mr);
 	return err;
+}
+
+/*
+ * A READ or atomic request as it arrives: 0, or the NAK that refuses it.
+ * It executes later, in order; mr_resp_execute() checks the MR again.
+ */
+static u8 mr_resp_check_rd(struct mr_xport *x, const struct mr_rx_msg *m)
+{
+	struct mr_qp *qp = x->qp;
+	struct mr_dev *dev = to_mr_dev(qp->ibqp.device);
+	bool read = m->opcode == MR_OP_READ_REQ;
+	u32 len = read ? m->rd_len : sizeof(u64);
+	int right = read ? IB_ACCESS_REMOTE_READ : IB_ACCESS_REMOTE_ATOMIC;
+	struct mr_mr *mr;
+	int err;
+
+	if (!(qp->attr.qp_access_flags & right))
+		return MR_NAK_INVALID_REQUEST;
+	if (!read && !IS_ALIGNED(m->va, sizeof(u64)))
+		return MR_NAK_INVALID_REQUEST;
+	if (!len)
+		return 0;	/* an empty READ names no memory */
+	mr = mr_mr_get(dev, qp->ibqp.pd, m->rkey, true);
+	if (!mr)
+		return MR_NAK_REMOTE_ACCESS;
+	err = mr_mr_check(mr, m->va, len, read ? MR_ACC_REMOTE_READ :
+						  MR_ACC_REMOTE_ATOMIC);
+	mr_mr_put(mr);
+	return err ? MR_NAK_REMOTE_ACCESS : 0;
+}
+
+/*
+ * Execute the READ or atomic @m, next in MSN order: record its response,
+ * which mr_resp_push() sends. Returns 0 or a NAK code.
+ */
+static u8 mr_resp_execute(struct mr_xport *x, const struct mr_rx_msg *m)
+{
+	struct mr_qp *qp = x->qp;
+	struct mr_resp *r = &x->resp[m->msn % MR_MSG_WINDOW];
+	struct mr_mr *mr;
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	r->opcode = m->opcode;
+	r->msn = m->msn;
+	r->rkey = m->rkey;
+	r->va = m->va;
+	r->path = m->path;
+	if (m->opcode == MR_OP_READ_REQ) {
+		r->length = m->rd_len;
+		r->npkts = max_t(u32, 1, DIV_ROUND_UP(m->rd_len, x->mtu));
+	} else {
+		r->npkts = 1;
+		mr = mr_mr_get(to_mr_dev(qp->ibqp.device), qp->ibqp.pd,
+			       m->rkey, true);
+		if (!mr)
+			return MR_NAK_REMOTE_ACCESS;
+		err = mr_mr_atomic(mr, m->va, m->opcode == MR_OP_CMP_SWAP,
+				   m->swap_add, m->compare, &r->orig);
+		mr_mr_put(mr);
+		if (err)
+			return MR_NAK_REMOTE_ACCESS;
+	}
+	r->valid = true;
+	return 0;
+}
+
+/*
+ * The packet header of response packet @tp, into @pkt; returns its payload
+ * length. A response already forgotten (the requester has it: it moved
+ * its window past) goes as an empty READ_RESP, only to close the PSN hole.
+ */
+u32 mr_resp_build(struct mr_xport *x, const struct mr_tx_pkt *tp,
+		  struct mr_pkt *pkt)
+{
+	const struct mr_resp *r = &x->resp[tp->msn % MR_MSG_WINDOW];
+
+	if (!r->valid || r->msn != tp->msn) {
+		pkt->base.opcode = MR_OP_READ_RESP;
+		pkt->read_resp.msn = tp->msn;
+		return 0;
+	}
+	if (r->opcode != MR_OP_READ_REQ) {
+		pkt->base.opcode = MR_OP_ATOMIC_RESP;
+		pkt->atomic_resp.msn = r->msn;
+		pkt->atomic_resp.orig = r->orig;
+		return 0;
+	}
+	pkt->base.opcode = MR_OP_READ_RESP;
+	pkt->read_resp.msn = r->msn;
+	pkt->read_resp.length = r->length;
+	pkt->read_resp.offset = tp->offset;
+	return min(x->mtu, r->length - tp->offset);
+}
+
+/*
+ * Read the payload of READ response packet @tp: at send time, so a resent
+ * packet carries the memory as it is then. The MR may have gone since the
+ * request was checked: that refuses the READ.
+ */
+int mr_resp_gather(struct mr_xport *x, const struct mr_tx_pkt *tp, u8 *dst,
+		   u32 len)
+{
+	struct mr_qp *qp = x->qp;
+	const struct mr_resp *r = &x->resp[tp->msn % MR_MSG_WINDOW];
+	struct mr_mr *mr;
+	int err = -EACCES;
+
+	mr = mr_mr_get(to_mr_dev(qp->ibqp.device), qp->ibqp.pd, r->rkey, true);
+	if (mr) {
+		err = mr_mr_copy_from(mr, r->va + tp->offset, dst, len,
+				      MR_ACC_REMOTE_READ);
+		mr_mr_put(mr);
+	}
+	if (err && !x->fatal)
+		mr_resp_refuse_late(x, r->msn, MR_NAK_REMOTE_ACCESS, r->path);
+	return err;
+}
+
+/* Send the responses that are due, oldest first, as the paths allow. */
+void mr_resp_push(struct mr_xport *x)
+{
+	while (x->resp_send != x->msn_done && !x->fatal) {
+		struct mr_resp *r = &x->resp[x->resp_send % MR_MSG_WINDOW];
+		struct mr_tx_pkt tp = {};
+		u32 psn;
+		int id;
+
+		if (!r->valid || r->msn != x->resp_send || r->sent == r->npkts) {
+			x->resp_send++;
+			continue;
+		}
+		id = mr_req_take(x, &psn);
+		if (id < 0)
+			return;
+		tp.msn = r->msn;
+		tp.offset = r->sent++ * x->mtu;
+		tp.resp = true;
+		mr_req_send_pkt(x, id, psn, &tp, false);
+		if (!x->tx_on)
+			return;
+	}
 }
 
 /* Complete the receive at the head of the ring for message @m. */
@@ -305,19 +483,41 @@ static void mr_resp_complete_recv(struct mr_xport *x, struct mr_rx_msg *m)
 	mr_cq_post(qp->rcq, &wc, m->solicited);
 }
 
-/* Advance "MSN done" over complete messages. */
-static void mr_resp_advance(struct mr_xport *x)
+/*
+ * Advance "MSN done" over complete messages: complete the receives they
+ * consumed, execute READs and atomics. Returns whether a response is due.
+ */
+static bool mr_resp_advance(struct mr_xport *x)
 {
-	for (;;) {
+	bool respond = false;
+	u8 nak;
+
+	while (!x->fatal) {
 		struct mr_rx_msg *m = &x->msg[x->msn_done % MR_MSG_WINDOW];
 
 		if (!m->used || !m->done || m->msn != x->msn_done)
 			break;
-		if (m->opcode != MR_OP_WRITE)
+		switch (m->opcode) {
+		case MR_OP_WRITE:
+			break;
+		case MR_OP_READ_REQ:
+		case MR_OP_CMP_SWAP:
+		case MR_OP_FETCH_ADD:
+			nak = mr_resp_execute(x, m);
+			if (nak) {
+				mr_resp_refuse_late(x, m->msn, nak, m->path);
+				return false;
+			}
+			respond = true;
+			break;
+		default:
 			mr_resp_complete_recv(x, m);
+			break;
+		}
 		mr_resp_msg_free(m);
 		x->msn_done++;
 	}
+	return respond;
 }
 
 /*
@@ -341,8 +541,14 @@ static u8 mr_resp_place(struct mr_xport *x, struct mr_rx_msg *m,
 		mr_stats_inc(dev, MR_CNT_DUPLICATE_PACKETS);
 		return 0;
 	}
-	if (pkt->base.opcode == MR_OP_WRITE ||
-	    pkt->base.opcode == MR_OP_WRITE_IMM) {
+	if (pkt->base.opcode == MR_OP_READ_REQ ||
+	    pkt->base.opcode == MR_OP_CMP_SWAP ||
+	    pkt->base.opcode == MR_OP_FETCH_ADD) {
+		err = mr_resp_check_rd(x, m);
+		if (err)
+			return err;
+	} else if (pkt->base.opcode == MR_OP_WRITE ||
+		   pkt->base.opcode == MR_OP_WRITE_IMM) {
 		err = mr_resp_write(x, pkt, data, pkt->payload_len);
 		if (err)
 			return MR_NAK_REMOTE_ACCESS;
@@ -370,8 +576,22 @@ static bool mr_rx_ce(struct sk_buff *skb)
 	return false;
 }
 
+/* A NAK answering packet @pkt. */
+static void mr_resp_nak_pkt(struct mr_xport *x, const struct mr_pkt *pkt,
+			    __be16 sport, u32 msn, u8 code)
+{
+	mr_resp_nak(x, pkt->base.path, pkt->base.epoch, pkt->base.psn, sport,
+		    msn, code);
+}
+
+static bool mr_op_is_resp(u8 opcode)
+{
+	return opcode == MR_OP_READ_RESP || opcode == MR_OP_ATOMIC_RESP;
+}
+
 /**
- * mr_resp_rcv() - a SEND or WRITE packet for this QP, in softirq
+ * mr_resp_rcv() - a data packet for this QP, in softirq: a request, or a
+ * response to one of ours
  * @qp: the destination QP, referenced
  * @skb: data at the MetaRoCE base header; the caller frees it
  * @pkt: its decoded headers
@@ -384,7 +604,9 @@ void mr_resp_rcv(struct mr_qp *qp, struct sk_buff *skb,
 	__be16 sport = udp_hdr(skb)->source;
 	u32 id = pkt->base.path, psn = pkt->base.psn, prev_cum;
 	struct mr_rx_msg *m = NULL;
-	bool rnr = false, ack_now, complete = false;
+	bool resp = mr_op_is_resp(pkt->base.opcode);
+	bool rnr = false, ack_now, complete = false, respond = false;
+	bool fresh = false;	/* this packet opened its message's slot */
 	enum mr_sack_rx_res res;
 	struct mr_req_info ri;
 	struct mr_rx_path *r;
@@ -400,7 +622,7 @@ void mr_resp_rcv(struct mr_qp *qp, struct sk_buff *skb,
 	spin_lock_bh(&x->lock);
 	if (x->fatal) {
 		/* After a fatal NAK everything is answered with it. */
-		mr_resp_nak(x, pkt, sport, x->fatal_msn, x->fatal);
+		mr_resp_nak_pkt(x, pkt, sport, x->fatal_msn, x->fatal);
 		mr_stats_inc(dev, MR_CNT_RX_DROP_NO_QP);
 		goto out;
 	}
@@ -410,7 +632,7 @@ void mr_resp_rcv(struct mr_qp *qp, struct sk_buff *skb,
 	}
 	if (pkt->base.opcode == MR_OP_SEND_INV) {
 		nak = MR_NAK_INVALID_REQUEST;
-	} else if (!mr_seq_before(ri.msn, x->msn_done)) {
+	} else if (!resp && !mr_seq_before(ri.msn, x->msn_done)) {
 		/* A conforming requester stays within the message window. */
 		if (ri.msn - x->msn_done >= MR_MSG_WINDOW) {
 			mr_stats_inc(dev, MR_CNT_RX_DROP_MALFORMED);
@@ -425,6 +647,8 @@ void mr_resp_rcv(struct mr_qp *qp, struct sk_buff *skb,
 				/* Not recorded: the requester sends it again. */
 				mr_stats_inc(dev, MR_CNT_RX_DROP_SHORT);
 				goto out;
+			} else {
+				fresh = true;
 			}
 		}
 	}
@@ -433,6 +657,9 @@ void mr_resp_rcv(struct mr_qp *qp, struct sk_buff *skb,
 	prev_epoch = r->win.epoch;
 	prev_cum = r->win.cum;
 	res = mr_sack_rx_record(&r->win, pkt->base.epoch, psn);
+	/* A packet the path drops must not define its message. */
+	if (res != MR_SACK_NEW && fresh)
+		mr_resp_msg_free(m);
 	switch (res) {
 	case MR_SACK_STALE:
 	case MR_SACK_BEYOND:
@@ -444,7 +671,7 @@ void mr_resp_rcv(struct mr_qp *qp, struct sk_buff *skb,
 		if (r->seen && r->win.epoch == r->epoch)
 			mr_resp_ack(x, id, psn);
 		if (rnr)
-			mr_resp_nak(x, pkt, sport, ri.msn, MR_NAK_RNR);
+			mr_resp_nak_pkt(x, pkt, sport, ri.msn, MR_NAK_RNR);
 		goto out;
 	case MR_SACK_NEW:
 		break;
@@ -462,7 +689,13 @@ void mr_resp_rcv(struct mr_qp *qp, struct sk_buff *skb,
 	if (mr_rx_ce(skb))
 		r->ecn++;
 
-	if (rnr) {
+	if (resp) {
+		/* Completing a READ or atomic: tell the responder at once. */
+		if (mr_req_resp_rcv(x, pkt, skb->data + pkt->hdr_len)) {
+			mr_resp_ack_all(x);
+			goto out;
+		}
+	} else if (rnr) {
 		nak = MR_NAK_RNR;
 	} else if (m && !nak) {
 		nak = mr_resp_place(x, m, pkt, &ri, skb->data + pkt->hdr_len,
@@ -471,19 +704,19 @@ void mr_resp_rcv(struct mr_qp *qp, struct sk_buff *skb,
 		/* A message already complete: acknowledged, not executed. */
 		mr_stats_inc(dev, MR_CNT_DUPLICATE_PACKETS);
 	}
-	if (nak && nak != MR_NAK_RNR) {
-		ibdev_dbg(&dev->ib_dev, "QP %u: MSN %u refused, NAK %u\n",
-			  qp->ibqp.qp_num, ri.msn, nak);
-		x->fatal = nak;
-		x->fatal_msn = ri.msn;
-		x->rx_on = false;
-		schedule_work(&x->err_work);
-	}
+	if (nak && nak != MR_NAK_RNR)
+		mr_resp_refuse(x, ri.msn, nak);
 	if (nak)
-		mr_resp_nak(x, pkt, sport, ri.msn, nak);
+		mr_resp_nak_pkt(x, pkt, sport, ri.msn, nak);
 	if (complete) {
-		mr_resp_advance(x);
+		respond = mr_resp_advance(x);
 		mr_resp_ack_all(x);
+		if (respond) {
+			/* A READ target may stay in RTR: it still answers. */
+			if (!x->tx_on)
+				mr_req_start(x, true);
+			mr_req_push(x);
+		}
 	} else if (ack_now || r->unacked >= MR_ACK_EVERY) {
 		mr_resp_ack(x, id, psn);
 	}

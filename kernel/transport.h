@@ -21,17 +21,28 @@
 #define MR_MSG_WINDOW 128
 /* Packets a path may have in flight (its scoreboard holds 256). */
 #define MR_PATH_WINDOW 64
+/*
+ * Packets the connection may have in flight over all its paths: a fixed
+ * window until congestion control sizes it, below the 1000 packets that
+ * a netdev backlog queues by default.
+ */
+#define MR_CONN_WINDOW 256
 /* The responder acknowledges a path at least every this many packets. */
 #define MR_ACK_EVERY 4
 #define MR_RTO_INIT_NS (20 * NSEC_PER_MSEC)
 #define MR_RTO_MIN_NS (10 * NSEC_PER_MSEC)
 #define MR_RTO_MAX_NS (500 * NSEC_PER_MSEC)
 
-/* What a packet in flight is, so that it can be rebuilt from its WQE. */
+/*
+ * What a packet in flight is, so that it can be rebuilt: a slice of one
+ * of our requests (from its WQE), or of our response to the peer's READ
+ * or atomic (from the response record). Both ride the same paths.
+ */
 struct mr_tx_pkt {
-	u32 msn;
+	u32 msn;		/* ours, or for a response the peer's */
 	u32 offset;
 	u32 gen;		/* RNR rewind generation it was sent in */
+	bool resp;
 	u64 sent_ns;
 };
 
@@ -46,6 +57,29 @@ struct mr_tx_path {
 struct mr_wqe_tx {
 	u32 rsn;
 	bool rsn_set;		/* the RSN is taken once, at first send */
+	/* READ and atomics: which response slices have landed. */
+	bool resp_done;
+	u32 resp_got;
+	u64 resp_map1;
+	unsigned long *resp_map;	/* &resp_map1, or allocated */
+};
+
+/*
+ * A response of the responder: to the peer's READ (data read as each
+ * packet goes out) or atomic (executed once; the result is kept here, so
+ * a repeated request never executes again).
+ */
+struct mr_resp {
+	bool valid;
+	u8 opcode;		/* of the request */
+	u32 msn;		/* of the request */
+	u32 rkey;
+	u64 va;
+	u32 length;
+	u8 path;		/* of the request: a NAK goes back on it */
+	u32 npkts;
+	u32 sent;		/* packets sent */
+	u64 orig;		/* atomic result */
 };
 
 /* A message being placed at the responder. */
@@ -62,6 +96,13 @@ struct mr_rx_msg {
 	u32 got;		/* distinct slices landed */
 	u64 map1;		/* slice map of small messages */
 	unsigned long *map;	/* of large ones, else &map1 */
+	/* READ and atomics, executed when the message is next in order */
+	u8 path;		/* arrival path: a late NAK goes back on it */
+	u32 rkey;
+	u64 va;
+	u32 rd_len;
+	u64 swap_add;
+	u64 compare;
 };
 
 struct mr_rx_path {
@@ -79,6 +120,7 @@ struct mr_requeue {
 	u32 msn;
 	u32 offset;
 	u32 gen;
+	bool resp;
 };
 
 struct mr_xport {
@@ -99,6 +141,8 @@ struct mr_xport {
 	struct mr_wqe_tx *wtx;		/* sq.depth entries */
 	u32 msn_head;		/* MSN of the WQE at sq.head */
 	u32 msn_send;		/* the WQE whose new packets go out next */
+	u32 msn_hi;		/* msn_send before any RNR rewind */
+	u32 peer_done;		/* the newest "MSN done" the peer reported */
 	u32 send_off;
 	u32 rsn_next;
 	u32 rtos;		/* RTOs in a row, any path, no ACK progress */
@@ -116,8 +160,10 @@ struct mr_xport {
 	u32 fatal_msn;
 	u32 msn_done;
 	u32 rsn_head;
+	u32 resp_send;		/* the oldest MSN that may have a response to send */
 	struct mr_rx_path rx[MR_WIRE_MAX_PATHS];
 	struct mr_rx_msg msg[MR_MSG_WINDOW];
+	struct mr_resp resp[MR_MSG_WINDOW];	/* by MSN % window */
 };
 
 /* qp.c */
@@ -130,11 +176,14 @@ int mr_xport_create(struct mr_qp *qp);
 void mr_xport_destroy(struct mr_qp *qp);
 void mr_xport_modify(struct mr_qp *qp, enum ib_qp_state old,
 		     enum ib_qp_state state);
-void mr_req_prepare(struct mr_qp *qp, u32 slot);
+int mr_req_prepare(struct mr_qp *qp, u32 slot);
+bool mr_wr_is_rd(enum ib_wr_opcode op);
+void mr_req_start(struct mr_xport *x, bool early);
 void mr_req_kick(struct mr_qp *qp);
 void mr_req_push(struct mr_xport *x);
 void mr_req_send_pkt(struct mr_xport *x, u32 id, u32 psn,
 		     const struct mr_tx_pkt *tp, bool resend);
+int mr_req_take(struct mr_xport *x, u32 *psn);
 void mr_req_fail(struct mr_xport *x, u32 msn, enum ib_wc_status status);
 void mr_xport_fatal(struct mr_xport *x);
 u64 mr_now_ns(void);
@@ -144,11 +193,19 @@ void mr_xport_arm(struct mr_xport *x);
 void mr_resp_rcv(struct mr_qp *qp, struct sk_buff *skb,
 		 const struct mr_pkt *pkt);
 void mr_resp_init(struct mr_xport *x);
+void mr_resp_reset(struct mr_xport *x);
+u32 mr_resp_build(struct mr_xport *x, const struct mr_tx_pkt *tp,
+		  struct mr_pkt *pkt);
+int mr_resp_gather(struct mr_xport *x, const struct mr_tx_pkt *tp, u8 *dst,
+		   u32 len);
+void mr_resp_push(struct mr_xport *x);
 
 /* ack.c */
 void mr_ack_rcv(struct mr_qp *qp, const struct mr_pkt *pkt);
 void mr_nak_rcv(struct mr_qp *qp, const struct mr_pkt *pkt);
 void mr_xport_timer(struct timer_list *t);
-void mr_req_complete(struct mr_xport *x, u32 msn_done);
+void mr_req_complete(struct mr_xport *x);
+bool mr_req_resp_rcv(struct mr_xport *x, const struct mr_pkt *pkt,
+		     const u8 *data);
 
 #endif /* METAROCE_TRANSPORT_H */

@@ -68,7 +68,16 @@ static void mr_zero(u64 *map)
 		map[w] = 0;
 }
 
-/* Every path epoch starts at @start_psn, the one both ends agreed on. */
+/*
+ * Epoch 0 of a path starts at the PSN both ends agreed on; later epochs
+ * start at 0, which a sender knows even before it has an agreed PSN (a
+ * responder in RTR answering READs restarts its paths to send).
+ */
+static u32 mr_epoch_start(u32 start_psn, u16 epoch)
+{
+	return epoch ? 0 : start_psn;
+}
+
 void mr_sack_rx_init(struct mr_sack_rx *rx, u32 start_psn)
 {
 	rx->start = start_psn;
@@ -79,7 +88,7 @@ void mr_sack_rx_init(struct mr_sack_rx *rx, u32 start_psn)
 void mr_sack_rx_reset(struct mr_sack_rx *rx, u16 epoch)
 {
 	mr_zero(rx->ring);
-	rx->cum = rx->start;
+	rx->cum = mr_epoch_start(rx->start, epoch);
 	rx->epoch = epoch;
 }
 
@@ -141,9 +150,9 @@ void mr_sack_tx_reset(struct mr_sack_tx *tx, u16 epoch)
 	mr_zero(tx->sacked);
 	mr_zero(tx->lost);
 	mr_zero(tx->resent);
-	tx->una = tx->start;
-	tx->nxt = tx->start;
-	tx->high = tx->start;
+	tx->una = mr_epoch_start(tx->start, epoch);
+	tx->nxt = tx->una;
+	tx->high = tx->una;
 	tx->n_sacked = 0;
 	tx->n_lost = 0;
 	tx->epoch = epoch;

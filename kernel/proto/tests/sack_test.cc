@@ -143,16 +143,17 @@ TEST(SackRx, EpochsRestartTheWindow)
 	for (uint32_t i = 0; i < 50; i++)
 		mr_sack_rx_record(&rx, 0, 100 + i);
 	EXPECT_EQ(mr_sack_rx_record(&rx, 0, 200), MR_SACK_NEW);
-	// Epoch 1 starts again at 100, whatever epoch 0 had.
-	EXPECT_EQ(mr_sack_rx_record(&rx, 1, 101), MR_SACK_NEW);
+	// Epoch 1 starts at 0, whatever epoch 0 had.
+	EXPECT_EQ(mr_sack_rx_record(&rx, 1, 1), MR_SACK_NEW);
 	mr_ack_hdr a = Ack(rx);
 
 	EXPECT_EQ(rx.epoch, 1);
-	EXPECT_EQ(a.cum_psn, 100u);
+	EXPECT_EQ(a.cum_psn, 0u);
 	EXPECT_EQ(a.sack[0], 0x2u);
 	EXPECT_EQ(mr_sack_rx_record(&rx, 0, 100), MR_SACK_STALE);
-	EXPECT_EQ(mr_sack_rx_record(&rx, 1, 100), MR_SACK_NEW);
-	EXPECT_EQ(Ack(rx).cum_psn, 102u);
+	EXPECT_EQ(mr_sack_rx_record(&rx, 1, 0), MR_SACK_NEW);
+	EXPECT_EQ(Ack(rx).cum_psn, 2u);
+	EXPECT_EQ(mr_sack_rx_record(&rx, 1, 300), MR_SACK_BEYOND);
 
 	// Epochs wrap: 0 follows 0xffff.
 	mr_sack_rx_reset(&rx, 0xffff);
@@ -424,15 +425,19 @@ TEST_P(SackTx, MoveUnackedThenReset)
 	psn = s_ + 8;
 	EXPECT_FALSE(mr_sack_tx_next_unacked(&tx_, &psn));
 
+	// Epoch 1 starts at PSN 0, whatever the agreed start was.
 	mr_sack_tx_reset(&tx_, 1);
 	psn = tx_.una;
 	EXPECT_FALSE(mr_sack_tx_next_unacked(&tx_, &psn));
-	EXPECT_EQ(tx_.una, s_);
+	EXPECT_EQ(tx_.una, 0u);
 	EXPECT_EQ(mr_sack_tx_room(&tx_), 256u);
 	EXPECT_EQ(AckOf(0, {}, 0), -MR_ESTALE); // the old epoch's ACKs
-	Send(1);
-	EXPECT_EQ(AckOf(1, {}, 1), 0);
-	EXPECT_EQ(Acked(), V({ 0 }));
+	uint32_t sent;
+	ASSERT_EQ(mr_sack_tx_send(&tx_, &sent), 0);
+	EXPECT_EQ(sent, 0u);
+	u64 none[MR_SACK_WORDS] = {};
+	EXPECT_EQ(mr_sack_tx_ack(&tx_, 1, 1, none, &res_), 0);
+	EXPECT_EQ(Members(res_.acked, res_.base), V({ 0 }));
 }
 
 INSTANTIATE_TEST_SUITE_P(Starts, SackTx, ::testing::ValuesIn(kStarts));

@@ -1,0 +1,97 @@
+# Helpers for tests that run a verbs tool pair (server in h2, client in h1)
+# over the two-host topology (bash). Source after ktap.sh, topology.sh and
+# metaroce.sh.
+#
+#   mr_stat DEV NAME       one counter of `rdma statistic show link DEV/1`
+#   mr_sum NAME            that counter summed over mrc0 and mrc1
+#   mr_stats_diag          both devices' counters as KTAP diagnostics
+#   wait_listen NS PORT    until something listens on TCP PORT in NS (5 s)
+#   run_pair LIMIT SERVER-CMD... -- CLIENT-CMD...
+#                          server in h2, client in h1; both must exit 0 within
+#                          LIMIT seconds; combined output in $pair_out
+#   scaled N               N, or N/10 on the debug kernel (KASAN and kmemleak
+#                          under TCG move about 1000 packets a second)
+#   perf_case TOOL SIZE ITERS [ARGS...]
+#                          one perftest run as a KTAP case: both sides must
+#                          exit 0 and print their result line; the line and
+#                          the retransmits/RTOs it cost go to diagnostics.
+#                          Needs $gid1 and $gid2 (GID indexes of mrc0/mrc1).
+
+mr_stat() {
+	rdma statistic show link "$1/1" |
+		awk -v n="$2" '{ for (i = 1; i < NF; i++) if ($i == n) { print $(i + 1); exit } }'
+}
+
+mr_sum() {
+	local a b
+	a=$(mr_stat mrc0 "$1") b=$(mr_stat mrc1 "$1")
+	echo $((${a:-0} + ${b:-0}))
+}
+
+mr_stats_diag() {
+	ktap_diag "$(rdma statistic show link mrc0/1)"
+	ktap_diag "$(rdma statistic show link mrc1/1)"
+}
+
+wait_listen() {
+	local i
+	for i in $(seq 50); do
+		ip netns exec "$1" ss -ltn | grep -q ":$2 " && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+pair_out=
+run_pair() {
+	local limit=$1 port=18515 srv=() cli=() spid rc=0 src=0 tmp
+	shift
+	while [ "$1" != -- ]; do srv+=("$1"); shift; done
+	shift
+	cli=("$@")
+	tmp=$(mktemp)
+	in_h2 timeout "$limit" "${srv[@]}" >"$tmp" 2>&1 &
+	spid=$!
+	if ! wait_listen h2 "$port"; then
+		echo "server did not listen on $port"
+		kill "$spid" 2>/dev/null
+		wait "$spid"
+		cat "$tmp"
+		rm -f "$tmp"
+		return 1
+	fi
+	pair_out=$(in_h1 timeout "$limit" "${cli[@]}" 2>&1) || rc=$?
+	wait "$spid" || src=$?
+	pair_out+=$'\n--- server ---\n'$(cat "$tmp")
+	rm -f "$tmp"
+	echo "$pair_out"
+	[ "$rc" -eq 0 ] && [ "$src" -eq 0 ]
+}
+
+mr_debug_kernel() { [ -e /sys/kernel/debug/kmemleak ]; }
+
+scaled() {
+	if mr_debug_kernel; then echo $(($1 / 10 > 0 ? $1 / 10 : 1)); else echo "$1"; fi
+}
+
+# perftest prints "#bytes #iterations ..." then one line per size; -F: a
+# guest's CPU clock is too noisy for its frequency check.
+perf_case() {
+	local tool=$1 size=$2 iters=$3 rc=0 line re rto desc
+	shift 3
+	desc="$tool -s $size -n $iters${*:+ $*}"
+	re=$(mr_sum retransmits) rto=$(mr_sum rto_events)
+	KTAP_LAST_OUTPUT=$(run_pair 120 \
+		"$tool" -d mrc1 -x "$gid2" -F -n "$iters" -s "$size" "$@" -- \
+		"$tool" -d mrc0 -x "$gid1" -F -n "$iters" -s "$size" "$@" "$TOPO_H2_IP") || rc=$?
+	line=$(grep -E "^ *$size +$iters " <<<"$KTAP_LAST_OUTPUT" | head -1)
+	if [ "$rc" -eq 0 ] && [ -n "$line" ]; then
+		ktap_diag "$desc: $(tr -s ' ' <<<"$line")"
+		ktap_diag "  retransmits +$(($(mr_sum retransmits) - re)), rto_events +$(($(mr_sum rto_events) - rto))"
+		ktap_ok "$desc"
+	else
+		ktap_fail "$desc" "exit status $rc, result line: '$line'" \
+			"${KTAP_LAST_OUTPUT:0:3000}"
+		mr_stats_diag
+	fi
+}

@@ -1,0 +1,37 @@
+#!/bin/bash
+# Every perftest tool over MetaRoCE, unmodified: bandwidth and latency of
+# RDMA WRITE, SEND and RDMA READ at 1 byte, exactly one MTU (1024 on a
+# 1500-byte veth), MTU+1 and 1 MiB, and the atomics (8 bytes). Each run
+# must finish with its result line on both sides.
+# timeout: 900
+here=$(dirname "$0")
+. "$here/../lib/ktap.sh"
+. "$here/../lib/topology.sh"
+. "$here/../lib/metaroce.sh"
+. "$here/../lib/perftest.sh"
+trap topo_teardown EXIT
+
+sizes=(1 1024 1025 1048576)
+ktap_plan $((2 + 6 * ${#sizes[@]} + 2 + 1))
+
+ktap_run "two hosts with mrc0 (h1) and mrc1 (h2)" mr_two_hosts 1500
+gid1=$(topo_gid_index mrc0 "$TOPO_H1_IP")
+gid2=$(topo_gid_index mrc1 "$TOPO_H2_IP")
+ktap_check "IPv4 RoCE v2 GID indexes (mrc0 $gid1, mrc1 $gid2)" -n "$gid1" -a -n "$gid2"
+ktap_diag "active_mtu: $(mr_devinfo_field mrc0 active_mtu)"
+
+# A 1 MiB message is 1024 packets: fewer iterations there.
+iters_for() { if [ "$1" -ge 65536 ]; then scaled 20; else scaled 200; fi; }
+
+for tool in ib_write_bw ib_send_bw ib_read_bw ib_write_lat ib_send_lat ib_read_lat; do
+	for size in "${sizes[@]}"; do
+		perf_case "$tool" "$size" "$(iters_for "$size")"
+	done
+done
+perf_case ib_atomic_bw 8 "$(scaled 500)"
+perf_case ib_atomic_lat 8 "$(scaled 500)"
+
+mr_stats_diag
+ktap_check "no packet dropped as malformed" "$(mr_sum rx_drop_malformed)" -eq 0
+
+ktap_finish
