@@ -19,9 +19,10 @@ prog=/usr/local/bin/mr_verify
 prog_cases=13
 conditions=7
 
-# two hosts, gids, per condition the relayed cases and one counter check
+# two hosts, gids, the flipped-byte self-check, per condition the relayed
+# cases and one counter check
 # (two for corruption), six netem setups and the final removal.
-ktap_plan $((2 + conditions * (prog_cases + 2) + 1 + 6 + 1))
+ktap_plan $((3 + conditions * (prog_cases + 2) + 1 + 6 + 1))
 
 # The debug kernel (KASAN, kmemleak) under TCG moves about 1000 packets a
 # second: smaller messages and more time per condition there.
@@ -43,6 +44,11 @@ case $(mr_devinfo_field mrc0 atomic_cap) in
 ATOMIC_NONE*) ops=send,write ;;
 esac
 ktap_diag "operations: $ops"
+
+# The checks can fail: a byte flipped on purpose must be reported.
+ktap_run_fail "mr_verify reports a byte flipped on purpose" 'expected 0x[0-9a-f]+ got 0x[0-9a-f]+' \
+	"$prog" --dev-a mrc0 --dev-b mrc1 --gid-a "$gid1" --gid-b "$gid2" --ops "$ops" \
+	--rounds 1 --max-size 4096 --random 1 --linger 0.2 --flip-byte 5
 
 # Counters of both devices added up, one "NAME VALUE" per line.
 stats_both() { { mr_stats mrc0; mr_stats mrc1; } | awk '{ s[$1] += $2 } END { for (n in s) print n, s[n] }'; }

@@ -18,7 +18,9 @@
 //             [--ops all|send,write,read,atomic,send_only,send_imm,write_only,
 //              write_imm,cmp_swap,fetch_add] [--rounds N | --seconds S]
 //             [--seed N] [--window N] [--max-size BYTES] [--random N]
-//             [--timeout S] [--linger S]
+//             [--timeout S] [--linger S] [--flip-byte ID]
+// --flip-byte ID flips one received byte of A->B message ID before it is
+// checked, to show that the checks catch it.
 // Works on any two devices of one host, e.g. rxe_a and rxe_b.
 #include "guest_test.h"
 
@@ -123,6 +125,7 @@ struct Options {
     unsigned random_sizes = 8;
     double timeout = 30;
     double linger = 1;
+    int64_t flip = -1; // self-check: flip a byte of this A->B message before verifying
 };
 
 // A run of bytes inside a slot.
@@ -384,6 +387,8 @@ public:
             Msg &m = inflight_.front();
             if (!m.send_done || (kOps[m.op].recv && !m.recv_done))
                 return;
+            if (index_ == 0 && static_cast<int64_t>(m.id) == run_.opt.flip)
+                flip_byte(m);
             verify(m);
             std::memset(req_buf_->get() + m.local_lo, kGuardByte, m.local_hi - m.local_lo);
             std::memset(resp_buf_->get() + m.remote_lo, kGuardByte, m.remote_hi - m.remote_lo);
@@ -648,6 +653,18 @@ private:
         return true;
     }
 
+    // Where the data landed (or, for 0 bytes, a guard byte next to it).
+    void flip_byte(const Msg &m) {
+        uint8_t *p;
+        if (kOps[m.op].atomic || m.op == kRead)
+            p = req_buf_->get() + (m.len ? m.local[0].off : m.local_lo);
+        else
+            p = resp_buf_->get() + (m.len ? m.remote[0].off : m.remote_lo);
+        *p ^= 0x10;
+        std::printf("# flipped a byte of %s msg %" PRIu64 " %s size %u on purpose\n",
+                    label_.c_str(), m.id, kOps[m.op].name, m.len);
+    }
+
     void mismatch(const Msg &m, const char *where, const Mismatch &x) {
         const size_t base = m.slot * slot_size_;
         if (x.msg_off >= 0)
@@ -674,9 +691,9 @@ private:
             std::memcpy(&got, lbuf + m.local[0].off, 8);
             if (got != m.orig)
                 run_.fail(m.op,
-                          "%s msg %" PRIu64 " %s word %u: returned 0x%016" PRIx64
-                          ", model says 0x%016" PRIx64,
-                          label_.c_str(), m.id, info.name, m.word, got, m.orig);
+                          "%s msg %" PRIu64 " %s word %u: returned original value expected "
+                          "0x%016" PRIx64 " got 0x%016" PRIx64,
+                          label_.c_str(), m.id, info.name, m.word, m.orig, got);
             const size_t off = m.local[0].off;
             if ((x = check_pattern(lbuf, m.local_lo, off, {}, 0, 0)) ||
                 (x = check_pattern(lbuf, off + 8, m.local_hi, {}, 0, 0)))
@@ -757,7 +774,7 @@ bool parse_ops(const char *list, bool *ops) {
     std::fprintf(stderr,
                  "usage: mr_verify --dev-a DEV --dev-b DEV [--gid-a N] [--gid-b N] [--ops LIST]\n"
                  "       [--rounds N | --seconds S] [--seed N] [--window N] [--max-size B]\n"
-                 "       [--random N] [--timeout S] [--linger S]\n");
+                 "       [--random N] [--timeout S] [--linger S] [--flip-byte ID]\n");
     std::exit(2);
 }
 
@@ -795,6 +812,8 @@ Options parse(int argc, char **argv) {
             o.timeout = std::atof(v);
         else if (a == "--linger")
             o.linger = std::atof(v);
+        else if (a == "--flip-byte")
+            o.flip = std::atoll(v);
         else
             usage();
     }
