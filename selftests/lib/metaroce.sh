@@ -11,6 +11,8 @@
 #   mr_wait_gone DEV [S]   wait up to S seconds (5) for DEV to disappear
 #   mr_exists DEV          true if the RDMA device DEV exists
 #   mr_dmesg_has ERE       true if the kernel log matches ERE
+#   mr_stat DEV NAME       one counter of `rdma statistic show link DEV/1`
+#   mr_stats DEV           all of them, one "NAME VALUE" per line
 #   mr_netns_mode MODE     `rdma system set netns MODE` (shared/exclusive),
 #                          retried for 10 s: ib_core refuses while any other
 #                          namespace exists, and deleted ones go away late
@@ -64,3 +66,10 @@ mr_netns_mode() {
 		sleep 0.2
 	done
 }
+
+mr_stats() {
+	rdma statistic show link "$1/1" |
+		awk '{ for (i = 3; i < NF; i += 2) print $i, $(i + 1) }'
+}
+
+mr_stat() { mr_stats "$1" | awk -v n="$2" '$1 == n { print $2; f = 1 } END { exit !f }'; }

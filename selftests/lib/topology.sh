@@ -25,6 +25,8 @@
 #   topo_ifc END              print END's interface name (veth1, veth2, va, vb)
 #   topo_exec END CMD...      run CMD where END lives (its netns, or init_net)
 #   topo_gid_index DEV IP [PORT]  index of DEV's RoCE v2 GID for IP (for -g)
+#   topo_snmp END PROTO FIELD  a /proc/net/snmp counter where END lives, e.g.
+#                             topo_snmp h2 Udp InCsumErrors
 #
 # Impairments with netem (egress of the given ends, so one direction each;
 # impair both ends to hit both directions, e.g. for RDMA READ):
@@ -217,4 +219,11 @@ topo_gid_index() {
 			addr = $0; sub(/.*\]:[ \t]*/, "", addr); sub(/,.*/, "", addr)
 			if (addr == ip) { print idx; found = 1; exit } }
 			END { exit !found }'
+}
+
+# /proc/net/snmp has a header line and a value line per protocol.
+topo_snmp() {
+	topo_exec "$1" cat /proc/net/snmp |
+		awk -v p="$2:" -v f="$3" '$1 == p { if (!hdr) { for (i = 2; i <= NF; i++) if ($i == f) col = i; hdr = 1 }
+			else if (col) { print $col; found = 1 } } END { exit !found }'
 }

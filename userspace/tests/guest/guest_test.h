@@ -1,17 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 //
 // What the guest test programs share: KTAP output, RAII owners for verbs
-// objects, opening a device by name, and `rdma resource show` lines.
+// objects and anonymous memory, opening a device by name, and `rdma
+// resource show` lines.
 #pragma once
 
 #include <infiniband/verbs.h>
 
 #include <cerrno>
 #include <cstdarg>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <memory>
 #include <string>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <vector>
 
@@ -90,7 +93,36 @@ using Cq = std::unique_ptr<ibv_cq, DestroyCq>;
 using Qp = std::unique_ptr<ibv_qp, DestroyQp>;
 using Channel = std::unique_ptr<ibv_comp_channel, DestroyChannel>;
 
-// Anonymous memory, unmapped on scope exit.
+// Anonymous memory, unmapped on scope exit. Page-aligned, so MRs over it
+// start on a page; get() is null if mmap failed.
+class Mapping {
+public:
+    Mapping(size_t len, int prot) : len_(len) {
+        void *p = mmap(nullptr, len, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        addr_ = p == MAP_FAILED ? nullptr : static_cast<uint8_t *>(p);
+    }
+    Mapping(const Mapping &) = delete;
+    Mapping &operator=(const Mapping &) = delete;
+    ~Mapping() {
+        if (addr_)
+            munmap(addr_, len_);
+    }
+    uint8_t *get() const { return addr_; }
+    size_t size() const { return len_; }
+
+private:
+    size_t len_;
+    uint8_t *addr_;
+};
+
+// reg_mr: the MR, or null with the errno in *err.
+inline Mr reg_mr(ibv_pd *pd, void *addr, size_t len, int access, int *err) {
+    errno = 0;
+    Mr mr(ibv_reg_mr(pd, addr, len, access));
+    *err = mr ? 0 : errno;
+    return mr;
+}
+
 // Opens the device called @name, or returns null.
 inline Context open_device(const char *name) {
     std::unique_ptr<ibv_device *, FreeDeviceList> list(ibv_get_device_list(nullptr));
@@ -100,7 +132,6 @@ inline Context open_device(const char *name) {
     return nullptr;
 }
 
-// reg_mr: the MR, or null with the errno in *err.
 // The `rdma resource show KIND [dev DEV]` lines of this process (every device
 // when @dev is null), each field followed by a space.
 inline std::vector<std::string> rdma_resources(const char *kind, const char *dev) {

@@ -29,34 +29,7 @@ namespace {
 
 using namespace guest;
 
-class Mapping {
-public:
-    Mapping(size_t len, int prot) : len_(len) {
-        void *p = mmap(nullptr, len, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        addr_ = p == MAP_FAILED ? nullptr : static_cast<uint8_t *>(p);
-    }
-    Mapping(const Mapping &) = delete;
-    Mapping &operator=(const Mapping &) = delete;
-    ~Mapping() {
-        if (addr_)
-            munmap(addr_, len_);
-    }
-    uint8_t *get() const { return addr_; }
-
-private:
-    size_t len_;
-    uint8_t *addr_;
-};
-
 constexpr int kCases = 35;
-
-// reg_mr: the MR, or null with the errno in *err.
-Mr reg(ibv_pd *pd, void *addr, size_t len, int access, int *err) {
-    errno = 0;
-    Mr mr(ibv_reg_mr(pd, addr, len, access));
-    *err = mr ? 0 : errno;
-    return mr;
-}
 
 Mr reg_iova(ibv_pd *pd, void *addr, size_t len, uint64_t iova, int access, int *err) {
     errno = 0;
@@ -97,21 +70,21 @@ void mr_cases(Ktap &t, ibv_context *ctx, ibv_pd *pd, const ibv_device_attr &attr
               rr = IBV_ACCESS_REMOTE_READ, ra = IBV_ACCESS_REMOTE_ATOMIC;
     int err;
 
-    Mr one = reg(pd, buf.get(), 1, lw, &err);
+    Mr one = reg_mr(pd, buf.get(), 1, lw, &err);
     t.check(one != nullptr, "reg_mr 1 byte, LOCAL_WRITE", "errno %d", err);
     t.check(one && one->lkey && !one->rkey, "1-byte MR: lkey set, no rkey without remote access",
             "lkey %#x rkey %#x", one ? one->lkey : 0, one ? one->rkey : 0);
-    Mr ro = reg(pd, buf.get() + page, page, 0, &err);
+    Mr ro = reg_mr(pd, buf.get() + page, page, 0, &err);
     t.check(ro != nullptr, "reg_mr one page, no access flags (local read only)", "errno %d", err);
-    Mr big = reg(pd, buf.get(), kMiB, lw | rw | rr, &err);
+    Mr big = reg_mr(pd, buf.get(), kMiB, lw | rw | rr, &err);
     t.check(big != nullptr, "reg_mr 1 MiB, LOCAL_WRITE|REMOTE_WRITE|REMOTE_READ", "errno %d", err);
     t.check(big && big->rkey == big->lkey && big->length == kMiB,
             "1 MiB MR: rkey == lkey, length 1 MiB", "lkey %#x rkey %#x length %zu",
             big ? big->lkey : 0, big ? big->rkey : 0, big ? big->length : 0);
-    Mr odd = reg(pd, buf.get() + 3, 5000, lw | rr, &err);
+    Mr odd = reg_mr(pd, buf.get() + 3, 5000, lw | rr, &err);
     t.check(odd != nullptr, "reg_mr unaligned start and length (buf+3, 5000 bytes)", "errno %d",
             err);
-    Mr atomic = reg(pd, buf.get() + kMiB, kMiB, lw | rw | rr | ra, &err);
+    Mr atomic = reg_mr(pd, buf.get() + kMiB, kMiB, lw | rw | rr | ra, &err);
     t.check(atomic != nullptr, "reg_mr with every remote right incl. REMOTE_ATOMIC", "errno %d",
             err);
     const uint64_t iova = 0x7000000000ull + 3;
@@ -138,19 +111,19 @@ void mr_cases(Ktap &t, ibv_context *ctx, ibv_pd *pd, const ibv_device_attr &attr
             lines.size());
 
     // Refusals.
-    Mr bad = reg(pd, buf.get(), page, rw, &err);
+    Mr bad = reg_mr(pd, buf.get(), page, rw, &err);
     t.refused(err, EINVAL, "reg_mr REMOTE_WRITE without LOCAL_WRITE: EINVAL");
-    bad = reg(pd, buf.get(), page, ra | rr, &err);
+    bad = reg_mr(pd, buf.get(), page, ra | rr, &err);
     t.refused(err, EINVAL, "reg_mr REMOTE_ATOMIC without LOCAL_WRITE: EINVAL");
-    bad = reg(pd, buf.get(), 0, lw, &err);
+    bad = reg_mr(pd, buf.get(), 0, lw, &err);
     t.refused(err, EINVAL, "reg_mr of 0 bytes: EINVAL");
-    bad = reg(pd, buf.get() + 1, 0, lw, &err);
+    bad = reg_mr(pd, buf.get() + 1, 0, lw, &err);
     t.refused(err, EINVAL, "reg_mr of 0 bytes at an unaligned address: EINVAL");
-    bad = reg(pd, buf.get(), page, lw | IBV_ACCESS_MW_BIND, &err);
+    bad = reg_mr(pd, buf.get(), page, lw | IBV_ACCESS_MW_BIND, &err);
     t.refused(err, EOPNOTSUPP, "reg_mr MW_BIND (no memory windows): EOPNOTSUPP");
-    bad = reg(pd, buf.get(), attr.max_mr_size + 1, lw, &err);
+    bad = reg_mr(pd, buf.get(), attr.max_mr_size + 1, lw, &err);
     t.refused(err, EINVAL, "reg_mr of max_mr_size + 1 bytes: EINVAL");
-    bad = reg(pd, none.get(), page, lw, &err);
+    bad = reg_mr(pd, none.get(), page, lw, &err);
     t.refused(err, EFAULT, "reg_mr of PROT_NONE memory: EFAULT");
     bad = reg_iova(pd, buf.get(), page, 0x10001, lw, &err);
     t.refused(err, EINVAL, "reg_mr_iova with another page offset than the address: EINVAL");
@@ -158,7 +131,7 @@ void mr_cases(Ktap &t, ibv_context *ctx, ibv_pd *pd, const ibv_device_attr &attr
     // A key does not come back: dereg, register the same range again.
     const uint32_t old_key = one->lkey;
     one.reset();
-    Mr again = reg(pd, buf.get(), 1, lw, &err);
+    Mr again = reg_mr(pd, buf.get(), 1, lw, &err);
     t.check(again && again->lkey != old_key, "re-registration gets a fresh lkey",
             "errno %d, old %#x new %#x", err, old_key, again ? again->lkey : 0);
 
