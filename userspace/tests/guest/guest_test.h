@@ -11,7 +11,9 @@
 #include <cstdarg>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <string>
 #include <sys/mman.h>
@@ -154,6 +156,204 @@ inline std::vector<std::string> rdma_resources(const char *kind, const char *dev
             lines.push_back(line);
     }
     return lines;
+}
+
+// ---- RC queue pairs between two devices of one process -------------------
+// One end of a connection: a device, a PD, a send and a receive CQ, and the
+// port's RoCE v2 IPv4 GID (v4-mapped) to address it by.
+struct RcEnd {
+    std::string name;
+    Context ctx;
+    Pd pd;
+    Cq scq, rcq;
+    ibv_port_attr port{};
+    int gid_index = -1;
+    ibv_gid gid{};
+};
+
+// Opens @name for RC pairs; false (with a reason in *why) if it cannot.
+inline bool open_rc_end(RcEnd &e, const char *name, std::string *why) {
+    e.name = name;
+    e.ctx = open_device(name);
+    if (!e.ctx || !(e.pd = Pd(ibv_alloc_pd(e.ctx.get())))) {
+        *why = std::string("cannot open ") + name + " or allocate a PD";
+        return false;
+    }
+    e.scq.reset(ibv_create_cq(e.ctx.get(), 256, nullptr, nullptr, 0));
+    e.rcq.reset(ibv_create_cq(e.ctx.get(), 256, nullptr, nullptr, 0));
+    if (!e.scq || !e.rcq || ibv_query_port(e.ctx.get(), 1, &e.port)) {
+        *why = std::string("cannot create CQs or query the port of ") + name;
+        return false;
+    }
+    static const uint8_t v4mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    for (int i = 0; i < e.port.gid_tbl_len; i++) {
+        ibv_gid_entry entry{};
+        if (ibv_query_gid_ex(e.ctx.get(), 1, static_cast<uint32_t>(i), &entry, 0) == 0 &&
+            entry.gid_type == IBV_GID_TYPE_ROCE_V2 &&
+            std::memcmp(entry.gid.raw, v4mapped, sizeof(v4mapped)) == 0) {
+            e.gid_index = i;
+            e.gid = entry.gid;
+            return true;
+        }
+    }
+    *why = std::string("no RoCE v2 IPv4 GID on ") + name;
+    return false;
+}
+
+// How to build an RcPair; the defaults give a working pair.
+struct RcPairOptions {
+    uint32_t max_wr = 32;
+    uint32_t max_sge = 4;
+    uint32_t max_inline = 64;
+    int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+                 IBV_ACCESS_REMOTE_ATOMIC;
+    uint8_t min_rnr_timer = 1; // responder side: code 1 is 10 us
+    uint8_t rnr_retry = 7;     // 7: retry RNR for ever
+    uint8_t retry_cnt = 7;
+    uint8_t timeout = 14;
+    // Stop the walk early: RESET, INIT, RTR or RTS (both QPs).
+    ibv_qp_state until = IBV_QPS_RTS;
+};
+
+// Two RC QPs, qp[0] on end a and qp[1] on end b, connected to each other
+// and moved to opts.until. Destroyed on scope exit; each fault leaves a QP
+// in ERR, so tests make a fresh pair per fault.
+class RcPair {
+public:
+    static constexpr uint32_t kPsn[2] = {0x10000, 0x20000};
+
+    RcPair(RcEnd &a, RcEnd &b, const RcPairOptions &opts = {}) : end_{&a, &b}, opts_(opts) {
+        for (int i = 0; i < 2; i++) {
+            ibv_qp_init_attr init{};
+            init.send_cq = end_[i]->scq.get();
+            init.recv_cq = end_[i]->rcq.get();
+            init.cap.max_send_wr = opts.max_wr;
+            init.cap.max_recv_wr = opts.max_wr;
+            init.cap.max_send_sge = opts.max_sge;
+            init.cap.max_recv_sge = opts.max_sge;
+            init.cap.max_inline_data = opts.max_inline;
+            init.qp_type = IBV_QPT_RC;
+            init.sq_sig_all = 1;
+            qp[i].reset(ibv_create_qp(end_[i]->pd.get(), &init));
+            if (!qp[i]) {
+                error_ = errno;
+                return;
+            }
+        }
+        for (int i = 0; i < 2 && !error_ && opts.until != IBV_QPS_RESET; i++)
+            error_ = to_init(i);
+        for (int i = 0; i < 2 && !error_ && opts.until != IBV_QPS_RESET &&
+                        opts.until != IBV_QPS_INIT;
+             i++)
+            error_ = to_rtr(i);
+        for (int i = 0; i < 2 && !error_ && opts.until == IBV_QPS_RTS; i++)
+            error_ = to_rts(i);
+    }
+
+    // 0, or the errno of the first step that failed.
+    int error() const { return error_; }
+    ibv_qp *operator[](int i) const { return qp[i].get(); }
+
+    // The state ibv_query_qp reports, or -1.
+    int state(int i) const {
+        ibv_qp_attr a{};
+        ibv_qp_init_attr init{};
+        if (!qp[i] || ibv_query_qp(qp[i].get(), &a, IBV_QP_STATE, &init))
+            return -1;
+        return a.qp_state;
+    }
+    // Waits up to @ms for QP @i to reach @s (a fatal error moves it later).
+    bool wait_state(int i, ibv_qp_state s, int ms = 5000) const {
+        for (int t = 0; t < ms; t += 10) {
+            if (state(i) == s)
+                return true;
+            usleep(10000);
+        }
+        return state(i) == s;
+    }
+
+    Qp qp[2];
+
+private:
+    int to_init(int i) {
+        ibv_qp_attr a{};
+        a.qp_state = IBV_QPS_INIT;
+        a.port_num = 1;
+        a.qp_access_flags = static_cast<unsigned>(opts_.access);
+        return ibv_modify_qp(qp[i].get(), &a,
+                             IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+    }
+    int to_rtr(int i) {
+        const RcEnd &self = *end_[i], &peer = *end_[1 - i];
+        ibv_qp_attr a{};
+        a.qp_state = IBV_QPS_RTR;
+        a.path_mtu = self.port.active_mtu;
+        a.dest_qp_num = qp[1 - i]->qp_num;
+        a.rq_psn = kPsn[1 - i];
+        a.max_dest_rd_atomic = 4;
+        a.min_rnr_timer = opts_.min_rnr_timer;
+        a.ah_attr.is_global = 1;
+        a.ah_attr.grh.dgid = peer.gid;
+        a.ah_attr.grh.sgid_index = static_cast<uint8_t>(self.gid_index);
+        a.ah_attr.grh.hop_limit = 64;
+        a.ah_attr.port_num = 1;
+        return ibv_modify_qp(qp[i].get(), &a,
+                             IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+                                 IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+                                 IBV_QP_MIN_RNR_TIMER);
+    }
+    int to_rts(int i) {
+        ibv_qp_attr a{};
+        a.qp_state = IBV_QPS_RTS;
+        a.timeout = opts_.timeout;
+        a.retry_cnt = opts_.retry_cnt;
+        a.rnr_retry = opts_.rnr_retry;
+        a.sq_psn = kPsn[i];
+        a.max_rd_atomic = 4;
+        return ibv_modify_qp(qp[i].get(), &a,
+                             IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+                                 IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+    }
+
+    RcEnd *end_[2];
+    RcPairOptions opts_;
+    int error_ = 0;
+};
+
+// Polls @cq until it has given @n completions or @ms milliseconds passed.
+inline std::vector<ibv_wc> poll_wcs(ibv_cq *cq, size_t n, int ms = 5000) {
+    std::vector<ibv_wc> out;
+    for (int t = 0;; t += 2) {
+        ibv_wc wc[16];
+        int got;
+        while (out.size() < n && (got = ibv_poll_cq(cq, 16, wc)) > 0)
+            out.insert(out.end(), wc, wc + got);
+        if (out.size() >= n || t >= ms)
+            return out;
+        usleep(2000);
+    }
+}
+
+// "wr_id:status wr_id:status ..." of completions, for diagnostics.
+inline std::string wcs_str(const std::vector<ibv_wc> &wcs) {
+    std::string s;
+    for (const ibv_wc &wc : wcs)
+        s += std::to_string(wc.wr_id) + ":" + ibv_wc_status_str(wc.status) + " ";
+    return s.empty() ? "none" : s;
+}
+
+// The counters of `rdma statistic show link DEV/1` by name (empty on error).
+inline std::map<std::string, long long> rdma_counters(const char *dev) {
+    std::string cmd = std::string("rdma statistic show link ") + dev + "/1 2>/dev/null";
+    std::unique_ptr<FILE, Pclose> f(popen(cmd.c_str(), "r"));
+    std::map<std::string, long long> out;
+    char name[128], value[64];
+    // "link DEV/1 name value name value ..."
+    if (!f || std::fscanf(f.get(), "%127s %127s", name, name) != 2)
+        return out;
+    while (std::fscanf(f.get(), "%127s %63s", name, value) == 2)
+        out[name] = std::atoll(value);
+    return out;
 }
 
 } // namespace guest
