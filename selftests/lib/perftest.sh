@@ -1,9 +1,8 @@
 # Helpers for tests that run a verbs tool pair (server in h2, client in h1)
 # over the two-host topology (bash). Source after ktap.sh, topology.sh and
-# metaroce.sh.
+# metaroce.sh (mr_stat).
 #
-#   mr_stat DEV NAME       one counter of `rdma statistic show link DEV/1`
-#   mr_sum NAME            that counter summed over mrc0 and mrc1
+#   mr_sum NAME            a counter (mr_stat) summed over mrc0 and mrc1
 #   mr_stats_diag          both devices' counters as KTAP diagnostics
 #   wait_listen NS PORT    until something listens on TCP PORT in NS (5 s)
 #   run_pair LIMIT SERVER-CMD... -- CLIENT-CMD...
@@ -16,11 +15,6 @@
 #                          exit 0 and print their result line; the line and
 #                          the retransmits/RTOs it cost go to diagnostics.
 #                          Needs $gid1 and $gid2 (GID indexes of mrc0/mrc1).
-
-mr_stat() {
-	rdma statistic show link "$1/1" |
-		awk -v n="$2" '{ for (i = 1; i < NF; i++) if ($i == n) { print $(i + 1); exit } }'
-}
 
 mr_sum() {
 	local a b
