@@ -11,6 +11,8 @@
 #   mr_wait_gone DEV [S]   wait up to S seconds (5) for DEV to disappear
 #   mr_exists DEV          true if the RDMA device DEV exists
 #   mr_dmesg_has ERE       true if the kernel log matches ERE
+#   mr_stat DEV COUNTER    one counter of `rdma statistic show link DEV/1`
+#                          (any RDMA device: rxe's counters too)
 #   mr_netns_mode MODE     `rdma system set netns MODE` (shared/exclusive),
 #                          retried for 10 s: ib_core refuses while any other
 #                          namespace exists, and deleted ones go away late
@@ -63,4 +65,9 @@ mr_netns_mode() {
 		[ "$tries" -gt 0 ] || return 1
 		sleep 0.2
 	done
+}
+
+mr_stat() {
+	rdma statistic show link "$1/1" |
+		awk -v c="$2" '{ for (i = 1; i < NF; i++) if ($i == c) { print $(i + 1); exit } }'
 }

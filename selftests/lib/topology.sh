@@ -25,6 +25,8 @@
 #   topo_ifc END              print END's interface name (veth1, veth2, va, vb)
 #   topo_exec END CMD...      run CMD where END lives (its netns, or init_net)
 #   topo_gid_index DEV IP [PORT]  index of DEV's RoCE v2 GID for IP (for -g)
+#   topo_wait_listen END PORT [SECS=5]  wait until something listens on TCP
+#                             PORT where END lives
 #
 # Impairments with netem (egress of the given ends, so one direction each;
 # impair both ends to hit both directions, e.g. for RDMA READ):
@@ -150,6 +152,15 @@ topo_exec() {
 	read -r ns dev < <(_topo_end "$1") || return
 	shift
 	if [ "$ns" = - ]; then "$@"; else ip netns exec "$ns" "$@"; fi
+}
+
+topo_wait_listen() {
+	local i
+	for i in $(seq $((${3:-5} * 10))); do
+		topo_exec "$1" ss -Hltn "sport = :$2" | grep -q . && return 0
+		sleep 0.1
+	done
+	return 1
 }
 
 topo_ifc() { local ns dev; read -r ns dev < <(_topo_end "$1") && echo "$dev"; }

@@ -13,25 +13,9 @@ trap topo_teardown EXIT
 
 ktap_plan 26
 
-# stat DEV NAME: one counter of `rdma statistic show link DEV/1`.
-stat() {
-	rdma statistic show link "$1/1" |
-		awk -v n="$2" '{ for (i = 1; i < NF; i++) if ($i == n) { print $(i + 1); exit } }'
-}
-
 stats_diag() {
 	ktap_diag "$(rdma statistic show link mrc0/1)"
 	ktap_diag "$(rdma statistic show link mrc1/1)"
-}
-
-# wait_listen NS PORT: until something listens on TCP PORT in NS (5 s).
-wait_listen() {
-	local i
-	for i in $(seq 50); do
-		ip netns exec "$1" ss -ltn | grep -q ":$2 " && return 0
-		sleep 0.1
-	done
-	return 1
 }
 
 # run_pair LIMIT SERVER-CMD -- CLIENT-CMD: server in h2, client in h1; both
@@ -46,7 +30,7 @@ run_pair() {
 	tmp=$(mktemp)
 	in_h2 timeout "$limit" "${srv[@]}" >"$tmp" 2>&1 &
 	spid=$!
-	if ! wait_listen h2 "$port"; then
+	if ! topo_wait_listen h2 "$port"; then
 		echo "server did not listen on $port"
 		kill "$spid" 2>/dev/null
 		wait "$spid"
@@ -65,7 +49,7 @@ run_pair() {
 # sum NAME: a counter over both devices.
 sum() {
 	local a b
-	a=$(stat mrc0 "$1") b=$(stat mrc1 "$1")
+	a=$(mr_stat mrc0 "$1") b=$(mr_stat mrc1 "$1")
 	echo $((${a:-0} + ${b:-0}))
 }
 
@@ -121,8 +105,8 @@ gid1=$(topo_gid_index mrc0 "$TOPO_H1_IP")
 gid2=$(topo_gid_index mrc1 "$TOPO_H2_IP")
 ktap_check "IPv4 RoCE v2 GID indexes (mrc0 $gid1, mrc1 $gid2)" -n "$gid1" -a -n "$gid2"
 
-tx0=$(stat mrc0 tx_packets) rx0=$(stat mrc0 rx_packets)
-tx1=$(stat mrc1 tx_packets) rx1=$(stat mrc1 rx_packets)
+tx0=$(mr_stat mrc0 tx_packets) rx0=$(mr_stat mrc0 rx_packets)
+tx1=$(mr_stat mrc1 tx_packets) rx1=$(mr_stat mrc1 rx_packets)
 
 pingpong "pingpong 1 byte" 1 1000
 pingpong "pingpong 1024 bytes (one MTU)" 1024 1000
@@ -137,14 +121,14 @@ perf ib_write_bw 65536
 perf ib_write_bw 1048576
 
 stats_diag
-ktap_check "mrc0 tx_packets grew ($tx0 -> $(stat mrc0 tx_packets))" \
-	"$(stat mrc0 tx_packets)" -gt "$tx0"
-ktap_check "mrc0 rx_packets grew ($rx0 -> $(stat mrc0 rx_packets))" \
-	"$(stat mrc0 rx_packets)" -gt "$rx0"
-ktap_check "mrc1 tx_packets grew ($tx1 -> $(stat mrc1 tx_packets))" \
-	"$(stat mrc1 tx_packets)" -gt "$tx1"
-ktap_check "mrc1 rx_packets grew ($rx1 -> $(stat mrc1 rx_packets))" \
-	"$(stat mrc1 rx_packets)" -gt "$rx1"
+ktap_check "mrc0 tx_packets grew ($tx0 -> $(mr_stat mrc0 tx_packets))" \
+	"$(mr_stat mrc0 tx_packets)" -gt "$tx0"
+ktap_check "mrc0 rx_packets grew ($rx0 -> $(mr_stat mrc0 rx_packets))" \
+	"$(mr_stat mrc0 rx_packets)" -gt "$rx0"
+ktap_check "mrc1 tx_packets grew ($tx1 -> $(mr_stat mrc1 tx_packets))" \
+	"$(mr_stat mrc1 tx_packets)" -gt "$tx1"
+ktap_check "mrc1 rx_packets grew ($rx1 -> $(mr_stat mrc1 rx_packets))" \
+	"$(mr_stat mrc1 rx_packets)" -gt "$rx1"
 
 # Loss: both directions drop 1%; everything must still arrive.
 re0=$(sum retransmits)
@@ -165,6 +149,6 @@ stats_diag
 oo1=$(sum out_of_order)
 ktap_diag "out_of_order: $oo0 -> $oo1"
 ktap_run "netem removed" topo_netem_clear both
-ktap_check "counters readable after the run" -n "$(stat mrc0 rto_events)"
+ktap_check "counters readable after the run" -n "$(mr_stat mrc0 rto_events)"
 
 ktap_finish
