@@ -47,6 +47,7 @@ for t in "${TRANSPORTS[@]}"; do
 	note "$t: ${DEV_A[$t]} on $TOPO_A_IF (GID ${GID_A[$t]}), ${DEV_B[$t]} on $TOPO_B_IF (GID ${GID_B[$t]})"
 done
 
+num() { [[ $1 =~ ^[0-9]+(\.[0-9]+)?$ ]]; }
 veth_tx() { cat "/sys/class/net/$1/statistics/tx_packets"; }
 netem_drops() { # packets netem dropped on both ends so far
 	local end sum=0 n
@@ -114,15 +115,25 @@ bw() {
 }
 
 # lat TRANSPORT LOSS: ib_write_lat; RESULT is "typical/average" in usec.
+# perftest times latency with rdtsc, which TCG sometimes breaks (inf, nan):
+# numbers that are not finite, or whose sum exceeds the run's wall time,
+# show as "n/a (clock)".
 lat() {
-	local t=$1 loss=$2 out rc=0 v start
+	local t=$1 loss=$2 out rc=0 v start wall
 	start=$(date +%s.%N)
 	out=$(perf "$t" ib_write_lat -s "$LAT_SIZE" -n "$LAT_ITERS" -F) || rc=$?
+	wall=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 	# "#bytes #iterations t_min t_max t_typical t_avg ..."
 	v=$(awk -v s="$LAT_SIZE" -v n="$LAT_ITERS" '$1 == s && $2 == n && NF >= 6 { print $5 "/" $6; exit }' <<<"$out")
-	if [ $rc -eq 0 ] && [ -n "$v" ]; then RESULT[$t:lat:$loss]=$v; else RESULT[$t:lat:$loss]="n/a (error)"; fi
-	# perftest times latency with rdtsc: the wall time is a sanity check
-	note "$t write_lat ${loss}%: ${RESULT[$t:lat:$loss]} usec typical/avg (exit $rc, whole run $(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s)"
+	if [ $rc -ne 0 ] || [ -z "$v" ]; then
+		RESULT[$t:lat:$loss]="n/a (error)"
+	elif ! num "${v%/*}" || ! num "${v#*/}" ||
+		! awk -v avg="${v#*/}" -v n="$LAT_ITERS" -v w="$wall" 'BEGIN { exit !(avg * n / 1e6 <= w) }'; then
+		RESULT[$t:lat:$loss]="n/a (clock)"
+	else
+		RESULT[$t:lat:$loss]=$v
+	fi
+	note "$t write_lat ${loss}%: ${RESULT[$t:lat:$loss]} usec typical/avg (exit $rc, perftest: ${v:-none}, whole run $wall s)"
 	[ $rc -eq 0 ] && [ -n "$v" ] || fail_diag "$out"
 }
 
@@ -168,7 +179,6 @@ done
 set_loss 0
 
 # --- the table
-num() { [[ $1 =~ ^[0-9.]+$ ]]; }
 ratio() { # A B: A/B with two decimals, n/a unless both are numbers and B > 0
 	if num "$1" && num "$2" && awk -v b="$2" 'BEGIN { exit !(b > 0) }'; then
 		awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'
@@ -191,7 +201,8 @@ for op in "${BW_OPS[@]}"; do
 	done
 done
 echo
-echo "Latency: ib_write_lat, ${LAT_SIZE} B, ${LAT_ITERS} iterations, usec typical/average."
+echo "Latency: ib_write_lat, ${LAT_SIZE} B, ${LAT_ITERS} iterations, usec typical/average (perftest's rdtsc"
+echo "timing; \"n/a (clock)\" where it printed inf/nan or more than the run's wall time)."
 echo
 echo "| loss | metaroce | rxe |"
 echo "|---|---|---|"
