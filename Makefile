@@ -3,6 +3,8 @@
 #   make demo       install what is missing, build, boot a guest, show devices
 #   make check      install what is missing and run every test
 #   make install    install module, provider and driver file (DESTDIR-aware)
+#   make bench      metaroce vs rxe vs TCP under netem loss, in one guest
+#                   (KERNEL=stock|debug); table in build/bench/
 # KDIR= builds the module against another kernel tree.
 
 TOP := $(CURDIR)
@@ -13,7 +15,7 @@ KERNEL ?= stock
 MODULE_FLAGS ?= W=1
 
 .PHONY: all deps module module-debug test-kernel userspace guest-artifacts \
-	install check demo checkpatch unit-tests clean
+	install check demo bench checkpatch unit-tests clean
 
 all: module userspace
 
@@ -62,6 +64,9 @@ check: deps
 
 demo: deps
 	@selftests/run --demo
+
+bench: deps
+	@selftests/run --bench --kernel $(KERNEL)
 
 # Kernel style: checkpatch from Debian's linux-source tarball, as unpacked
 # for the test kernel.

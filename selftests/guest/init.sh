@@ -1,8 +1,10 @@
 #!/bin/bash
 # Guest /init for the selftests VM (bash, never busybox sh: its ip/tc applets
 # shadow iproute2). Reads /selftests/run.conf written by selftests/host/mkrun.sh:
-#   MODE=tests|demo  FLAVOUR=stock|debug  TESTS="00-harness.sh ..."
-#   TEST_TIMEOUT=<s per test, unless the test has a "# timeout: N" line>
+#   MODE=tests|demo|bench  FLAVOUR=stock|debug  TESTS="00-harness.sh ..."
+#   TEST_TIMEOUT=<s per test, unless the test has a "# timeout: N" line;
+#                 the whole script in demo and bench mode>
+#   BENCH_* settings passed on to bench/bench.sh
 #
 # Output contract with the host (selftests/host/summary.awk), on ttyS0; the
 # kernel log goes to ttyS1:
@@ -185,10 +187,10 @@ if [ -n "$KMEMLEAK" ]; then
 fi
 
 case $MODE in
-demo)
-	echo "#@ demo"
-	timeout -k 10 "$TEST_TIMEOUT" bash /selftests/demo/demo.sh
-	echo "#@ end demo rc=$?"
+demo | bench)
+	echo "#@ $MODE"
+	timeout -k 10 "$TEST_TIMEOUT" bash "/selftests/$MODE/$MODE.sh"
+	echo "#@ end $MODE rc=$?"
 	;;
 tests)
 	for t in $TESTS; do

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build the small per-run initramfs that is concatenated after the base image:
-# /init, the selftests (lib, tests, demo), run.conf and our build artifacts.
+# /init, the selftests (lib, tests, demo, bench), run.conf and our build artifacts.
 #
 #   mkrun.sh OUT.cpio.gz KVER FLAVOUR MODE TEST_TIMEOUT TOP TEST_FILE...
 # TOP is the repository top, where the artifacts are looked for.
@@ -25,7 +25,9 @@ mkdir -p "$stage/selftests/tests" "$stage/usr/lib/modules/$kver/extra" \
 	"$stage/usr/local/bin"
 install -m 755 "$st/guest/init.sh" "$stage/init"
 cp -r "$st/lib" "$stage/selftests/lib"
-[ -d "$st/demo" ] && cp -r "$st/demo" "$stage/selftests/demo"
+for d in demo bench; do
+	[ -d "$st/$d" ] && cp -r "$st/$d" "$stage/selftests/$d"
+done
 names=()
 for t in "$@"; do
 	install -m 755 "$t" "$stage/selftests/tests/"
@@ -36,6 +38,8 @@ MODE=$mode
 FLAVOUR=$flavour
 TESTS="${names[*]}"
 TEST_TIMEOUT=$timeout
+BENCH_LOSSES="${METAROCE_BENCH_LOSSES:-}"
+BENCH_SECS="${METAROCE_BENCH_SECS:-}"
 CONF
 
 missing=()

@@ -4,7 +4,6 @@
 #
 #   mr_sum NAME            a counter (mr_stat) summed over mrc0 and mrc1
 #   mr_stats_diag          both devices' counters as KTAP diagnostics
-#   wait_listen NS PORT    until something listens on TCP PORT in NS (5 s)
 #   run_pair LIMIT SERVER-CMD... -- CLIENT-CMD...
 #                          server in h2, client in h1; both must exit 0 within
 #                          LIMIT seconds; combined output in $pair_out
@@ -27,15 +26,6 @@ mr_stats_diag() {
 	ktap_diag "$(rdma statistic show link mrc1/1)"
 }
 
-wait_listen() {
-	local i
-	for i in $(seq 50); do
-		ip netns exec "$1" ss -ltn | grep -q ":$2 " && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 pair_out=
 run_pair() {
 	local limit=$1 port=18515 srv=() cli=() spid rc=0 src=0 tmp
@@ -46,7 +36,7 @@ run_pair() {
 	tmp=$(mktemp)
 	in_h2 timeout "$limit" "${srv[@]}" >"$tmp" 2>&1 &
 	spid=$!
-	if ! wait_listen h2 "$port"; then
+	if ! topo_wait_listen h2 "$port"; then
 		echo "server did not listen on $port"
 		kill "$spid" 2>/dev/null
 		wait "$spid"

@@ -27,6 +27,8 @@
 #   topo_gid_index DEV IP [PORT]  index of DEV's RoCE v2 GID for IP (for -g)
 #   topo_snmp END PROTO FIELD  a /proc/net/snmp counter where END lives, e.g.
 #                             topo_snmp h2 Udp InCsumErrors
+#   topo_wait_listen END PORT [SECS=5]  wait until something listens on TCP
+#                             PORT where END lives
 #
 # Impairments with netem (egress of the given ends, so one direction each;
 # impair both ends to hit both directions, e.g. for RDMA READ):
@@ -152,6 +154,15 @@ topo_exec() {
 	read -r ns dev < <(_topo_end "$1") || return
 	shift
 	if [ "$ns" = - ]; then "$@"; else ip netns exec "$ns" "$@"; fi
+}
+
+topo_wait_listen() {
+	local i
+	for i in $(seq $((${3:-5} * 10))); do
+		topo_exec "$1" ss -Hltn "sport = :$2" | grep -q . && return 0
+		sleep 0.1
+	done
+	return 1
 }
 
 topo_ifc() { local ns dev; read -r ns dev < <(_topo_end "$1") && echo "$dev"; }

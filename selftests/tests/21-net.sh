@@ -23,12 +23,6 @@ port_socks() {
 # One datagram from NS to HOST:PORT, its bytes given as a printf format.
 send() { ip netns exec "$1" bash -c 'printf "$1" >"/dev/udp/$2/'$PORT'"' _ "$3" "$2"; }
 
-# mr_stat DEV COUNTER: one counter from `rdma statistic show link DEV/1`.
-mr_stat() {
-	rdma statistic show link "$1/1" |
-		awk -v c="$2" '{ for (i = 1; i < NF; i++) if ($i == c) { print $(i + 1); exit } }'
-}
-
 ktap_plan 32
 topo_two_hosts 1500
 

@@ -1,0 +1,213 @@
+#!/bin/bash
+# `make bench` (runs in the guest via `selftests/run --bench`): metaroce, rxe
+# and TCP side by side on ONE veth pair in init_net (topo_rxe_pair: policy
+# routing sends a<->b traffic across the veth), under netem loss on both ends.
+# For each loss level and each RDMA transport: ib_write_bw, ib_send_bw and
+# ib_read_bw (64 KiB, 1 QP, -D seconds) and ib_write_lat (64 B); iperf3 (one
+# TCP stream) on the same veth. Prints the results as a Markdown table
+# between "#@ table" and "#@ end table"; the host saves it under build/bench/.
+#
+# Not a test: the numbers never fail it, and a run that fails or times out
+# shows as "n/a (error)". It exits non-zero only on setup errors (devices,
+# GIDs, metaroce traffic not crossing the veth).
+# Settings (from run.conf, see selftests/run): BENCH_LOSSES (percent, the
+# first one is the reference for the ratios; default "0 0.1 1 5 10"),
+# BENCH_SECS (seconds per bandwidth run, default 10).
+here=$(dirname "$0")
+. "$here/../lib/topology.sh"
+. "$here/../lib/metaroce.sh"
+[ -r /selftests/run.conf ] && . /selftests/run.conf
+trap topo_teardown EXIT
+
+LOSSES=(${BENCH_LOSSES:-0 0.1 1 5 10})
+SECS=${BENCH_SECS:-10}
+BW_SIZE=65536
+LAT_SIZE=64
+LAT_ITERS=1000
+TRANSPORTS=(metaroce rxe)
+BW_OPS=(write send read)
+declare -A DEV_A=([metaroce]=mrc_a [rxe]=$TOPO_A_RXE) DEV_B=([metaroce]=mrc_b [rxe]=$TOPO_B_RXE)
+declare -A GID_A GID_B
+declare -A RESULT # "transport op loss" -> value, or "n/a (error)"
+
+note() { printf '# %s\n' "$*"; }
+die() {
+	echo "bench: setup error: $*"
+	exit 1
+}
+
+# --- setup
+topo_rxe_pair 1500 || die "topo_rxe_pair"
+topo_rxe_add || die "rdma link add rxe"
+mr_add - mrc_a "$TOPO_A_IF" || die "rdma link add mrc_a type metaroce netdev $TOPO_A_IF"
+mr_add - mrc_b "$TOPO_B_IF" || die "rdma link add mrc_b type metaroce netdev $TOPO_B_IF"
+for t in "${TRANSPORTS[@]}"; do
+	GID_A[$t]=$(topo_gid_index "${DEV_A[$t]}" "$TOPO_A_IP") || die "no IPv4 RoCE v2 GID on ${DEV_A[$t]}"
+	GID_B[$t]=$(topo_gid_index "${DEV_B[$t]}" "$TOPO_B_IP") || die "no IPv4 RoCE v2 GID on ${DEV_B[$t]}"
+	note "$t: ${DEV_A[$t]} on $TOPO_A_IF (GID ${GID_A[$t]}), ${DEV_B[$t]} on $TOPO_B_IF (GID ${GID_B[$t]})"
+done
+
+num() { [[ $1 =~ ^[0-9]+(\.[0-9]+)?$ ]]; }
+veth_tx() { cat "/sys/class/net/$1/statistics/tx_packets"; }
+netem_drops() { # packets netem dropped on both ends so far
+	local end sum=0 n
+	for end in "$TOPO_A_IF" "$TOPO_B_IF"; do
+		n=$(tc -s qdisc show dev "$end" | awk '/dropped/ { sub(/,/, "", $7); print $7; exit }')
+		sum=$((sum + ${n:-0}))
+	done
+	echo "$sum"
+}
+mr_sum() { echo $(($(mr_stat mrc_a "$1") + $(mr_stat mrc_b "$1"))); }
+
+# perf TRANSPORT TOOL ARGS...: server on side b (CPU 1), client on side a
+# (CPU 0), exchanging QP data over localhost TCP so only RDMA traffic uses the
+# veth. Prints both outputs; fails if either side fails or times out.
+port=18515
+perf() {
+	local t=$1 tool=$2 srv rc=0 src=0 spid limit
+	shift 2
+	limit=$((SECS + 40))
+	port=$((port + 1))
+	srv=$(mktemp)
+	taskset -c 1 timeout "$limit" "$tool" -d "${DEV_B[$t]}" -x "${GID_B[$t]}" -p "$port" "$@" >"$srv" 2>&1 &
+	spid=$!
+	if ! topo_wait_listen a "$port"; then
+		echo "server did not listen on port $port"
+		rc=1
+	else
+		taskset -c 0 timeout "$limit" "$tool" -d "${DEV_A[$t]}" -x "${GID_A[$t]}" -p "$port" "$@" 127.0.0.1 2>&1 || rc=$?
+	fi
+	# A client that gave up leaves the server waiting: give it a moment.
+	[ $rc -eq 0 ] || { sleep 2; kill "$spid" 2>/dev/null; }
+	wait "$spid" || src=$?
+	echo "--- server (exit $src)"
+	cat "$srv"
+	rm -f "$srv"
+	[ $rc -eq 0 ] && [ $src -eq 0 ]
+}
+
+# Why a run failed, for the console: the last lines of its output.
+fail_diag() { tail -n 12 <<<"$1" | sed 's/^/#   | /'; }
+
+# perftest's -D mode counts the iterations completed in a sample window of
+# D - 2 * (D / 4) seconds timed by alarm(); its own Gb/s divides by rdtsc
+# cycles, which under TCG often print 0.000000. So the rate is computed here
+# from the iterations and the window.
+sample_secs() { echo $(($1 - 2 * ($1 / 4))); }
+
+# bw TRANSPORT OP LOSS: one bandwidth run; RESULT in Gb/s.
+bw() {
+	local t=$1 op=$2 loss=$3 out rc=0 iters gbps='' re0 drops0 tx0 extra=''
+	re0=$(mr_sum retransmits) drops0=$(netem_drops) tx0=$(veth_tx "$TOPO_A_IF")
+	out=$(perf "$t" "ib_${op}_bw" -s "$BW_SIZE" -D "$SECS" -F --report_gbits) || rc=$?
+	# "#bytes #iterations BW-peak BW-average MsgRate", the client's line first
+	iters=$(awk -v s="$BW_SIZE" '$1 == s && NF >= 5 { print $2; exit }' <<<"$out")
+	[ -n "$iters" ] && gbps=$(awk -v n="$iters" -v s="$BW_SIZE" -v w="$(sample_secs "$SECS")" \
+		'BEGIN { printf "%.4f", n * s * 8 / w / 1e9 }')
+	[ "$t" = metaroce ] && extra=", retransmits +$(($(mr_sum retransmits) - re0))"
+	if [ $rc -eq 0 ] && [ -n "$gbps" ]; then
+		RESULT[$t:$op:$loss]=$gbps
+	else
+		RESULT[$t:$op:$loss]="n/a (error)"
+	fi
+	note "$t $op ${loss}%: ${RESULT[$t:$op:$loss]} Gb/s, ${iters:-?} iterations in $(sample_secs "$SECS") s (exit $rc, netem drops +$(($(netem_drops) - drops0)), $TOPO_A_IF tx +$(($(veth_tx "$TOPO_A_IF") - tx0)) packets$extra)"
+	[ $rc -eq 0 ] && [ -n "$gbps" ] || fail_diag "$out"
+}
+
+# lat TRANSPORT LOSS: ib_write_lat; RESULT is "typical/average" in usec.
+# perftest times latency with rdtsc, which TCG sometimes breaks (inf, nan):
+# numbers that are not finite, or whose sum exceeds the run's wall time,
+# show as "n/a (clock)".
+lat() {
+	local t=$1 loss=$2 out rc=0 v start wall
+	start=$(date +%s.%N)
+	out=$(perf "$t" ib_write_lat -s "$LAT_SIZE" -n "$LAT_ITERS" -F) || rc=$?
+	wall=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+	# "#bytes #iterations t_min t_max t_typical t_avg ..."
+	v=$(awk -v s="$LAT_SIZE" -v n="$LAT_ITERS" '$1 == s && $2 == n && NF >= 6 { print $5 "/" $6; exit }' <<<"$out")
+	if [ $rc -ne 0 ] || [ -z "$v" ]; then
+		RESULT[$t:lat:$loss]="n/a (error)"
+	elif ! num "${v%/*}" || ! num "${v#*/}" ||
+		! awk -v avg="${v#*/}" -v n="$LAT_ITERS" -v w="$wall" 'BEGIN { exit !(avg * n / 1e6 <= w) }'; then
+		RESULT[$t:lat:$loss]="n/a (clock)"
+	else
+		RESULT[$t:lat:$loss]=$v
+	fi
+	note "$t write_lat ${loss}%: ${RESULT[$t:lat:$loss]} usec typical/avg (exit $rc, perftest: ${v:-none}, whole run $wall s)"
+	[ $rc -eq 0 ] && [ -n "$v" ] || fail_diag "$out"
+}
+
+# tcp LOSS: one iperf3 stream a -> b across the veth; RESULT in Gb/s.
+tcp() {
+	local loss=$1 out rc=0 spid gbps
+	timeout $((SECS + 30)) iperf3 -s -1 -B "$TOPO_B_IP" -p 5201 >/dev/null 2>&1 &
+	spid=$!
+	topo_wait_listen b 5201 || echo "iperf3 server did not listen"
+	out=$(timeout $((SECS + 20)) iperf3 -c "$TOPO_B_IP" -B "$TOPO_A_IP" -p 5201 -t "$SECS" -f m 2>&1) || rc=$?
+	[ $rc -eq 0 ] || kill "$spid" 2>/dev/null
+	wait "$spid"
+	gbps=$(awk '/receiver/ { for (i = 2; i <= NF; i++) if ($i == "Mbits/sec") { printf "%.4f", $(i - 1) / 1000; exit } }' <<<"$out")
+	if [ $rc -eq 0 ] && [ -n "$gbps" ]; then RESULT[tcp:tcp:$loss]=$gbps; else RESULT[tcp:tcp:$loss]="n/a (error)"; fi
+	note "tcp ${loss}%: ${RESULT[tcp:tcp:$loss]} Gb/s (exit $rc)"
+	[ $rc -eq 0 ] && [ -n "$gbps" ] || fail_diag "$out"
+}
+
+set_loss() {
+	if [ "$1" = 0 ]; then topo_netem_clear both; else topo_netem both loss "$1%"; fi
+}
+
+# --- metaroce must really cross the veth (else the loss would not touch it)
+tx0=$(veth_tx "$TOPO_A_IF") mtx0=$(mr_stat mrc_a tx_packets)
+out=$(SECS=2 perf metaroce ib_write_bw -s "$BW_SIZE" -n 100 -F) || die "a short metaroce ib_write_bw failed:
+$out"
+mtx=$(($(mr_stat mrc_a tx_packets) - mtx0)) vtx=$(($(veth_tx "$TOPO_A_IF") - tx0))
+note "check: mrc_a sent $mtx packets, $TOPO_A_IF transmitted $vtx"
+[ "$mtx" -gt 0 ] && [ "$vtx" -ge "$mtx" ] ||
+	die "metaroce traffic does not cross $TOPO_A_IF (mrc_a tx_packets +$mtx, $TOPO_A_IF tx_packets +$vtx)"
+
+# --- the runs, transports interleaved at each loss level
+start=$(date +%s)
+for loss in "${LOSSES[@]}"; do
+	set_loss "$loss" || die "netem loss $loss% on $TOPO_A_IF and $TOPO_B_IF"
+	for op in "${BW_OPS[@]}"; do
+		for t in "${TRANSPORTS[@]}"; do bw "$t" "$op" "$loss"; done
+	done
+	for t in "${TRANSPORTS[@]}"; do lat "$t" "$loss"; done
+	tcp "$loss"
+	note "loss ${loss}% done after $(($(date +%s) - start)) s"
+done
+set_loss 0
+
+# --- the table
+ratio() { # A B: A/B with two decimals, n/a unless both are numbers and B > 0
+	if num "$1" && num "$2" && awk -v b="$2" 'BEGIN { exit !(b > 0) }'; then
+		awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'
+	else
+		echo n/a
+	fi
+}
+ref=${LOSSES[0]}
+echo "#@ table"
+echo "Bandwidth: ${BW_SIZE} B messages, 1 QP, perftest -D $SECS (iterations completed in its $(sample_secs "$SECS") s"
+echo "sample window); TCP: one iperf3 stream for $SECS s, the same run repeated in each op's rows."
+echo "netem loss on both veth ends. Ratios to ${ref}% loss, all from this run."
+echo
+echo "| op | loss | metaroce Gb/s | ratio to ${ref}% | rxe Gb/s | ratio to ${ref}% | metaroce/rxe | TCP Gb/s | ratio to ${ref}% | metaroce/TCP |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
+for op in "${BW_OPS[@]}"; do
+	for loss in "${LOSSES[@]}"; do
+		m=${RESULT[metaroce:$op:$loss]} r=${RESULT[rxe:$op:$loss]} c=${RESULT[tcp:tcp:$loss]}
+		echo "| $op | ${loss}% | $m | $(ratio "$m" "${RESULT[metaroce:$op:$ref]}") | $r | $(ratio "$r" "${RESULT[rxe:$op:$ref]}") | $(ratio "$m" "$r") | $c | $(ratio "$c" "${RESULT[tcp:tcp:$ref]}") | $(ratio "$m" "$c") |"
+	done
+done
+echo
+echo "Latency: ib_write_lat, ${LAT_SIZE} B, ${LAT_ITERS} iterations, usec typical/average (perftest's rdtsc"
+echo "timing; \"n/a (clock)\" where it printed inf/nan or more than the run's wall time)."
+echo
+echo "| loss | metaroce | rxe |"
+echo "|---|---|---|"
+for loss in "${LOSSES[@]}"; do
+	echo "| ${loss}% | ${RESULT[metaroce:lat:$loss]} | ${RESULT[rxe:lat:$loss]} |"
+done
+echo "#@ end table"
+exit 0
