@@ -205,6 +205,7 @@ void mr_ack_rcv(struct mr_qp *qp, const struct mr_pkt *pkt)
 	if (res.n_acked) {
 		x->rtos = 0;
 		p->deadline = 0;
+		p->probed = false;
 	}
 	for (i = 0; i < MR_SACK_WINDOW && res.n_lost; i++) {
 		if (!mr_sack_res_test(res.lost, i))
@@ -217,7 +218,7 @@ void mr_ack_rcv(struct mr_qp *qp, const struct mr_pkt *pkt)
 	}
 	/* Restart the RTO from this progress while packets remain out. */
 	if (p->sb.una != p->sb.nxt && !p->deadline) {
-		p->deadline = mr_now_ns() + mr_rto_get(&p->rto);
+		mr_req_arm_path(p, mr_now_ns());
 		mr_xport_arm(x);
 	}
 	/* Nothing not yet sent can be done: a bogus value changes nothing. */
@@ -316,6 +317,7 @@ static void mr_req_failover(struct mr_xport *x, u32 id)
 	 */
 	mr_rto_init(&p->rto, rto, MR_RTO_MIN_NS, MR_RTO_MAX_NS);
 	p->deadline = 0;
+	p->probed = false;
 	mr_stats_inc(dev, MR_CNT_PATH_FAILOVERS);
 }
 
@@ -332,6 +334,15 @@ static void mr_req_rto(struct mr_xport *x, u32 id, u64 now)
 	p->deadline = 0;
 	if (!mr_sack_tx_next_unacked(&p->sb, &psn))
 		return;
+	if (!p->probed) {
+		/* The tail probe: the oldest packet again, no backoff. */
+		p->probed = true;
+		mr_stats_inc(dev, MR_CNT_TAIL_PROBES);
+		mr_req_resend(x, id, psn, false);
+		if (!p->deadline && p->sb.una != p->sb.nxt)
+			mr_req_arm_path(p, now);
+		return;
+	}
 	mr_stats_inc(dev, MR_CNT_RTO_EVENTS);
 	mr_rto_timeout(&p->rto);
 	if (++x->rtos > budget) {
@@ -350,7 +361,7 @@ static void mr_req_rto(struct mr_xport *x, u32 id, u64 now)
 	mr_req_resend(x, id, psn, false);
 	/* Nothing was sent (it had just been reported): still watch it. */
 	if (!p->deadline && p->sb.una != p->sb.nxt)
-		p->deadline = now + mr_rto_get(&p->rto);
+		mr_req_arm_path(p, now);
 }
 
 void mr_xport_timer(struct timer_list *t)

@@ -25,6 +25,8 @@ static const struct rdma_stat_desc mr_counter_descs[] = {
 	[MR_CNT_DUPLICATE_PACKETS].name = "duplicate_packets",
 	[MR_CNT_OUT_OF_ORDER].name = "out_of_order",
 	[MR_CNT_PATH_FAILOVERS].name = "path_failovers",
+	[MR_CNT_TAIL_PROBES].name = "tail_probes",
+	[MR_CNT_RNR_NAKS].name = "rnr_naks",
 };
 
 static_assert(ARRAY_SIZE(mr_counter_descs) == MR_NUM_COUNTERS);

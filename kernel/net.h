@@ -37,6 +37,8 @@ enum mr_counter {
 	MR_CNT_DUPLICATE_PACKETS,
 	MR_CNT_OUT_OF_ORDER,
 	MR_CNT_PATH_FAILOVERS,
+	MR_CNT_TAIL_PROBES,	/* a path's last packets, resent before its RTO */
+	MR_CNT_RNR_NAKS,	/* sent: a SEND found no receive posted */
 	MR_NUM_COUNTERS
 };
 

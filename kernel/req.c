@@ -173,6 +173,7 @@ void mr_req_start(struct mr_xport *x, bool early)
 		mr_rto_init(&p->rto, MR_RTO_INIT_NS, MR_RTO_MIN_NS,
 			    MR_RTO_MAX_NS);
 		p->deadline = 0;
+		p->probed = false;
 	}
 	x->mtu = mr_mtu_bytes((enum mr_mtu)qp->attr.path_mtu);
 	x->tx_err = false;
@@ -306,6 +307,22 @@ static u8 mr_req_opcode(enum ib_wr_opcode op)
 	default:
 		return MR_OP_SEND;
 	}
+}
+
+/*
+ * Arm path @p's timer: first for a tail probe, after about two round
+ * trips without an ACK (a lost last packet has nothing behind it to show
+ * the gap), then for the RTO proper.
+ */
+void mr_req_arm_path(struct mr_tx_path *p, u64 now)
+{
+	u64 rto = mr_rto_get(&p->rto), t = rto;
+
+	if (!p->probed && p->rto.srtt)
+		t = clamp_t(u64, max(2 * p->rto.srtt,
+				     p->rto.srtt + 4 * p->rto.rttvar),
+			    MR_PTO_MIN_NS, rto);
+	p->deadline = now + t;
 }
 
 /* The RTO of a path that has packets in flight runs; arm the QP timer. */
@@ -449,7 +466,7 @@ void mr_req_send_pkt(struct mr_xport *x, u32 id, u32 psn,
 		mr_stats_inc(dev, MR_CNT_RETRANSMITS);
 arm:
 	if (!p->deadline) {
-		p->deadline = mr_now_ns() + mr_rto_get(&p->rto);
+		mr_req_arm_path(p, mr_now_ns());
 		mr_xport_arm(x);
 	}
 }

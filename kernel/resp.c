@@ -131,9 +131,11 @@ static void mr_resp_nak(struct mr_xport *x, u32 path, u16 epoch, u32 psn,
 	pkt.base.psn = psn;
 	pkt.nak.msn = msn;
 	pkt.nak.code = code;
-	if (code == MR_NAK_RNR)
+	if (code == MR_NAK_RNR) {
 		pkt.nak.rnr_delay =
 			mr_rnr_delay[x->qp->attr.min_rnr_timer & 31];
+		mr_stats_inc(to_mr_dev(x->qp->ibqp.device), MR_CNT_RNR_NAKS);
+	}
 	mr_resp_xmit(x, &pkt, sport);
 }
 
@@ -706,6 +708,13 @@ void mr_resp_rcv(struct mr_qp *qp, struct sk_buff *skb,
 	}
 	if (nak && nak != MR_NAK_RNR)
 		mr_resp_refuse(x, ri.msn, nak);
+	/*
+	 * A packet that no completion will acknowledge (refused, or of a
+	 * message already complete) is acknowledged now, or its sender would
+	 * wait for its timer.
+	 */
+	if (!resp && (nak || !m))
+		ack_now = true;
 	if (nak)
 		mr_resp_nak_pkt(x, pkt, sport, ri.msn, nak);
 	if (complete) {

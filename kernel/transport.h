@@ -32,6 +32,11 @@
 #define MR_RTO_INIT_NS (20 * NSEC_PER_MSEC)
 #define MR_RTO_MIN_NS (10 * NSEC_PER_MSEC)
 #define MR_RTO_MAX_NS (500 * NSEC_PER_MSEC)
+/*
+ * A tail probe goes after twice the path's SRTT (or SRTT + 4 RTTVAR when
+ * the RTT jitters more), but not sooner than this.
+ */
+#define MR_PTO_MIN_NS (2 * NSEC_PER_MSEC)
 
 /*
  * What a packet in flight is, so that it can be rebuilt: a slice of one
@@ -49,7 +54,8 @@ struct mr_tx_pkt {
 struct mr_tx_path {
 	struct mr_sack_tx sb;
 	struct mr_rto rto;
-	u64 deadline;		/* ns when its RTO fires; 0: not armed */
+	u64 deadline;		/* ns when its timer fires; 0: not armed */
+	bool probed;		/* the tail probe went: next is the RTO */
 	struct mr_tx_pkt pkt[MR_SACK_WINDOW];	/* by PSN % 256 */
 };
 
@@ -188,6 +194,7 @@ void mr_req_fail(struct mr_xport *x, u32 msn, enum ib_wc_status status);
 void mr_xport_fatal(struct mr_xport *x);
 u64 mr_now_ns(void);
 void mr_xport_arm(struct mr_xport *x);
+void mr_req_arm_path(struct mr_tx_path *p, u64 now);
 
 /* resp.c */
 void mr_resp_rcv(struct mr_qp *qp, struct sk_buff *skb,
