@@ -8,6 +8,7 @@
  * timer per QP serves the per-path RTOs and the RNR wait.
  */
 #include "net.h"
+#include "trace.h"
 #include "transport.h"
 
 /* Pop the WQE at the head of the send ring and complete it. */
@@ -76,8 +77,12 @@ void mr_req_complete(struct mr_xport *x)
 	}
 }
 
-/* Send PSN @psn of path @id again; @charge: it had been reported lost. */
-static void mr_req_resend(struct mr_xport *x, u32 id, u32 psn, bool charge)
+/*
+ * Send PSN @psn of path @id again, for reason @why; @charge: it had been
+ * reported lost.
+ */
+static void mr_req_resend(struct mr_xport *x, u32 id, u32 psn, bool charge,
+			  const char *why)
 {
 	struct mr_tx_path *p = &x->path[id];
 	struct mr_tx_pkt tp;
@@ -87,6 +92,8 @@ static void mr_req_resend(struct mr_xport *x, u32 id, u32 psn, bool charge)
 	if (charge)
 		x->ps.path[id].inflight++;	/* in flight again */
 	tp = p->pkt[psn % MR_SACK_WINDOW];
+	trace_metaroce_retransmit(x->qp->ibqp.qp_num, id, p->sb.epoch, psn,
+				  tp.msn, tp.offset, tp.resp, why);
 	mr_req_send_pkt(x, id, psn, &tp, true);
 }
 
@@ -212,7 +219,7 @@ void mr_ack_rcv(struct mr_qp *qp, const struct mr_pkt *pkt)
 			continue;
 		psn = res.base + i;
 		mr_stats_inc(dev, MR_CNT_SACK_GAPS);
-		mr_req_resend(x, id, psn, true);
+		mr_req_resend(x, id, psn, true, "sack");
 		if (!x->tx_on)
 			goto out;
 	}
@@ -291,16 +298,20 @@ static void mr_req_failover(struct mr_xport *x, u32 id)
 {
 	struct mr_dev *dev = to_mr_dev(x->qp->ibqp.device);
 	struct mr_tx_path *p = &x->path[id];
+	u16 old_epoch = p->sb.epoch, old_sport = x->ps.path[id].sport;
 	u64 rto = mr_rto_get(&p->rto);
-	u32 psn;
+	u32 psn, moved = 0;
 
 	for (psn = p->sb.una; mr_sack_tx_next_unacked(&p->sb, &psn); psn++) {
 		const struct mr_tx_pkt *tp = &p->pkt[psn % MR_SACK_WINDOW];
 		u32 tail;
 
-		if ((!tp->resp && mr_seq_before(tp->msn, x->msn_head)) ||
-		    x->rq_count == x->rq_size)
+		if (!tp->resp && mr_seq_before(tp->msn, x->msn_head))
 			continue;
+		/* It holds every scoreboard's worth: cannot fill up. */
+		if (WARN_ON_ONCE(x->rq_count == x->rq_size))
+			break;
+		moved++;
 		tail = (x->rq_head + x->rq_count++) % x->rq_size;
 		x->requeue[tail] = (struct mr_requeue){ .msn = tp->msn,
 							.offset = tp->offset,
@@ -319,6 +330,9 @@ static void mr_req_failover(struct mr_xport *x, u32 id)
 	p->deadline = 0;
 	p->probed = false;
 	mr_stats_inc(dev, MR_CNT_PATH_FAILOVERS);
+	trace_metaroce_path_failover(x->qp->ibqp.qp_num, id, old_epoch,
+				     old_sport, x->ps.path[id].epoch,
+				     x->ps.path[id].sport, moved);
 }
 
 /* The RTO of path @id fired. */
@@ -338,7 +352,7 @@ static void mr_req_rto(struct mr_xport *x, u32 id, u64 now)
 		/* The tail probe: the oldest packet again, no backoff. */
 		p->probed = true;
 		mr_stats_inc(dev, MR_CNT_TAIL_PROBES);
-		mr_req_resend(x, id, psn, false);
+		mr_req_resend(x, id, psn, false, "probe");
 		if (!p->deadline && p->sb.una != p->sb.nxt)
 			mr_req_arm_path(p, now);
 		return;
@@ -358,7 +372,7 @@ static void mr_req_rto(struct mr_xport *x, u32 id, u64 now)
 	 * packet, and a real tail loss is repaired one packet per RTO
 	 * (losses before a later arrival the SACK reports at once).
 	 */
-	mr_req_resend(x, id, psn, false);
+	mr_req_resend(x, id, psn, false, "rto");
 	/* Nothing was sent (it had just been reported): still watch it. */
 	if (!p->deadline && p->sb.una != p->sb.nxt)
 		mr_req_arm_path(p, now);

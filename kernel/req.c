@@ -14,6 +14,7 @@
 #include <linux/slab.h>
 
 #include "net.h"
+#include "trace.h"
 #include "transport.h"
 #include "proto/mr_bounds.h"
 
@@ -537,6 +538,10 @@ void mr_req_push(struct mr_xport *x)
 						 .offset = e->offset,
 						 .gen = e->gen,
 						 .resp = e->resp };
+			trace_metaroce_retransmit(x->qp->ibqp.qp_num, id,
+						  x->path[id].sb.epoch, psn,
+						  tp.msn, tp.offset, tp.resp,
+						  "moved");
 			mr_req_send_pkt(x, id, psn, &tp, true);
 			if (!x->tx_on)
 				return;

@@ -67,6 +67,58 @@ TRACE_EVENT(metaroce_tx,
 		      __entry->err)
 );
 
+/* A packet sent again: why ("sack", "probe", "rto", "moved"), and where. */
+TRACE_EVENT(metaroce_retransmit,
+	    TP_PROTO(u32 qpn, u32 path, u16 epoch, u32 psn, u32 msn,
+		     u32 offset, bool resp, const char *why),
+	    TP_ARGS(qpn, path, epoch, psn, msn, offset, resp, why),
+	    TP_STRUCT__entry(__field(u32, qpn)
+			     __field(u32, path)
+			     __field(u16, epoch)
+			     __field(u32, psn)
+			     __field(u32, msn)
+			     __field(u32, offset)
+			     __field(bool, resp)
+			     __string(why, why)),
+	    TP_fast_assign(__entry->qpn = qpn;
+			   __entry->path = path;
+			   __entry->epoch = epoch;
+			   __entry->psn = psn;
+			   __entry->msn = msn;
+			   __entry->offset = offset;
+			   __entry->resp = resp;
+			   __assign_str(why, why);),
+	    TP_printk("qpn=0x%06x path=%u epoch=%u psn=%u %s msn=%u offset=%u %s",
+		      __entry->qpn, __entry->path, __entry->epoch, __entry->psn,
+		      __entry->resp ? "response" : "request", __entry->msn,
+		      __entry->offset, __get_str(why))
+);
+
+/* A path failed: its packets moved, and it restarted on a new port. */
+TRACE_EVENT(metaroce_path_failover,
+	    TP_PROTO(u32 qpn, u32 path, u16 old_epoch, u16 old_sport,
+		     u16 epoch, u16 sport, u32 moved),
+	    TP_ARGS(qpn, path, old_epoch, old_sport, epoch, sport, moved),
+	    TP_STRUCT__entry(__field(u32, qpn)
+			     __field(u32, path)
+			     __field(u16, old_epoch)
+			     __field(u16, old_sport)
+			     __field(u16, epoch)
+			     __field(u16, sport)
+			     __field(u32, moved)),
+	    TP_fast_assign(__entry->qpn = qpn;
+			   __entry->path = path;
+			   __entry->old_epoch = old_epoch;
+			   __entry->old_sport = old_sport;
+			   __entry->epoch = epoch;
+			   __entry->sport = sport;
+			   __entry->moved = moved;),
+	    TP_printk("qpn=0x%06x path=%u failed (epoch %u, port %u): %u packets moved; now epoch %u, port %u",
+		      __entry->qpn, __entry->path, __entry->old_epoch,
+		      __entry->old_sport, __entry->moved, __entry->epoch,
+		      __entry->sport)
+);
+
 #endif /* METAROCE_TRACE_H */
 
 /* This part must be outside the include guard. */

@@ -1,0 +1,62 @@
+#!/bin/bash
+# Path failure and failover: a filter on both veth ends drops every
+# MetaRoCE datagram whose UDP source port lies in 49152-53247, a quarter
+# of the port range, so about a quarter of a connection's paths lead into
+# a black hole. Those paths must time out, fail, restart on new source
+# ports (trace event metaroce_path_failover) and hand their packets to the
+# others; WRITE, SEND and READ traffic completes with every byte, and no
+# work request fails.
+# timeout: 600
+here=$(dirname "$0")
+. "$here/../lib/ktap.sh"
+. "$here/../lib/topology.sh"
+. "$here/../lib/metaroce.sh"
+. "$here/../lib/perftest.sh"
+trap topo_teardown EXIT
+
+ktap_plan 9
+
+ktap_run "two hosts with mrc0 (h1) and mrc1 (h2)" mr_two_hosts 1500
+gid1=$(topo_gid_index mrc0 "$TOPO_H1_IP")
+gid2=$(topo_gid_index mrc1 "$TOPO_H2_IP")
+
+# blackhole END: drop MetaRoCE datagrams from source ports 0xc000-0xcfff.
+blackhole() {
+	topo_exec "$1" tc qdisc add dev "$(topo_ifc "$1")" root handle 1: prio &&
+		topo_exec "$1" tc filter add dev "$(topo_ifc "$1")" parent 1: protocol ip \
+			prio 1 u32 match ip protocol 17 0xff match ip dport 4792 0xffff \
+			match ip sport 49152 0xf000 action drop
+}
+ktap_run "black hole for source ports 49152-53247 on both ends" \
+	eval 'blackhole h1 && blackhole h2'
+
+tracing=/sys/kernel/tracing
+mountpoint -q "$tracing" || mount -t tracefs nodev "$tracing"
+echo 1 >"$tracing/events/metaroce/metaroce_path_failover/enable"
+echo >"$tracing/trace"
+
+fo0=$(mr_sum path_failovers)
+perf_case ib_write_bw 65536 "$(scaled 300)"
+perf_case ib_send_bw 65536 "$(scaled 300)"
+perf_case ib_read_bw 65536 "$(scaled 300)"
+verify_out=$(/usr/local/bin/mr_verify --dev-a mrc0 --dev-b mrc1 --gid-a "$gid1" --gid-b "$gid2" \
+	--ops all --seconds "$(if mr_debug_kernel; then echo 20; else echo 10; fi)" 2>&1)
+ktap_result $? "mr_verify, every operation: every byte and completion right"
+ktap_diag "$(grep -E '^# summary|^not ok' <<<"$verify_out")"
+fo1=$(mr_sum path_failovers)
+echo 0 >"$tracing/events/metaroce/metaroce_path_failover/enable"
+
+events=$(grep -c 'metaroce_path_failover:' "$tracing/trace")
+ktap_diag "$(grep -m 8 'metaroce_path_failover:' "$tracing/trace" | sed 's/^ *//')"
+ktap_check "paths failed over (path_failovers $fo0 -> $fo1)" "$fo1" -gt "$fo0"
+ktap_check "one trace event per failover ($events events)" "$events" -eq $((fo1 - fo0))
+# A failed path's old port was in the black hole (ports 0xc000-0xcfff).
+bad=$(grep 'metaroce_path_failover:' "$tracing/trace" |
+	sed -n 's/.*(epoch [0-9]*, port \([0-9]*\)).*/\1/p' |
+	awk '$1 < 49152 || $1 > 53247' | wc -l)
+ktap_diag "failovers of a port outside the black hole (a path slowed down by the guest): $bad"
+ktap_check "most failed paths were black-holed ones ($bad of $events outside)" \
+	"$((bad * 4))" -le "$events"
+mr_stats_diag
+
+ktap_finish
