@@ -347,6 +347,57 @@ void mr_xport_arm(struct mr_xport *x)
 		  (next > now ? nsecs_to_jiffies(next - now) : 0));
 }
 
+/*
+ * The opcode header of the request packet @tp of @wqe, into @pkt; returns
+ * the packet's payload length.
+ */
+static u32 mr_req_header(struct mr_xport *x, const struct mr_send_wqe *wqe,
+			 const struct mr_tx_pkt *tp, struct mr_pkt *pkt)
+{
+	const struct mr_wqe_tx *wt = mr_req_wtx(x, tp->msn);
+	u32 imm = be32_to_cpu(wqe->ex.imm_data);
+	u8 op = mr_req_opcode(wqe->opcode);
+
+	pkt->base.opcode = op;
+	if ((wqe->send_flags & IB_SEND_SOLICITED) &&
+	    (op == MR_OP_SEND || op == MR_OP_SEND_IMM || op == MR_OP_WRITE_IMM))
+		pkt->base.flags |= MR_FLAG_SOLICITED;
+	switch (op) {
+	case MR_OP_READ_REQ:
+		pkt->read_req = (struct mr_read_req_hdr){
+			.msn = tp->msn, .rkey = wqe->rkey,
+			.va = wqe->remote_addr, .length = wqe->length,
+		};
+		return 0;
+	case MR_OP_CMP_SWAP:
+	case MR_OP_FETCH_ADD:
+		/* ib_atomic_wr: compare_add is the addend of a FETCH_ADD. */
+		pkt->atomic = (struct mr_atomic_hdr){
+			.msn = tp->msn, .rkey = wqe->rkey,
+			.va = wqe->remote_addr,
+			.swap_add = op == MR_OP_CMP_SWAP ? wqe->swap :
+							   wqe->compare_add,
+			.compare = op == MR_OP_CMP_SWAP ? wqe->compare_add : 0,
+		};
+		return 0;
+	case MR_OP_WRITE:
+	case MR_OP_WRITE_IMM:
+		pkt->write = (struct mr_write_hdr){
+			.msn = tp->msn, .rkey = wqe->rkey,
+			.va = wqe->remote_addr, .length = wqe->length,
+			.offset = tp->offset, .rsn = wt->rsn, .imm = imm,
+		};
+		break;
+	default:
+		pkt->send = (struct mr_send_hdr){
+			.msn = tp->msn, .rsn = wt->rsn, .length = wqe->length,
+			.offset = tp->offset, .imm = imm,
+		};
+		break;
+	}
+	return min(x->mtu, wqe->length - tp->offset);
+}
+
 /**
  * mr_req_send_pkt() - build and send one packet of a message
  * @x: the transport, locked
@@ -385,49 +436,8 @@ void mr_req_send_pkt(struct mr_xport *x, u32 id, u32 psn,
 		pkt.base.opcode = MR_OP_SEND;
 		pkt.send.msn = tp->msn;
 	} else {
-		const struct mr_wqe_tx *wt = mr_req_wtx(x, tp->msn);
-
 		wqe = mr_req_wqe(x, tp->msn);
-		pkt.base.opcode = mr_req_opcode(wqe->opcode);
-		if (!mr_wr_is_rd(wqe->opcode))
-			len = min(x->mtu, wqe->length - tp->offset);
-		if ((wqe->send_flags & IB_SEND_SOLICITED) &&
-		    (pkt.base.opcode == MR_OP_SEND ||
-		     pkt.base.opcode == MR_OP_SEND_IMM ||
-		     pkt.base.opcode == MR_OP_WRITE_IMM))
-			pkt.base.flags |= MR_FLAG_SOLICITED;
-		if (pkt.base.opcode == MR_OP_READ_REQ) {
-			pkt.read_req.msn = tp->msn;
-			pkt.read_req.rkey = wqe->rkey;
-			pkt.read_req.va = wqe->remote_addr;
-			pkt.read_req.length = wqe->length;
-		} else if (pkt.base.opcode == MR_OP_CMP_SWAP ||
-			   pkt.base.opcode == MR_OP_FETCH_ADD) {
-			pkt.atomic.msn = tp->msn;
-			pkt.atomic.rkey = wqe->rkey;
-			pkt.atomic.va = wqe->remote_addr;
-			if (pkt.base.opcode == MR_OP_CMP_SWAP) {
-				pkt.atomic.swap_add = wqe->swap;
-				pkt.atomic.compare = wqe->compare_add;
-			} else {
-				pkt.atomic.swap_add = wqe->compare_add;
-			}
-		} else if (pkt.base.opcode == MR_OP_WRITE ||
-			   pkt.base.opcode == MR_OP_WRITE_IMM) {
-			pkt.write.msn = tp->msn;
-			pkt.write.rkey = wqe->rkey;
-			pkt.write.va = wqe->remote_addr;
-			pkt.write.length = wqe->length;
-			pkt.write.offset = tp->offset;
-			pkt.write.rsn = wt->rsn;
-			pkt.write.imm = be32_to_cpu(wqe->ex.imm_data);
-		} else {
-			pkt.send.msn = tp->msn;
-			pkt.send.rsn = wt->rsn;
-			pkt.send.length = wqe->length;
-			pkt.send.offset = tp->offset;
-			pkt.send.imm = be32_to_cpu(wqe->ex.imm_data);
-		}
+		len = mr_req_header(x, wqe, tp, &pkt);
 	}
 	pkt.payload_len = len;
 	hlen = mr_wire_hdr_len(pkt.base.opcode);
