@@ -61,16 +61,15 @@ void mr_mr_dev_fini(struct mr_dev *dev)
 	xa_destroy(&dev->mr_xa);
 }
 
-/* Rights as registered: the IB flags minus the hints we ignore. */
-static int mr_access_from_ib(struct mr_dev *dev, int access, u32 *rights)
+/* Rights as registered (the IB flags minus the hints we ignore), or -errno. */
+static int mr_rights_from_ib(struct mr_dev *dev, int access)
 {
 	if (access & ~(MR_ACC_MASK | MR_ACCESS_IGNORED)) {
 		ibdev_dbg(&dev->ib_dev, "MR access flags %#x not supported\n",
 			  access & ~(MR_ACC_MASK | MR_ACCESS_IGNORED));
 		return -EOPNOTSUPP;
 	}
-	*rights = access & MR_ACC_MASK;
-	return 0;
+	return access & MR_ACC_MASK;
 }
 
 /* Give @mr its keys and make it visible to lookups. */
@@ -106,14 +105,38 @@ static void mr_mr_unpublish(struct mr_dev *dev, struct mr_mr *mr)
 	wait_for_completion(&mr->released);
 }
 
-static struct mr_mr *mr_mr_alloc(struct ib_pd *ibpd, u64 iova, u64 length,
-				 u32 rights)
+/* Unpin the pages of a user MR; nothing for the DMA MR. */
+static void mr_mr_unpin(struct mr_mr *mr)
+{
+	kvfree(mr->pages);
+	ib_umem_release(mr->umem);
+}
+
+/*
+ * What reg_mr returns: @mr published, or, when @err is set or publishing
+ * fails, @mr freed and the error.
+ */
+static struct ib_mr *mr_mr_finish(struct mr_dev *dev, struct mr_mr *mr,
+				  int err)
+{
+	if (!err)
+		err = mr_mr_publish(dev, mr);
+	if (!err)
+		return &mr->ibmr;
+	mr_mr_unpin(mr);
+	kfree(mr);
+	return ERR_PTR(err);
+}
+
+static struct mr_mr *mr_mr_alloc(struct ib_pd *ibpd, enum ib_mr_type type,
+				 u64 iova, u64 length, u32 rights)
 {
 	struct mr_mr *mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 
 	if (!mr)
 		return NULL;
 	/* ib_core sets these after we return; lookups need them before. */
+	mr->ibmr.type = type;
 	mr->ibmr.device = ibpd->device;
 	mr->ibmr.pd = ibpd;
 	mr->ibmr.iova = iova;
@@ -128,13 +151,11 @@ static struct mr_mr *mr_mr_alloc(struct ib_pd *ibpd, u64 iova, u64 length,
 struct ib_mr *mr_get_dma_mr(struct ib_pd *ibpd, int access)
 {
 	struct mr_dev *dev = to_mr_dev(ibpd->device);
+	int rights = mr_rights_from_ib(dev, access);
 	struct mr_mr *mr;
-	u32 rights;
-	int err;
 
-	err = mr_access_from_ib(dev, access, &rights);
-	if (err)
-		return ERR_PTR(err);
+	if (rights < 0)
+		return ERR_PTR(rights);
 	/* A peer with a key to all of kernel memory: never. */
 	if (rights & MR_ACC_REMOTE) {
 		ibdev_dbg(&dev->ib_dev, "DMA MR with remote access refused\n");
@@ -144,16 +165,10 @@ struct ib_mr *mr_get_dma_mr(struct ib_pd *ibpd, int access)
 	 * Kernel consumers address it with the "DMA addresses" of a virtual
 	 * DMA device, i.e. kernel virtual addresses: [0, 2^64 - 1) covers all.
 	 */
-	mr = mr_mr_alloc(ibpd, 0, U64_MAX, rights);
+	mr = mr_mr_alloc(ibpd, IB_MR_TYPE_DMA, 0, U64_MAX, rights);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
-	mr->ibmr.type = IB_MR_TYPE_DMA;
-	err = mr_mr_publish(dev, mr);
-	if (err) {
-		kfree(mr);
-		return ERR_PTR(err);
-	}
-	return &mr->ibmr;
+	return mr_mr_finish(dev, mr, 0);
 }
 
 /* Page pointers of the pinned umem, one per PAGE_SIZE page. */
@@ -180,13 +195,12 @@ struct ib_mr *mr_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			     u64 iova, int access, struct ib_udata *udata)
 {
 	struct mr_dev *dev = to_mr_dev(ibpd->device);
+	int rights = mr_rights_from_ib(dev, access);
 	struct mr_mr *mr;
-	u32 rights;
 	int err;
 
-	err = mr_access_from_ib(dev, access, &rights);
-	if (err)
-		return ERR_PTR(err);
+	if (rights < 0)
+		return ERR_PTR(rights);
 	err = mr_check_region(iova, length, rights);
 	if (err) {
 		ibdev_dbg(&dev->ib_dev,
@@ -203,31 +217,19 @@ struct ib_mr *mr_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		return ERR_PTR(-EINVAL);
 	}
 
-	mr = mr_mr_alloc(ibpd, iova, length, rights);
+	mr = mr_mr_alloc(ibpd, IB_MR_TYPE_USER, iova, length, rights);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
-	mr->ibmr.type = IB_MR_TYPE_USER;
 	mr->umem = ib_umem_get(ibpd->device, start, length, access);
 	if (IS_ERR(mr->umem)) {
 		err = PTR_ERR(mr->umem);
+		mr->umem = NULL;
 		ibdev_dbg(&dev->ib_dev, "pinning %llu bytes at %#llx failed (%d)\n",
 			  length, start, err);
-		goto err_free;
+	} else {
+		err = mr_mr_collect_pages(mr);
 	}
-	err = mr_mr_collect_pages(mr);
-	if (err)
-		goto err_release;
-	err = mr_mr_publish(dev, mr);
-	if (err)
-		goto err_release;
-	return &mr->ibmr;
-
-err_release:
-	kvfree(mr->pages);
-	ib_umem_release(mr->umem);
-err_free:
-	kfree(mr);
-	return ERR_PTR(err);
+	return mr_mr_finish(dev, mr, err);
 }
 
 int mr_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
@@ -235,8 +237,7 @@ int mr_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct mr_mr *mr = to_mr_mr(ibmr);
 
 	mr_mr_unpublish(to_mr_dev(ibmr->device), mr);
-	kvfree(mr->pages);
-	ib_umem_release(mr->umem);
+	mr_mr_unpin(mr);
 	/* A lookup may still be looking at it under RCU. */
 	kfree_rcu(mr, rcu);
 	return 0;

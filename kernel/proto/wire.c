@@ -10,23 +10,126 @@
 #define MR_SEQ_FLAGS MR_FLAG_ACK_REQ
 #define MR_RECV_FLAGS (MR_FLAG_ACK_REQ | MR_FLAG_SOLICITED)
 
+/* A field of an opcode header: where it is on the wire and in struct mr_pkt. */
+struct mr_field {
+	u8 at;		/* byte offset in the opcode header */
+	u8 size;	/* 1, 2, 4 or 8 bytes, big-endian, as the member; 0 ends */
+	u16 member;	/* offset of the value in struct mr_pkt */
+};
+
+#define MR_FIELD(at, size, m) { at, size, offsetof(struct mr_pkt, m) }
+
+/*
+ * The opcode headers, field by field in wire order. An opcode has the
+ * fields of its table that fit in its header length: SEND stops before
+ * imm, WRITE before rsn, FETCH_ADD before compare.
+ */
+static const struct mr_field mr_send_fields[] = {
+	MR_FIELD(0, 4, send.msn),
+	MR_FIELD(4, 4, send.rsn),
+	MR_FIELD(8, 4, send.length),
+	MR_FIELD(12, 4, send.offset),
+	MR_FIELD(16, 4, send.imm),
+	{}
+};
+
+static const struct mr_field mr_send_inv_fields[] = {
+	MR_FIELD(0, 4, send.msn),
+	MR_FIELD(4, 4, send.rsn),
+	MR_FIELD(8, 4, send.length),
+	MR_FIELD(12, 4, send.offset),
+	MR_FIELD(16, 4, send.inv_rkey),
+	{}
+};
+
+static const struct mr_field mr_write_fields[] = {
+	MR_FIELD(0, 4, write.msn),
+	MR_FIELD(4, 4, write.rkey),
+	MR_FIELD(8, 8, write.va),
+	MR_FIELD(16, 4, write.length),
+	MR_FIELD(20, 4, write.offset),
+	MR_FIELD(24, 4, write.rsn),
+	MR_FIELD(28, 4, write.imm),
+	{}
+};
+
+static const struct mr_field mr_read_req_fields[] = {
+	MR_FIELD(0, 4, read_req.msn),
+	MR_FIELD(4, 4, read_req.rkey),
+	MR_FIELD(8, 8, read_req.va),
+	MR_FIELD(16, 4, read_req.length),
+	{}
+};
+
+static const struct mr_field mr_atomic_fields[] = {
+	MR_FIELD(0, 4, atomic.msn),
+	MR_FIELD(4, 4, atomic.rkey),
+	MR_FIELD(8, 8, atomic.va),
+	MR_FIELD(16, 8, atomic.swap_add),
+	MR_FIELD(24, 8, atomic.compare),
+	{}
+};
+
+static const struct mr_field mr_read_resp_fields[] = {
+	MR_FIELD(0, 4, read_resp.msn),
+	MR_FIELD(4, 4, read_resp.length),
+	MR_FIELD(8, 4, read_resp.offset),
+	{}
+};
+
+static const struct mr_field mr_atomic_resp_fields[] = {
+	MR_FIELD(0, 4, atomic_resp.msn),
+	MR_FIELD(4, 8, atomic_resp.orig),
+	{}
+};
+
+static_assert(MR_WIRE_SACK_WORDS == 4, "the ACK table lists 4 SACK words");
+static const struct mr_field mr_ack_fields[] = {
+	MR_FIELD(0, 4, ack.cum_psn),
+	MR_FIELD(4, 8, ack.sack[0]),
+	MR_FIELD(12, 8, ack.sack[1]),
+	MR_FIELD(20, 8, ack.sack[2]),
+	MR_FIELD(28, 8, ack.sack[3]),
+	MR_FIELD(36, 4, ack.msn_done),
+	MR_FIELD(40, 4, ack.ecn_count),
+	MR_FIELD(44, 4, ack.rate_hint),
+	{}
+};
+
+/* Byte 5 is reserved. */
+static const struct mr_field mr_nak_fields[] = {
+	MR_FIELD(0, 4, nak.msn),
+	MR_FIELD(4, 1, nak.code),
+	MR_FIELD(6, 2, nak.rnr_delay),
+	{}
+};
+
 static const struct mr_op_info {
 	u8 len;		/* opcode header length; 0: no such opcode */
 	u8 flags;	/* the flags the opcode may carry */
 	u8 data;	/* whether a payload may follow */
+	const struct mr_field *fields;
 } mr_ops[MR_OP_MAX + 1] = {
-	[MR_OP_SEND] = { MR_SEND_HDR_LEN, MR_RECV_FLAGS, 1 },
-	[MR_OP_SEND_IMM] = { MR_SEND_IMM_HDR_LEN, MR_RECV_FLAGS, 1 },
-	[MR_OP_SEND_INV] = { MR_SEND_IMM_HDR_LEN, MR_RECV_FLAGS, 1 },
-	[MR_OP_WRITE] = { MR_WRITE_HDR_LEN, MR_SEQ_FLAGS, 1 },
-	[MR_OP_WRITE_IMM] = { MR_WRITE_IMM_HDR_LEN, MR_RECV_FLAGS, 1 },
-	[MR_OP_READ_REQ] = { MR_READ_REQ_HDR_LEN, MR_SEQ_FLAGS, 0 },
-	[MR_OP_CMP_SWAP] = { MR_CMP_SWAP_HDR_LEN, MR_SEQ_FLAGS, 0 },
-	[MR_OP_FETCH_ADD] = { MR_FETCH_ADD_HDR_LEN, MR_SEQ_FLAGS, 0 },
-	[MR_OP_READ_RESP] = { MR_READ_RESP_HDR_LEN, MR_SEQ_FLAGS, 1 },
-	[MR_OP_ATOMIC_RESP] = { MR_ATOMIC_RESP_HDR_LEN, MR_SEQ_FLAGS, 0 },
-	[MR_OP_ACK] = { MR_ACK_HDR_LEN, 0, 0 },
-	[MR_OP_NAK] = { MR_NAK_HDR_LEN, 0, 0 },
+	[MR_OP_SEND] = { MR_SEND_HDR_LEN, MR_RECV_FLAGS, 1, mr_send_fields },
+	[MR_OP_SEND_IMM] = { MR_SEND_IMM_HDR_LEN, MR_RECV_FLAGS, 1,
+			     mr_send_fields },
+	[MR_OP_SEND_INV] = { MR_SEND_IMM_HDR_LEN, MR_RECV_FLAGS, 1,
+			     mr_send_inv_fields },
+	[MR_OP_WRITE] = { MR_WRITE_HDR_LEN, MR_SEQ_FLAGS, 1, mr_write_fields },
+	[MR_OP_WRITE_IMM] = { MR_WRITE_IMM_HDR_LEN, MR_RECV_FLAGS, 1,
+			      mr_write_fields },
+	[MR_OP_READ_REQ] = { MR_READ_REQ_HDR_LEN, MR_SEQ_FLAGS, 0,
+			     mr_read_req_fields },
+	[MR_OP_CMP_SWAP] = { MR_CMP_SWAP_HDR_LEN, MR_SEQ_FLAGS, 0,
+			     mr_atomic_fields },
+	[MR_OP_FETCH_ADD] = { MR_FETCH_ADD_HDR_LEN, MR_SEQ_FLAGS, 0,
+			      mr_atomic_fields },
+	[MR_OP_READ_RESP] = { MR_READ_RESP_HDR_LEN, MR_SEQ_FLAGS, 1,
+			      mr_read_resp_fields },
+	[MR_OP_ATOMIC_RESP] = { MR_ATOMIC_RESP_HDR_LEN, MR_SEQ_FLAGS, 0,
+				mr_atomic_resp_fields },
+	[MR_OP_ACK] = { MR_ACK_HDR_LEN, 0, 0, mr_ack_fields },
+	[MR_OP_NAK] = { MR_NAK_HDR_LEN, 0, 0, mr_nak_fields },
 };
 
 static const struct mr_op_info *mr_op_info(unsigned int opcode)
@@ -130,144 +233,50 @@ static int mr_check(const struct mr_pkt *pkt, const struct mr_op_info *op)
 	return 0;
 }
 
-/* Reads the opcode header at p; the caller checked the length. */
-static void mr_get_op(const u8 *p, struct mr_pkt *pkt)
+/* Whether @f is part of the header of @op: see the field tables. */
+static bool mr_has_field(const struct mr_op_info *op, const struct mr_field *f)
 {
-	unsigned int i;
+	return f->size && f->at + f->size <= op->len;
+}
 
-	switch (pkt->base.opcode) {
-	case MR_OP_SEND:
-	case MR_OP_SEND_IMM:
-	case MR_OP_SEND_INV:
-		pkt->send.msn = mr_get_be32(p);
-		pkt->send.rsn = mr_get_be32(p + 4);
-		pkt->send.length = mr_get_be32(p + 8);
-		pkt->send.offset = mr_get_be32(p + 12);
-		if (pkt->base.opcode == MR_OP_SEND_IMM)
-			pkt->send.imm = mr_get_be32(p + 16);
-		if (pkt->base.opcode == MR_OP_SEND_INV)
-			pkt->send.inv_rkey = mr_get_be32(p + 16);
-		break;
-	case MR_OP_WRITE:
-	case MR_OP_WRITE_IMM:
-		pkt->write.msn = mr_get_be32(p);
-		pkt->write.rkey = mr_get_be32(p + 4);
-		pkt->write.va = mr_get_be64(p + 8);
-		pkt->write.length = mr_get_be32(p + 16);
-		pkt->write.offset = mr_get_be32(p + 20);
-		if (pkt->base.opcode == MR_OP_WRITE_IMM) {
-			pkt->write.rsn = mr_get_be32(p + 24);
-			pkt->write.imm = mr_get_be32(p + 28);
-		}
-		break;
-	case MR_OP_READ_REQ:
-		pkt->read_req.msn = mr_get_be32(p);
-		pkt->read_req.rkey = mr_get_be32(p + 4);
-		pkt->read_req.va = mr_get_be64(p + 8);
-		pkt->read_req.length = mr_get_be32(p + 16);
-		break;
-	case MR_OP_CMP_SWAP:
-	case MR_OP_FETCH_ADD:
-		pkt->atomic.msn = mr_get_be32(p);
-		pkt->atomic.rkey = mr_get_be32(p + 4);
-		pkt->atomic.va = mr_get_be64(p + 8);
-		pkt->atomic.swap_add = mr_get_be64(p + 16);
-		if (pkt->base.opcode == MR_OP_CMP_SWAP)
-			pkt->atomic.compare = mr_get_be64(p + 24);
-		break;
-	case MR_OP_READ_RESP:
-		pkt->read_resp.msn = mr_get_be32(p);
-		pkt->read_resp.length = mr_get_be32(p + 4);
-		pkt->read_resp.offset = mr_get_be32(p + 8);
-		break;
-	case MR_OP_ATOMIC_RESP:
-		pkt->atomic_resp.msn = mr_get_be32(p);
-		pkt->atomic_resp.orig = mr_get_be64(p + 4);
-		break;
-	case MR_OP_ACK:
-		pkt->ack.cum_psn = mr_get_be32(p);
-		for (i = 0; i < MR_WIRE_SACK_WORDS; i++)
-			pkt->ack.sack[i] = mr_get_be64(p + 4 + 8 * i);
-		pkt->ack.msn_done = mr_get_be32(p + 36);
-		pkt->ack.ecn_count = mr_get_be32(p + 40);
-		pkt->ack.rate_hint = mr_get_be32(p + 44);
-		break;
-	case MR_OP_NAK:
-		pkt->nak.msn = mr_get_be32(p);
-		pkt->nak.code = p[4];
-		pkt->nak.rnr_delay = mr_get_be16(p + 6);
-		break;
+/* Reads the opcode header at p; the caller checked the length. */
+static void mr_get_op(const u8 *p, struct mr_pkt *pkt,
+		      const struct mr_op_info *op)
+{
+	const struct mr_field *f;
+
+	for (f = op->fields; mr_has_field(op, f); f++) {
+		u8 *v = (u8 *)pkt + f->member;
+
+		if (f->size == 1)
+			*v = p[f->at];
+		else if (f->size == 2)
+			*(u16 *)v = mr_get_be16(p + f->at);
+		else if (f->size == 4)
+			*(u32 *)v = mr_get_be32(p + f->at);
+		else
+			*(u64 *)v = mr_get_be64(p + f->at);
 	}
 }
 
-/* Writes the opcode header at p, every byte of it. */
-static void mr_put_op(const struct mr_pkt *pkt, u8 *p)
+/* Writes the opcode header at p, every byte of it: reserved ones are 0. */
+static void mr_put_op(const struct mr_pkt *pkt, u8 *p,
+		      const struct mr_op_info *op)
 {
-	unsigned int i;
+	const struct mr_field *f;
 
-	switch (pkt->base.opcode) {
-	case MR_OP_SEND:
-	case MR_OP_SEND_IMM:
-	case MR_OP_SEND_INV:
-		mr_put_be32(p, pkt->send.msn);
-		mr_put_be32(p + 4, pkt->send.rsn);
-		mr_put_be32(p + 8, pkt->send.length);
-		mr_put_be32(p + 12, pkt->send.offset);
-		if (pkt->base.opcode == MR_OP_SEND_IMM)
-			mr_put_be32(p + 16, pkt->send.imm);
-		if (pkt->base.opcode == MR_OP_SEND_INV)
-			mr_put_be32(p + 16, pkt->send.inv_rkey);
-		break;
-	case MR_OP_WRITE:
-	case MR_OP_WRITE_IMM:
-		mr_put_be32(p, pkt->write.msn);
-		mr_put_be32(p + 4, pkt->write.rkey);
-		mr_put_be64(p + 8, pkt->write.va);
-		mr_put_be32(p + 16, pkt->write.length);
-		mr_put_be32(p + 20, pkt->write.offset);
-		if (pkt->base.opcode == MR_OP_WRITE_IMM) {
-			mr_put_be32(p + 24, pkt->write.rsn);
-			mr_put_be32(p + 28, pkt->write.imm);
-		}
-		break;
-	case MR_OP_READ_REQ:
-		mr_put_be32(p, pkt->read_req.msn);
-		mr_put_be32(p + 4, pkt->read_req.rkey);
-		mr_put_be64(p + 8, pkt->read_req.va);
-		mr_put_be32(p + 16, pkt->read_req.length);
-		break;
-	case MR_OP_CMP_SWAP:
-	case MR_OP_FETCH_ADD:
-		mr_put_be32(p, pkt->atomic.msn);
-		mr_put_be32(p + 4, pkt->atomic.rkey);
-		mr_put_be64(p + 8, pkt->atomic.va);
-		mr_put_be64(p + 16, pkt->atomic.swap_add);
-		if (pkt->base.opcode == MR_OP_CMP_SWAP)
-			mr_put_be64(p + 24, pkt->atomic.compare);
-		break;
-	case MR_OP_READ_RESP:
-		mr_put_be32(p, pkt->read_resp.msn);
-		mr_put_be32(p + 4, pkt->read_resp.length);
-		mr_put_be32(p + 8, pkt->read_resp.offset);
-		break;
-	case MR_OP_ATOMIC_RESP:
-		mr_put_be32(p, pkt->atomic_resp.msn);
-		mr_put_be64(p + 4, pkt->atomic_resp.orig);
-		break;
-	case MR_OP_ACK:
-		mr_put_be32(p, pkt->ack.cum_psn);
-		for (i = 0; i < MR_WIRE_SACK_WORDS; i++)
-			mr_put_be64(p + 4 + 8 * i, pkt->ack.sack[i]);
-		mr_put_be32(p + 36, pkt->ack.msn_done);
-		mr_put_be32(p + 40, pkt->ack.ecn_count);
-		mr_put_be32(p + 44, pkt->ack.rate_hint);
-		break;
-	case MR_OP_NAK:
-		mr_put_be32(p, pkt->nak.msn);
-		p[4] = pkt->nak.code;
-		p[5] = 0;
-		mr_put_be16(p + 6, pkt->nak.rnr_delay);
-		break;
+	__builtin_memset(p, 0, op->len);
+	for (f = op->fields; mr_has_field(op, f); f++) {
+		const u8 *v = (const u8 *)pkt + f->member;
+
+		if (f->size == 1)
+			p[f->at] = *v;
+		else if (f->size == 2)
+			mr_put_be16(p + f->at, *(const u16 *)v);
+		else if (f->size == 4)
+			mr_put_be32(p + f->at, *(const u32 *)v);
+		else
+			mr_put_be64(p + f->at, *(const u64 *)v);
 	}
 }
 
@@ -305,7 +314,7 @@ int mr_wire_decode(const u8 *buf, u32 len, struct mr_pkt *pkt)
 	pkt->base.qpn = mr_get_be24(buf + 5);
 	pkt->base.psn = mr_get_be32(buf + 8);
 	pkt->base.epoch = mr_get_be16(buf + 12);
-	mr_get_op(buf + MR_BASE_HDR_LEN, pkt);
+	mr_get_op(buf + MR_BASE_HDR_LEN, pkt, op);
 	pkt->hdr_len = MR_BASE_HDR_LEN + op->len;
 	pkt->payload_len = len - pkt->hdr_len;
 	return mr_check(pkt, op);
@@ -343,6 +352,6 @@ int mr_wire_encode(const struct mr_pkt *pkt, u8 *buf, u32 size)
 	mr_put_be32(buf + 8, pkt->base.psn);
 	mr_put_be16(buf + 12, pkt->base.epoch);
 	mr_put_be16(buf + 14, 0);
-	mr_put_op(pkt, buf + MR_BASE_HDR_LEN);
+	mr_put_op(pkt, buf + MR_BASE_HDR_LEN, op);
 	return (int)(MR_BASE_HDR_LEN + op->len);
 }

@@ -9,6 +9,7 @@
 #include <kunit/test.h>
 
 #include "../qp.c"
+#include "verbs_fixture.h"
 
 /* net.c is not part of this module. */
 __be16 mr_udp_dport(void)
@@ -22,28 +23,16 @@ struct qp_fixture {
 	struct mr_cq *scq, *rcq;
 };
 
-static struct mr_cq *qp_new_cq(struct kunit *test, struct qp_fixture *f)
-{
-	struct ib_cq_init_attr attr = { .cqe = 32 };
-	struct mr_cq *cq = kunit_kzalloc(test, sizeof(*cq), GFP_KERNEL);
-
-	KUNIT_ASSERT_NOT_NULL(test, cq);
-	cq->ibcq.device = &f->dev->ib_dev;
-	KUNIT_ASSERT_EQ(test, mr_create_cq(&cq->ibcq, &attr, NULL), 0);
-	return cq;
-}
-
 static struct qp_fixture *qp_fixture(struct kunit *test)
 {
 	struct qp_fixture *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, f);
-	f->dev = kunit_kzalloc(test, sizeof(*f->dev), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, f->dev);
+	f->dev = mr_test_dev(test);
 	mr_qp_dev_init(f->dev);
 	f->pd.device = &f->dev->ib_dev;
-	f->scq = qp_new_cq(test, f);
-	f->rcq = qp_new_cq(test, f);
+	f->scq = mr_test_cq(test, f->dev, 32, NULL, NULL, NULL);
+	f->rcq = mr_test_cq(test, f->dev, 32, NULL, NULL, NULL);
 	return f;
 }
 
@@ -128,13 +117,11 @@ static int qp_to(struct mr_qp *qp, enum ib_qp_state state)
 static void expect_flushed(struct kunit *test, struct mr_cq *cq, u64 first,
 			   int n, enum ib_wc_opcode opcode)
 {
-	struct ib_wc wc[8];
-	int i, got;
+	struct ib_wc wc[MR_TEST_MAX_WC];
+	int i;
 
-	got = mr_poll_cq(&cq->ibcq, ARRAY_SIZE(wc), wc);
-	KUNIT_ASSERT_EQ(test, got, n);
+	mr_test_poll_ids(test, cq, wc, first, n);
 	for (i = 0; i < n; i++) {
-		KUNIT_EXPECT_EQ(test, wc[i].wr_id, first + i);
 		KUNIT_EXPECT_EQ(test, wc[i].status, IB_WC_WR_FLUSH_ERR);
 		KUNIT_EXPECT_EQ(test, wc[i].opcode, opcode);
 	}

@@ -9,6 +9,7 @@
 
 #include "../cq.c"
 #include "../mr.c"
+#include "verbs_fixture.h"
 
 struct verbs_fixture {
 	struct mr_dev *dev;
@@ -34,8 +35,7 @@ static struct verbs_fixture *fixture(struct kunit *test)
 	struct verbs_fixture *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, f);
-	f->dev = kunit_kzalloc(test, sizeof(*f->dev), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, f->dev);
+	f->dev = mr_test_dev(test);
 	mr_mr_dev_init(f->dev);
 	f->pd.device = &f->dev->ib_dev;
 	f->other_pd.device = &f->dev->ib_dev;
@@ -47,16 +47,7 @@ static struct verbs_fixture *fixture(struct kunit *test)
 static struct mr_cq *new_cq(struct kunit *test, struct verbs_fixture *f,
 			    int cqe)
 {
-	struct ib_cq_init_attr attr = { .cqe = cqe };
-	struct mr_cq *cq = kunit_kzalloc(test, sizeof(*cq), GFP_KERNEL);
-
-	KUNIT_ASSERT_NOT_NULL(test, cq);
-	cq->ibcq.device = &f->dev->ib_dev;
-	cq->ibcq.comp_handler = count_completion;
-	cq->ibcq.event_handler = count_event;
-	cq->ibcq.cq_context = f;
-	KUNIT_ASSERT_EQ(test, mr_create_cq(&cq->ibcq, &attr, NULL), 0);
-	return cq;
+	return mr_test_cq(test, f->dev, cqe, count_completion, count_event, f);
 }
 
 static int post(struct verbs_fixture *f, struct mr_cq *cq, u64 id,
@@ -71,15 +62,12 @@ static int post(struct verbs_fixture *f, struct mr_cq *cq, u64 id,
 static void expect_ids(struct kunit *test, struct mr_cq *cq, u64 first,
 		       int n)
 {
-	struct ib_wc wc[8];
-	int i, got;
+	struct ib_wc wc[MR_TEST_MAX_WC];
+	int i;
 
-	got = mr_poll_cq(&cq->ibcq, ARRAY_SIZE(wc), wc);
-	KUNIT_ASSERT_EQ(test, got, n);
-	for (i = 0; i < n; i++) {
-		KUNIT_EXPECT_EQ(test, wc[i].wr_id, first + i);
+	mr_test_poll_ids(test, cq, wc, first, n);
+	for (i = 0; i < n; i++)
 		KUNIT_EXPECT_EQ(test, wc[i].qp->qp_num, 17u);
-	}
 }
 
 static void cq_create_limits(struct kunit *test)

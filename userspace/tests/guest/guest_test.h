@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 //
-// What the guest test programs share: KTAP output, RAII owners for verbs
-// objects and anonymous memory, opening a device by name, and `rdma
-// resource show` lines.
+// What the guest test programs share: KTAP output and the start of main(),
+// RAII owners for verbs objects and anonymous memory, opening a device by
+// name, the walk of RC QPs to RTS, posting single WRs, and `rdma resource
+// show` lines.
 #pragma once
 
 #include <infiniband/verbs.h>
@@ -21,6 +22,29 @@
 #include <vector>
 
 namespace guest {
+
+// A KTAP diagnostic line: "# " and the printf-style text.
+inline void vdiag(const char *fmt, va_list ap) {
+    std::printf("# ");
+    std::vprintf(fmt, ap);
+    std::printf("\n");
+}
+
+// A setup failure that leaves no case to run: KTAP's bail out, status 2.
+[[noreturn]] inline void bail(const std::string &why) {
+    std::printf("Bail out! %s\n", why.c_str());
+    std::exit(2);
+}
+
+// The start of main(): exactly @nargs arguments (named by @usage) or exit
+// status 2, and stdout line-buffered so each KTAP line shows when it runs.
+inline void start(int argc, char **argv, int nargs, const char *usage) {
+    if (argc != nargs + 1) {
+        std::fprintf(stderr, "usage: %s %s\n", argv[0], usage);
+        std::exit(2);
+    }
+    setvbuf(stdout, nullptr, _IOLBF, 0);
+}
 
 // One KTAP case per check; the destructor notes a plan that was not met.
 class Ktap {
@@ -42,9 +66,7 @@ public:
         if (!ok && fmt) {
             va_list ap;
             va_start(ap, fmt);
-            std::printf("# ");
-            std::vprintf(fmt, ap);
-            std::printf("\n");
+            vdiag(fmt, ap);
             va_end(ap);
         }
         std::printf("%s %d %s\n", ok ? "ok" : "not ok", ++n_, desc.c_str());
@@ -64,36 +86,18 @@ private:
     int failed_ = 0;
 };
 
-struct CloseDevice {
-    void operator()(ibv_context *c) const noexcept { ibv_close_device(c); }
+// A unique_ptr deleter that calls @Free (the result, if any, is of no use).
+template <auto Free> struct Deleter {
+    template <class T> void operator()(T *p) const noexcept { Free(p); }
 };
-struct DeallocPd {
-    void operator()(ibv_pd *pd) const noexcept { ibv_dealloc_pd(pd); }
-};
-struct DeregMr {
-    void operator()(ibv_mr *mr) const noexcept { ibv_dereg_mr(mr); }
-};
-struct DestroyCq {
-    void operator()(ibv_cq *cq) const noexcept { ibv_destroy_cq(cq); }
-};
-struct DestroyQp {
-    void operator()(ibv_qp *qp) const noexcept { ibv_destroy_qp(qp); }
-};
-struct DestroyChannel {
-    void operator()(ibv_comp_channel *ch) const noexcept { ibv_destroy_comp_channel(ch); }
-};
-struct FreeDeviceList {
-    void operator()(ibv_device **l) const noexcept { ibv_free_device_list(l); }
-};
-struct Pclose {
-    void operator()(FILE *f) const noexcept { pclose(f); }
-};
-using Context = std::unique_ptr<ibv_context, CloseDevice>;
-using Pd = std::unique_ptr<ibv_pd, DeallocPd>;
-using Mr = std::unique_ptr<ibv_mr, DeregMr>;
-using Cq = std::unique_ptr<ibv_cq, DestroyCq>;
-using Qp = std::unique_ptr<ibv_qp, DestroyQp>;
-using Channel = std::unique_ptr<ibv_comp_channel, DestroyChannel>;
+using Context = std::unique_ptr<ibv_context, Deleter<ibv_close_device>>;
+using Pd = std::unique_ptr<ibv_pd, Deleter<ibv_dealloc_pd>>;
+using Mr = std::unique_ptr<ibv_mr, Deleter<ibv_dereg_mr>>;
+using Cq = std::unique_ptr<ibv_cq, Deleter<ibv_destroy_cq>>;
+using Qp = std::unique_ptr<ibv_qp, Deleter<ibv_destroy_qp>>;
+using Channel = std::unique_ptr<ibv_comp_channel, Deleter<ibv_destroy_comp_channel>>;
+using DeviceList = std::unique_ptr<ibv_device *, Deleter<ibv_free_device_list>>;
+using Pipe = std::unique_ptr<FILE, Deleter<pclose>>;
 
 // Anonymous memory, unmapped on scope exit. Page-aligned, so MRs over it
 // start on a page; get() is null if mmap failed.
@@ -127,7 +131,7 @@ inline Mr reg_mr(ibv_pd *pd, void *addr, size_t len, int access, int *err) {
 
 // Opens the device called @name, or returns null.
 inline Context open_device(const char *name) {
-    std::unique_ptr<ibv_device *, FreeDeviceList> list(ibv_get_device_list(nullptr));
+    DeviceList list(ibv_get_device_list(nullptr));
     for (ibv_device **d = list.get(); d && *d; d++)
         if (std::strcmp(ibv_get_device_name(*d), name) == 0)
             return Context(ibv_open_device(*d));
@@ -141,7 +145,7 @@ inline std::vector<std::string> rdma_resources(const char *kind, const char *dev
     if (dev)
         cmd += std::string(" dev ") + dev;
     cmd += " 2>&1";
-    std::unique_ptr<FILE, Pclose> f(popen(cmd.c_str(), "r"));
+    Pipe f(popen(cmd.c_str(), "r"));
     std::vector<std::string> lines;
     if (!f)
         return lines;
@@ -158,7 +162,89 @@ inline std::vector<std::string> rdma_resources(const char *kind, const char *dev
     return lines;
 }
 
-// ---- RC queue pairs between two devices of one process -------------------
+// ---- RC queue pairs ------------------------------------------------------
+// The index of the first RoCE v2 GID of port 1 that holds an IPv4 address
+// (v4-mapped), with the GID in *gid; -1 if there is none.
+inline int find_ipv4_gid(ibv_context *ctx, const ibv_port_attr &port, ibv_gid *gid) {
+    static const uint8_t v4mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    for (int i = 0; i < port.gid_tbl_len; i++) {
+        ibv_gid_entry entry{};
+        if (ibv_query_gid_ex(ctx, 1, static_cast<uint32_t>(i), &entry, 0) == 0 &&
+            entry.gid_type == IBV_GID_TYPE_ROCE_V2 &&
+            std::memcmp(entry.gid.raw, v4mapped, sizeof(v4mapped)) == 0) {
+            *gid = entry.gid;
+            return i;
+        }
+    }
+    return -1;
+}
+
+// Where an RC QP sends: the peer QP and GID, the local GID, MTU and PSNs.
+struct RcPath {
+    uint32_t dest_qpn = 0;
+    ibv_gid dgid{};
+    int sgid_index = 0;
+    ibv_mtu mtu = IBV_MTU_1024;
+    uint32_t sq_psn = 0; // the PSN this QP sends with
+    uint32_t rq_psn = 0; // the PSN the peer sends with
+};
+
+// How an RC QP behaves: rights, reads and atomics in flight, timers.
+struct RcParams {
+    int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+                 IBV_ACCESS_REMOTE_ATOMIC;
+    uint8_t max_rd_atomic = 4;
+    uint8_t max_dest_rd_atomic = 4;
+    uint8_t min_rnr_timer = 1; // responder side: code 1 is 10 us
+    uint8_t timeout = 14;
+    uint8_t retry_cnt = 7;
+    uint8_t rnr_retry = 7; // 7: retry RNR for ever
+};
+
+// The steps from RESET to RTS, in order.
+constexpr ibv_qp_state kRcSteps[] = {IBV_QPS_INIT, IBV_QPS_RTR, IBV_QPS_RTS};
+
+// One step of an RC QP to @to (INIT, RTR or RTS) with the attributes that
+// step takes; ibv_modify_qp's result.
+inline int modify_rc(ibv_qp *qp, ibv_qp_state to, const RcPath &path, const RcParams &params) {
+    ibv_qp_attr a{};
+    a.qp_state = to;
+    int mask = IBV_QP_STATE;
+    switch (to) {
+    case IBV_QPS_INIT:
+        a.port_num = 1;
+        a.qp_access_flags = static_cast<unsigned>(params.access);
+        mask |= IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
+        break;
+    case IBV_QPS_RTR:
+        a.path_mtu = path.mtu;
+        a.dest_qp_num = path.dest_qpn;
+        a.rq_psn = path.rq_psn;
+        a.max_dest_rd_atomic = params.max_dest_rd_atomic;
+        a.min_rnr_timer = params.min_rnr_timer;
+        a.ah_attr.is_global = 1;
+        a.ah_attr.grh.dgid = path.dgid;
+        a.ah_attr.grh.sgid_index = static_cast<uint8_t>(path.sgid_index);
+        a.ah_attr.grh.hop_limit = 64;
+        a.ah_attr.port_num = 1;
+        mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+                IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+        break;
+    case IBV_QPS_RTS:
+        a.timeout = params.timeout;
+        a.retry_cnt = params.retry_cnt;
+        a.rnr_retry = params.rnr_retry;
+        a.sq_psn = path.sq_psn;
+        a.max_rd_atomic = params.max_rd_atomic;
+        mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+                IBV_QP_MAX_QP_RD_ATOMIC;
+        break;
+    default:
+        break;
+    }
+    return ibv_modify_qp(qp, &a, mask);
+}
+
 // One end of a connection: a device, a PD, a send and a receive CQ, and the
 // port's RoCE v2 IPv4 GID (v4-mapped) to address it by.
 struct RcEnd {
@@ -185,32 +271,26 @@ inline bool open_rc_end(RcEnd &e, const char *name, std::string *why) {
         *why = std::string("cannot create CQs or query the port of ") + name;
         return false;
     }
-    static const uint8_t v4mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-    for (int i = 0; i < e.port.gid_tbl_len; i++) {
-        ibv_gid_entry entry{};
-        if (ibv_query_gid_ex(e.ctx.get(), 1, static_cast<uint32_t>(i), &entry, 0) == 0 &&
-            entry.gid_type == IBV_GID_TYPE_ROCE_V2 &&
-            std::memcmp(entry.gid.raw, v4mapped, sizeof(v4mapped)) == 0) {
-            e.gid_index = i;
-            e.gid = entry.gid;
-            return true;
-        }
+    e.gid_index = find_ipv4_gid(e.ctx.get(), e.port, &e.gid);
+    if (e.gid_index < 0) {
+        *why = std::string("no RoCE v2 IPv4 GID on ") + name;
+        return false;
     }
-    *why = std::string("no RoCE v2 IPv4 GID on ") + name;
-    return false;
+    return true;
+}
+
+// Opens both ends of the RC pairs of a test, or bails out.
+inline void open_rc_ends(RcEnd &a, const char *name_a, RcEnd &b, const char *name_b) {
+    std::string why;
+    if (!open_rc_end(a, name_a, &why) || !open_rc_end(b, name_b, &why))
+        bail(why);
 }
 
 // How to build an RcPair; the defaults give a working pair.
-struct RcPairOptions {
+struct RcPairOptions : RcParams {
     uint32_t max_wr = 32;
     uint32_t max_sge = 4;
     uint32_t max_inline = 64;
-    int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-                 IBV_ACCESS_REMOTE_ATOMIC;
-    uint8_t min_rnr_timer = 1; // responder side: code 1 is 10 us
-    uint8_t rnr_retry = 7;     // 7: retry RNR for ever
-    uint8_t retry_cnt = 7;
-    uint8_t timeout = 14;
     // Stop the walk early: RESET, INIT, RTR or RTS (both QPs).
     ibv_qp_state until = IBV_QPS_RTS;
 };
@@ -222,7 +302,7 @@ class RcPair {
 public:
     static constexpr uint32_t kPsn[2] = {0x10000, 0x20000};
 
-    RcPair(RcEnd &a, RcEnd &b, const RcPairOptions &opts = {}) : end_{&a, &b}, opts_(opts) {
+    RcPair(RcEnd &a, RcEnd &b, const RcPairOptions &opts = {}) : end_{&a, &b} {
         for (int i = 0; i < 2; i++) {
             ibv_qp_init_attr init{};
             init.send_cq = end_[i]->scq.get();
@@ -240,14 +320,10 @@ public:
                 return;
             }
         }
-        for (int i = 0; i < 2 && !error_ && opts.until != IBV_QPS_RESET; i++)
-            error_ = to_init(i);
-        for (int i = 0; i < 2 && !error_ && opts.until != IBV_QPS_RESET &&
-                        opts.until != IBV_QPS_INIT;
-             i++)
-            error_ = to_rtr(i);
-        for (int i = 0; i < 2 && !error_ && opts.until == IBV_QPS_RTS; i++)
-            error_ = to_rts(i);
+        // Both QPs take each step before either takes the next.
+        for (ibv_qp_state step : kRcSteps)
+            for (int i = 0; i < 2 && !error_ && step <= opts.until; i++)
+                error_ = modify_rc(qp[i].get(), step, path(i), opts);
     }
 
     // 0, or the errno of the first step that failed.
@@ -275,50 +351,45 @@ public:
     Qp qp[2];
 
 private:
-    int to_init(int i) {
-        ibv_qp_attr a{};
-        a.qp_state = IBV_QPS_INIT;
-        a.port_num = 1;
-        a.qp_access_flags = static_cast<unsigned>(opts_.access);
-        return ibv_modify_qp(qp[i].get(), &a,
-                             IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
-    }
-    int to_rtr(int i) {
+    RcPath path(int i) const {
         const RcEnd &self = *end_[i], &peer = *end_[1 - i];
-        ibv_qp_attr a{};
-        a.qp_state = IBV_QPS_RTR;
-        a.path_mtu = self.port.active_mtu;
-        a.dest_qp_num = qp[1 - i]->qp_num;
-        a.rq_psn = kPsn[1 - i];
-        a.max_dest_rd_atomic = 4;
-        a.min_rnr_timer = opts_.min_rnr_timer;
-        a.ah_attr.is_global = 1;
-        a.ah_attr.grh.dgid = peer.gid;
-        a.ah_attr.grh.sgid_index = static_cast<uint8_t>(self.gid_index);
-        a.ah_attr.grh.hop_limit = 64;
-        a.ah_attr.port_num = 1;
-        return ibv_modify_qp(qp[i].get(), &a,
-                             IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-                                 IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-                                 IBV_QP_MIN_RNR_TIMER);
-    }
-    int to_rts(int i) {
-        ibv_qp_attr a{};
-        a.qp_state = IBV_QPS_RTS;
-        a.timeout = opts_.timeout;
-        a.retry_cnt = opts_.retry_cnt;
-        a.rnr_retry = opts_.rnr_retry;
-        a.sq_psn = kPsn[i];
-        a.max_rd_atomic = 4;
-        return ibv_modify_qp(qp[i].get(), &a,
-                             IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-                                 IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+        return {.dest_qpn = qp[1 - i]->qp_num,
+                .dgid = peer.gid,
+                .sgid_index = self.gid_index,
+                .mtu = self.port.active_mtu,
+                .sq_psn = kPsn[i],
+                .rq_psn = kPsn[1 - i]};
     }
 
     RcEnd *end_[2];
-    RcPairOptions opts_;
     int error_ = 0;
 };
+
+// ---- single work requests --------------------------------------------------
+// A send WR of @op over @n SGEs from @sge; the caller sets what else it needs.
+inline ibv_send_wr send_wr(uint64_t wr_id, ibv_wr_opcode op, ibv_sge *sge, int n = 1) {
+    ibv_send_wr wr{};
+    wr.wr_id = wr_id;
+    wr.sg_list = sge;
+    wr.num_sge = n;
+    wr.opcode = op;
+    return wr;
+}
+
+// Posts @wr alone; ibv_post_send's result.
+inline int post_send_wr(ibv_qp *qp, ibv_send_wr wr) {
+    ibv_send_wr *bad = nullptr;
+    return ibv_post_send(qp, &wr, &bad);
+}
+
+// Posts one receive WR over @n SGEs from @sge; ibv_post_recv's result.
+inline int post_recv_wr(ibv_qp *qp, uint64_t wr_id, ibv_sge *sge, int n = 1) {
+    ibv_recv_wr wr{}, *bad = nullptr;
+    wr.wr_id = wr_id;
+    wr.sg_list = sge;
+    wr.num_sge = n;
+    return ibv_post_recv(qp, &wr, &bad);
+}
 
 // Polls @cq until it has given @n completions or @ms milliseconds passed.
 inline std::vector<ibv_wc> poll_wcs(ibv_cq *cq, size_t n, int ms = 5000) {
@@ -345,7 +416,7 @@ inline std::string wcs_str(const std::vector<ibv_wc> &wcs) {
 // The counters of `rdma statistic show link DEV/1` by name (empty on error).
 inline std::map<std::string, long long> rdma_counters(const char *dev) {
     std::string cmd = std::string("rdma statistic show link ") + dev + "/1 2>/dev/null";
-    std::unique_ptr<FILE, Pclose> f(popen(cmd.c_str(), "r"));
+    Pipe f(popen(cmd.c_str(), "r"));
     std::map<std::string, long long> out;
     char name[128], value[64];
     // "link DEV/1 name value name value ..."

@@ -74,68 +74,45 @@ private:
     Mr mr_;
 };
 
-[[noreturn]] void bail(const std::string &why) {
-    std::printf("Bail out! %s\n", why.c_str());
-    std::exit(2);
-}
-
-int post(ibv_qp *qp, ibv_send_wr &wr) {
-    ibv_send_wr *bad = nullptr;
-    return ibv_post_send(qp, &wr, &bad);
-}
-
 // RDMA WRITE or READ of @len bytes between @local (key @lkey) and @raddr.
 int post_rdma(ibv_qp *qp, uint64_t wr_id, ibv_wr_opcode op, void *local, uint32_t len,
               uint32_t lkey, uint64_t raddr, uint32_t rkey) {
     ibv_sge sge{reinterpret_cast<uintptr_t>(local), len, lkey};
-    ibv_send_wr wr{};
-    wr.wr_id = wr_id;
-    wr.sg_list = &sge;
-    wr.num_sge = 1;
-    wr.opcode = op;
+    ibv_send_wr wr = send_wr(wr_id, op, &sge);
     wr.wr.rdma.remote_addr = raddr;
     wr.wr.rdma.rkey = rkey;
-    return post(qp, wr);
+    return post_send_wr(qp, wr);
 }
 
 // A FETCH_ADD or CMP_SWAP at @raddr, the old value into @local.
 int post_atomic(ibv_qp *qp, uint64_t wr_id, ibv_wr_opcode op, uint64_t *local, uint32_t lkey,
                 uint64_t raddr, uint32_t rkey) {
     ibv_sge sge{reinterpret_cast<uintptr_t>(local), 8, lkey};
-    ibv_send_wr wr{};
-    wr.wr_id = wr_id;
-    wr.sg_list = &sge;
-    wr.num_sge = 1;
-    wr.opcode = op;
+    ibv_send_wr wr = send_wr(wr_id, op, &sge);
     wr.wr.atomic.remote_addr = raddr;
     wr.wr.atomic.rkey = rkey;
     wr.wr.atomic.compare_add = 1;
     wr.wr.atomic.swap = 0x5555555555555555ull;
-    return post(qp, wr);
+    return post_send_wr(qp, wr);
+}
+
+// @n SGEs, each @len bytes at @addr under @lkey.
+std::vector<ibv_sge> sges(const void *addr, uint32_t len, uint32_t lkey, int n) {
+    return std::vector<ibv_sge>(static_cast<size_t>(n),
+                                ibv_sge{reinterpret_cast<uintptr_t>(addr), len, lkey});
 }
 
 // A SEND of @n SGEs, each @len bytes at @addr under @lkey.
 int post_send(ibv_qp *qp, uint64_t wr_id, const void *addr, uint32_t len, uint32_t lkey,
               int n = 1) {
-    std::vector<ibv_sge> sge(static_cast<size_t>(n),
-                             ibv_sge{reinterpret_cast<uintptr_t>(addr), len, lkey});
-    ibv_send_wr wr{};
-    wr.wr_id = wr_id;
-    wr.sg_list = sge.data();
-    wr.num_sge = n;
-    wr.opcode = IBV_WR_SEND;
-    return post(qp, wr);
+    auto sge = sges(addr, len, lkey, n);
+    return post_send_wr(qp, send_wr(wr_id, IBV_WR_SEND, sge.data(), n));
 }
 
 int post_recv(ibv_qp *qp, uint64_t wr_id, const void *addr, uint32_t len, uint32_t lkey,
               int n = 1) {
-    std::vector<ibv_sge> sge(static_cast<size_t>(n),
-                             ibv_sge{reinterpret_cast<uintptr_t>(addr), len, lkey});
-    ibv_recv_wr wr{}, *bad = nullptr;
-    wr.wr_id = wr_id;
-    wr.sg_list = sge.data();
-    wr.num_sge = n;
-    return ibv_post_recv(qp, &wr, &bad);
+    auto sge = sges(addr, len, lkey, n);
+    return post_recv_wr(qp, wr_id, sge.data(), n);
 }
 
 struct Suite {
@@ -467,16 +444,10 @@ void Suite::retry_exhausted() {
 } // namespace
 
 int main(int argc, char **argv) {
-    if (argc != 3) {
-        std::fprintf(stderr, "usage: %s DEVICE PEER_DEVICE\n", argv[0]);
-        return 2;
-    }
-    setvbuf(stdout, nullptr, _IOLBF, 0);
+    start(argc, argv, 2, "DEVICE PEER_DEVICE");
     Ktap t(kCases);
     RcEnd a, b;
-    std::string why;
-    if (!open_rc_end(a, argv[1], &why) || !open_rc_end(b, argv[2], &why))
-        bail(why);
+    open_rc_ends(a, argv[1], b, argv[2]);
     Suite s(t, a, b);
     s.refused_at_post();
     s.remote_write_faults();

@@ -53,11 +53,6 @@ const char *const kDropCounters[] = {"rx_drop_short", "rx_drop_version", "rx_dro
 using Packet = std::vector<uint8_t>;
 using Counts = std::map<std::string, long long>;
 
-[[noreturn]] void bail(const std::string &why) {
-    std::printf("Bail out! %s\n", why.c_str());
-    std::exit(2);
-}
-
 // The counter a datagram that fails decoding lands in, as the kernel's
 // receive path maps codec errors; "" if it decodes.
 std::string predicted_drop(const Packet &p) {
@@ -224,17 +219,8 @@ bool exchange(RcPair &p, RcEnd &from, RcEnd &to, int i, std::string *why) {
         return false;
     }
     ibv_sge rs{reinterpret_cast<uintptr_t>(in.data()), 256, in_mr->lkey};
-    ibv_recv_wr rwr{}, *rbad = nullptr;
-    rwr.wr_id = 1;
-    rwr.sg_list = &rs;
-    rwr.num_sge = 1;
     ibv_sge ss{reinterpret_cast<uintptr_t>(out.data()), 200, out_mr->lkey};
-    ibv_send_wr swr{}, *sbad = nullptr;
-    swr.wr_id = 2;
-    swr.sg_list = &ss;
-    swr.num_sge = 1;
-    swr.opcode = IBV_WR_SEND;
-    int rc = ibv_post_recv(p[1 - i], &rwr, &rbad) | ibv_post_send(p[i], &swr, &sbad);
+    int rc = post_recv_wr(p[1 - i], 1, &rs) | post_send_wr(p[i], send_wr(2, IBV_WR_SEND, &ss));
     auto sw = poll_wcs(from.scq.get(), 1);
     auto rw = poll_wcs(to.rcq.get(), 1);
     *why = "rc " + std::to_string(rc) + " send " + wcs_str(sw) + " recv " + wcs_str(rw);
@@ -467,11 +453,7 @@ void run(Ktap &t, RcEnd &a, RcEnd &b, const char *peer4, Udp &udp4, Udp &udp6, i
         std::vector<uint8_t> in(256);
         Mr in_mr(ibv_reg_mr(b.pd.get(), in.data(), in.size(), IBV_ACCESS_LOCAL_WRITE));
         ibv_sge rs{reinterpret_cast<uintptr_t>(in.data()), 256, in_mr ? in_mr->lkey : 0};
-        ibv_recv_wr rwr{}, *rbad = nullptr;
-        rwr.wr_id = 1;
-        rwr.sg_list = &rs;
-        rwr.num_sge = 1;
-        int rc = ibv_post_recv(p[1], &rwr, &rbad);
+        int rc = post_recv_wr(p[1], 1, &rs);
         // Two SENDs a -> b so far (MSN 0 and 1, RSN 0 and 1): next are 2 and 2.
         mr_pkt pkt = send_pkt(qpn, far_psn, 2, 3000, 1024);
         pkt.send.rsn = 2;
@@ -487,12 +469,7 @@ void run(Ktap &t, RcEnd &a, RcEnd &b, const char *peer4, Udp &udp4, Udp &udp6, i
         std::vector<uint8_t> out(256, 0x3c);
         Mr out_mr(ibv_reg_mr(a.pd.get(), out.data(), out.size(), IBV_ACCESS_LOCAL_WRITE));
         ibv_sge ss{reinterpret_cast<uintptr_t>(out.data()), 200, out_mr ? out_mr->lkey : 0};
-        ibv_send_wr swr{}, *sbad = nullptr;
-        swr.wr_id = 3;
-        swr.sg_list = &ss;
-        swr.num_sge = 1;
-        swr.opcode = IBV_WR_SEND;
-        rc = ibv_post_send(p[0], &swr, &sbad);
+        rc = post_send_wr(p[0], send_wr(3, IBV_WR_SEND, &ss));
         auto sw = poll_wcs(a.scq.get(), 1);
         auto rw = poll_wcs(b.rcq.get(), 1);
         t.check(rc == 0 && sw.size() == 1 && sw[0].status == IBV_WC_SUCCESS && rw.size() == 1 &&
@@ -505,16 +482,10 @@ void run(Ktap &t, RcEnd &a, RcEnd &b, const char *peer4, Udp &udp4, Udp &udp6, i
 } // namespace
 
 int main(int argc, char **argv) {
-    if (argc != 6) {
-        std::fprintf(stderr, "usage: %s DEVICE PEER_DEVICE PEER_IPV4 PEER_IPV6 COUNT\n", argv[0]);
-        return 2;
-    }
-    setvbuf(stdout, nullptr, _IOLBF, 0);
+    start(argc, argv, 5, "DEVICE PEER_DEVICE PEER_IPV4 PEER_IPV6 COUNT");
     Ktap t(kCases);
     RcEnd a, b;
-    std::string why;
-    if (!open_rc_end(a, argv[1], &why) || !open_rc_end(b, argv[2], &why))
-        bail(why);
+    open_rc_ends(a, argv[1], b, argv[2]);
     Udp udp4(AF_INET, argv[3]), udp6(AF_INET6, argv[4]);
     if (!udp4.ok() || !udp6.ok())
         bail("cannot open UDP sockets to " + std::string(argv[3]) + " / " + argv[4]);

@@ -53,51 +53,38 @@ struct End {
     }
 };
 
-[[noreturn]] void bail(const char *what, const char *dev) {
-    std::printf("Bail out! %s on %s: %s\n", what, dev, std::strerror(errno));
-    std::exit(2);
+[[noreturn]] void bail_on(const char *what, const char *dev) {
+    bail(std::string(what) + " on " + dev + ": " + std::strerror(errno));
 }
 
 void open_end(End &e, const char *name, bool channel) {
     e.name = name;
     e.ctx = open_device(name);
     if (!e.ctx)
-        bail("cannot open the RDMA device", name);
+        bail_on("cannot open the RDMA device", name);
     e.pd.reset(ibv_alloc_pd(e.ctx.get()));
     if (!e.pd)
-        bail("alloc_pd", name);
+        bail_on("alloc_pd", name);
     if (channel) {
         e.ch.reset(ibv_create_comp_channel(e.ctx.get()));
         if (!e.ch)
-            bail("create_comp_channel", name);
+            bail_on("create_comp_channel", name);
     }
     e.scq.reset(ibv_create_cq(e.ctx.get(), 64, nullptr, nullptr, 0));
     e.rcq.reset(ibv_create_cq(e.ctx.get(), 64, nullptr, e.ch.get(), 0));
     if (!e.scq || !e.rcq)
-        bail("create_cq", name);
+        bail_on("create_cq", name);
     e.mr.reset(ibv_reg_mr(e.pd.get(), e.buf.data(), e.buf.size(), IBV_ACCESS_LOCAL_WRITE));
     if (!e.mr)
-        bail("reg_mr", name);
+        bail_on("reg_mr", name);
     if (ibv_query_port(e.ctx.get(), 1, &e.port))
-        bail("query_port", name);
+        bail_on("query_port", name);
 }
 
-// The index of the device's RoCE v2 GID that holds an IPv4 address (v4-mapped).
+// The device's RoCE v2 GID that holds an IPv4 address (v4-mapped).
 bool find_gid(End &e) {
-    for (int i = 0; i < e.port.gid_tbl_len; i++) {
-        ibv_gid_entry entry{};
-        if (ibv_query_gid_ex(e.ctx.get(), 1, static_cast<uint32_t>(i), &entry, 0) ||
-            entry.gid_type != IBV_GID_TYPE_ROCE_V2)
-            continue;
-        const ibv_gid &gid = entry.gid;
-        static const uint8_t v4mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-        if (std::memcmp(gid.raw, v4mapped, sizeof(v4mapped)) == 0) {
-            e.gid_index = i;
-            e.gid = gid;
-            return true;
-        }
-    }
-    return false;
+    e.gid_index = find_ipv4_gid(e.ctx.get(), e.port, &e.gid);
+    return e.gid_index >= 0;
 }
 
 std::string gid_str(const ibv_gid &gid) {
@@ -129,47 +116,26 @@ Qp create_qp(End &e, ibv_qp_init_attr init, int *err) {
 
 constexpr int kAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
 constexpr uint32_t kPsn[2] = {0x123456, 0xabcdef};
+// What the query_qp cases expect back.
+constexpr RcParams kParams = {
+    .access = kAccess, .max_rd_atomic = 2, .min_rnr_timer = 12, .rnr_retry = 6};
 
 int to_init(ibv_qp *qp) {
-    ibv_qp_attr a{};
-    a.qp_state = IBV_QPS_INIT;
-    a.pkey_index = 0;
-    a.port_num = 1;
-    a.qp_access_flags = kAccess;
-    return ibv_modify_qp(qp, &a,
-                         IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+    return modify_rc(qp, IBV_QPS_INIT, {}, kParams);
 }
 
 // INIT -> RTR towards @peer's QP @dqpn; the PSN it sends with is kPsn[@peer_i].
 int to_rtr(ibv_qp *qp, const End &self, const End &peer, uint32_t dqpn, int peer_i, ibv_mtu mtu) {
-    ibv_qp_attr a{};
-    a.qp_state = IBV_QPS_RTR;
-    a.path_mtu = mtu;
-    a.dest_qp_num = dqpn;
-    a.rq_psn = kPsn[peer_i];
-    a.max_dest_rd_atomic = 4;
-    a.min_rnr_timer = 12;
-    a.ah_attr.is_global = 1;
-    a.ah_attr.grh.dgid = peer.gid;
-    a.ah_attr.grh.sgid_index = static_cast<uint8_t>(self.gid_index);
-    a.ah_attr.grh.hop_limit = 64;
-    a.ah_attr.port_num = 1;
-    return ibv_modify_qp(qp, &a,
-                         IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-                             IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
+    const RcPath path = {.dest_qpn = dqpn,
+                         .dgid = peer.gid,
+                         .sgid_index = self.gid_index,
+                         .mtu = mtu,
+                         .rq_psn = kPsn[peer_i]};
+    return modify_rc(qp, IBV_QPS_RTR, path, kParams);
 }
 
 int to_rts(ibv_qp *qp, int self_i) {
-    ibv_qp_attr a{};
-    a.qp_state = IBV_QPS_RTS;
-    a.timeout = 14;
-    a.retry_cnt = 7;
-    a.rnr_retry = 6;
-    a.sq_psn = kPsn[self_i];
-    a.max_rd_atomic = 2;
-    return ibv_modify_qp(qp, &a,
-                         IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-                             IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+    return modify_rc(qp, IBV_QPS_RTS, {.sq_psn = kPsn[self_i]}, kParams);
 }
 
 int to_state(ibv_qp *qp, ibv_qp_state s) {
@@ -457,11 +423,7 @@ void run(Ktap &t, End &a, End &b) {
 } // namespace
 
 int main(int argc, char **argv) {
-    if (argc != 3) {
-        std::fprintf(stderr, "usage: %s DEVICE PEER_DEVICE\n", argv[0]);
-        return 2;
-    }
-    setvbuf(stdout, nullptr, _IOLBF, 0);
+    start(argc, argv, 2, "DEVICE PEER_DEVICE");
     Ktap t(kCases);
     End a, b;
     open_end(a, argv[1], true);

@@ -45,8 +45,6 @@ Cq create_cq(ibv_context *ctx, int cqe, ibv_comp_channel *ch, int *err) {
     return cq;
 }
 
-// Lines of `rdma resource show KIND dev DEV` that name our pid.
-
 bool has_key(const std::vector<std::string> &lines, const char *field, uint32_t key) {
     char want[64];
     std::snprintf(want, sizeof(want), " %s 0x%x ", field, key);
@@ -200,17 +198,11 @@ void cq_cases(Ktap &t, ibv_context *ctx, const ibv_device_attr &attr) {
 } // namespace
 
 int main(int argc, char **argv) {
-    if (argc != 2) {
-        std::fprintf(stderr, "usage: %s DEVICE\n", argv[0]);
-        return 2;
-    }
-    setvbuf(stdout, nullptr, _IOLBF, 0);
+    start(argc, argv, 1, "DEVICE");
     Ktap t(kCases);
     Context ctx = open_device(argv[1]);
-    if (!ctx) {
-        std::printf("Bail out! cannot open RDMA device %s: %s\n", argv[1], std::strerror(errno));
-        return 2;
-    }
+    if (!ctx)
+        bail(std::string("cannot open RDMA device ") + argv[1] + ": " + std::strerror(errno));
     ibv_device_attr attr{};
     int err = ibv_query_device(ctx.get(), &attr);
     const long page = sysconf(_SC_PAGESIZE);
@@ -220,10 +212,8 @@ int main(int argc, char **argv) {
             "err %d max_mr %d max_mr_size %" PRIu64 " max_cq %d max_cqe %d page_size_cap %" PRIu64,
             err, attr.max_mr, attr.max_mr_size, attr.max_cq, attr.max_cqe, attr.page_size_cap);
     Pd pd(ibv_alloc_pd(ctx.get()));
-    if (!pd) {
-        std::printf("Bail out! alloc_pd on %s: %s\n", argv[1], std::strerror(errno));
-        return 2;
-    }
+    if (!pd)
+        bail(std::string("alloc_pd on ") + argv[1] + ": " + std::strerror(errno));
     mr_cases(t, ctx.get(), pd.get(), attr);
     cq_cases(t, ctx.get(), attr);
     return t.passed() ? 0 : 1;

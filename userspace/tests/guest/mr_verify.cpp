@@ -186,9 +186,7 @@ struct Run {
             return;
         va_list ap;
         va_start(ap, fmt);
-        std::printf("# ");
-        std::vprintf(fmt, ap);
-        std::printf("\n");
+        vdiag(fmt, ap);
         va_end(ap);
         std::fflush(stdout);
     }
@@ -824,19 +822,6 @@ Options parse(int argc, char **argv) {
     return o;
 }
 
-// The device's first RoCE v2 GID holding an IPv4 address (v4-mapped).
-int find_gid(End &e) {
-    static const uint8_t v4mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-    for (int i = 0; i < e.port.gid_tbl_len; i++) {
-        ibv_gid_entry entry{};
-        if (!ibv_query_gid_ex(e.ctx.get(), 1, static_cast<uint32_t>(i), &entry, 0) &&
-            entry.gid_type == IBV_GID_TYPE_ROCE_V2 &&
-            std::memcmp(entry.gid.raw, v4mapped, sizeof(v4mapped)) == 0)
-            return i;
-    }
-    return -1;
-}
-
 bool open_end(End &e, const Options &o, int i) {
     e.name = o.dev[i];
     e.ctx = open_device(e.name);
@@ -848,7 +833,7 @@ bool open_end(End &e, const Options &o, int i) {
         std::printf("# %s: query_device/query_port: %s\n", e.name, std::strerror(errno));
         return false;
     }
-    e.gid_index = o.gid[i] >= 0 ? o.gid[i] : find_gid(e);
+    e.gid_index = o.gid[i] >= 0 ? o.gid[i] : find_ipv4_gid(e.ctx.get(), e.port, &e.gid);
     if (e.gid_index < 0 || ibv_query_gid(e.ctx.get(), 1, e.gid_index, &e.gid)) {
         std::printf("# %s: no usable GID (index %d)\n", e.name, e.gid_index);
         return false;
@@ -887,49 +872,22 @@ bool open_end(End &e, const Options &o, int i) {
     return true;
 }
 
-bool connect(End &self, const End &peer, ibv_mtu mtu, int access, uint8_t rd_atomic) {
-    ibv_qp_attr a{};
-    a.qp_state = IBV_QPS_INIT;
-    a.port_num = 1;
-    a.qp_access_flags = static_cast<unsigned>(access);
-    if (int rc =
-            ibv_modify_qp(self.qp.get(), &a,
-                          IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS)) {
-        std::printf("# %s: to INIT: %s\n", self.name, std::strerror(rc));
-        return false;
-    }
-    a = {};
-    a.qp_state = IBV_QPS_RTR;
-    a.path_mtu = mtu;
-    a.dest_qp_num = peer.qp->qp_num;
-    a.rq_psn = peer.psn;
-    a.max_dest_rd_atomic = rd_atomic;
-    a.min_rnr_timer = 12;
-    a.ah_attr.is_global = 1;
-    a.ah_attr.grh.dgid = peer.gid;
-    a.ah_attr.grh.sgid_index = static_cast<uint8_t>(self.gid_index);
-    a.ah_attr.grh.hop_limit = 64;
-    a.ah_attr.port_num = 1;
-    if (int rc =
-            ibv_modify_qp(self.qp.get(), &a,
-                          IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-                              IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER)) {
-        std::printf("# %s: to RTR: %s\n", self.name, std::strerror(rc));
-        return false;
-    }
-    a = {};
-    a.qp_state = IBV_QPS_RTS;
-    a.timeout = 14;
-    a.retry_cnt = 7;
-    a.rnr_retry = 7;
-    a.sq_psn = self.psn;
-    a.max_rd_atomic = rd_atomic;
-    if (int rc = ibv_modify_qp(self.qp.get(), &a,
-                               IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-                                   IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC)) {
-        std::printf("# %s: to RTS: %s\n", self.name, std::strerror(rc));
-        return false;
-    }
+bool connect(End &self, const End &peer, ibv_mtu mtu, const RcParams &params) {
+    const RcPath path = {.dest_qpn = peer.qp->qp_num,
+                         .dgid = peer.gid,
+                         .sgid_index = self.gid_index,
+                         .mtu = mtu,
+                         .sq_psn = self.psn,
+                         .rq_psn = peer.psn};
+    for (ibv_qp_state step : kRcSteps)
+        if (int rc = modify_rc(self.qp.get(), step, path, params)) {
+            std::printf("# %s: to %s: %s\n", self.name,
+                        step == IBV_QPS_INIT  ? "INIT"
+                        : step == IBV_QPS_RTR ? "RTR"
+                                              : "RTS",
+                        std::strerror(rc));
+            return false;
+        }
     return true;
 }
 
@@ -976,8 +934,11 @@ int main(int argc, char **argv) {
         Rng psn(mix(o.seed));
         for (End &e : ends)
             e.psn = static_cast<uint32_t>(psn.next()) & 0xffffff;
-        up = connect(ends[0], ends[1], mtu, access, rd_atomic) &&
-             connect(ends[1], ends[0], mtu, access, rd_atomic);
+        const RcParams params = {.access = access,
+                                 .max_rd_atomic = rd_atomic,
+                                 .max_dest_rd_atomic = rd_atomic,
+                                 .min_rnr_timer = 12};
+        up = connect(ends[0], ends[1], mtu, params) && connect(ends[1], ends[0], mtu, params);
         std::printf("# %s gid %d qp %u <-> %s gid %d qp %u, mtu %u, rd_atomic %u, inline %u\n",
                     ends[0].name, ends[0].gid_index, ends[0].qp->qp_num, ends[1].name,
                     ends[1].gid_index, ends[1].qp->qp_num, run.mtu, rd_atomic, ends[0].max_inline);
