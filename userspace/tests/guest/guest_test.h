@@ -79,6 +79,9 @@ struct DestroyCq {
 struct DestroyQp {
     void operator()(ibv_qp *qp) const noexcept { ibv_destroy_qp(qp); }
 };
+struct DestroySrq {
+    void operator()(ibv_srq *srq) const noexcept { ibv_destroy_srq(srq); }
+};
 struct DestroyChannel {
     void operator()(ibv_comp_channel *ch) const noexcept { ibv_destroy_comp_channel(ch); }
 };
@@ -93,6 +96,7 @@ using Pd = std::unique_ptr<ibv_pd, DeallocPd>;
 using Mr = std::unique_ptr<ibv_mr, DeregMr>;
 using Cq = std::unique_ptr<ibv_cq, DestroyCq>;
 using Qp = std::unique_ptr<ibv_qp, DestroyQp>;
+using Srq = std::unique_ptr<ibv_srq, DestroySrq>;
 using Channel = std::unique_ptr<ibv_comp_channel, DestroyChannel>;
 
 // Anonymous memory, unmapped on scope exit. Page-aligned, so MRs over it
@@ -213,6 +217,8 @@ struct RcPairOptions {
     uint8_t timeout = 14;
     // Stop the walk early: RESET, INIT, RTR or RTS (both QPs).
     ibv_qp_state until = IBV_QPS_RTS;
+    // Per end: the QP takes its receives from this SRQ instead of an RQ.
+    ibv_srq *srq[2] = {nullptr, nullptr};
 };
 
 // Two RC QPs, qp[0] on end a and qp[1] on end b, connected to each other
@@ -234,6 +240,7 @@ public:
             init.cap.max_inline_data = opts.max_inline;
             init.qp_type = IBV_QPT_RC;
             init.sq_sig_all = 1;
+            init.srq = opts.srq[i];
             qp[i].reset(ibv_create_qp(end_[i]->pd.get(), &init));
             if (!qp[i]) {
                 error_ = errno;
