@@ -497,7 +497,7 @@ int mr_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	struct mr_flow flow = {};
 	enum ib_qp_state old;
 	unsigned long flags;
-	bool flush = false;
+	bool flush = false, last_wqe = false;
 	int err;
 
 	mutex_lock(&qp->state_lock);
@@ -521,6 +521,7 @@ int mr_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		/* Before the flush: the transport lets go of the WQEs. */
 		mr_xport_modify(qp, old, qp->state);
 		flush = qp->state == IB_QPS_ERR;
+		last_wqe = flush && old != IB_QPS_ERR;
 	}
 out:
 	mutex_unlock(&qp->state_lock);
@@ -528,8 +529,9 @@ out:
 	if (flush) {
 		mr_wq_flush(qp, true);
 		mr_wq_flush(qp, false);
-		mr_srq_qp_error(qp);
 	}
+	if (last_wqe)
+		mr_srq_qp_error(qp);
 	return err;
 }
 
