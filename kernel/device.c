@@ -64,6 +64,9 @@ static int mr_query_device(struct ib_device *ib_dev,
 	attr->max_qp_wr = MR_MAX_QP_WR;
 	attr->max_send_sge = MR_MAX_SGE;
 	attr->max_recv_sge = MR_MAX_SGE;
+	attr->max_srq = MR_MAX_SRQ;
+	attr->max_srq_wr = MR_MAX_SRQ_WR;
+	attr->max_srq_sge = MR_MAX_SGE;
 	attr->max_sge_rd = MR_MAX_SGE;
 	attr->max_qp_rd_atom = MR_MAX_RD_ATOMIC;
 	attr->max_qp_init_rd_atom = MR_MAX_RD_ATOMIC;
@@ -182,24 +185,29 @@ static const struct ib_device_ops mr_dev_ops = {
 	.alloc_ucontext = mr_alloc_ucontext,
 	.create_cq = mr_create_cq,
 	.create_qp = mr_create_qp,
+	.create_srq = mr_create_srq,
 	.dealloc_driver = mr_dealloc_driver,
 	.dealloc_pd = mr_dealloc_pd,
 	.dealloc_ucontext = mr_dealloc_ucontext,
 	.dereg_mr = mr_dereg_mr,
 	.destroy_cq = mr_destroy_cq,
 	.destroy_qp = mr_destroy_qp,
+	.destroy_srq = mr_destroy_srq,
 	.disassociate_ucontext = mr_disassociate_ucontext,
 	.get_dma_mr = mr_get_dma_mr,
 	.get_link_layer = mr_get_link_layer,
 	.get_port_immutable = mr_get_port_immutable,
 	.modify_qp = mr_modify_qp,
+	.modify_srq = mr_modify_srq,
 	.poll_cq = mr_poll_cq,
 	.post_recv = mr_post_recv,
 	.post_send = mr_post_send,
+	.post_srq_recv = mr_post_srq_recv,
 	.query_device = mr_query_device,
 	.query_pkey = mr_query_pkey,
 	.query_port = mr_query_port,
 	.query_qp = mr_query_qp,
+	.query_srq = mr_query_srq,
 	.reg_user_mr = mr_reg_user_mr,
 	.req_notify_cq = mr_req_notify_cq,
 	.resize_cq = mr_resize_cq,
@@ -207,6 +215,7 @@ static const struct ib_device_ops mr_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_cq, mr_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, mr_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, mr_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_srq, mr_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, mr_ucontext, ibuc),
 };
 
@@ -227,7 +236,8 @@ int mr_dev_add(const char *ibdev_name, struct net_device *ndev)
 	dev->ib_dev.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POLL_CQ) |
 				       BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ) |
 				       BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
-				       BIT_ULL(IB_USER_VERBS_CMD_POST_RECV);
+				       BIT_ULL(IB_USER_VERBS_CMD_POST_RECV) |
+				       BIT_ULL(IB_USER_VERBS_CMD_POST_SRQ_RECV);
 	addrconf_addr_eui48((unsigned char *)&dev->ib_dev.node_guid,
 			    ndev->dev_addr);
 	dev->ndev = ndev;
@@ -235,6 +245,7 @@ int mr_dev_add(const char *ibdev_name, struct net_device *ndev)
 	dev->port_state = mr_port_state(ndev);
 	atomic_set(&dev->num_pd, 0);
 	atomic_set(&dev->num_cq, 0);
+	atomic_set(&dev->num_srq, 0);
 	mr_mr_dev_init(dev);
 	mr_qp_dev_init(dev);
 

@@ -21,6 +21,10 @@
 #define MR_MAX_QP 0x4000
 #define MR_MAX_QP_WR 0x4000	/* per queue; bounds the kernel memory of a ring */
 #define MR_MAX_SGE 32
+#define MR_MAX_SRQ 0x4000
+#define MR_MAX_SRQ_WR 0x4000	/* bounds the kernel memory of one SRQ */
+/* Receives a QP may have bound from its SRQ: the message window (srq.c). */
+#define MR_SRQ_BOUND_WR 128
 #define MR_MAX_INLINE 256
 #define MR_MAX_RD_ATOMIC 16	/* outstanding RDMA READ/atomic per QP */
 #define MR_QPN_MIN 16		/* QPNs below are reserved (QP0, QP1, ...) */
@@ -49,6 +53,8 @@ struct mr_dev {
 	atomic_long_t mr_refused;
 	/* cq.c */
 	atomic_t num_cq;
+	/* srq.c */
+	atomic_t num_srq;
 	/* qp.c: QPs by QPN, for the receive path */
 	struct xarray qp_xa;
 	u32 qp_next;
@@ -141,6 +147,13 @@ struct mr_wq {
 	bool flushing;
 };
 
+/* A shared receive queue (srq.c). */
+struct mr_srq {
+	struct ib_srq ibsrq;
+	struct mr_wq rq;	/* struct mr_recv_wqe; rq.lock covers limit */
+	u32 limit;		/* armed limit, 0: disarmed */
+};
+
 /* A reliable-connected queue pair (qp.c); the transport adds its state. */
 struct mr_qp {
 	struct ib_qp ibqp;
@@ -151,7 +164,7 @@ struct mr_qp {
 	/* Written under state_lock and both queue locks; read under either. */
 	enum ib_qp_state state;
 	struct mr_wq sq;	/* struct mr_send_wqe */
-	struct mr_wq rq;	/* struct mr_recv_wqe */
+	struct mr_wq rq;	/* struct mr_recv_wqe; with an SRQ, bound ones */
 	struct mr_cq *scq;
 	struct mr_cq *rcq;
 	u32 max_inline;
@@ -223,5 +236,21 @@ int mr_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		 const struct ib_recv_wr **bad_wr);
 struct mr_qp *mr_qp_get(struct mr_dev *dev, u32 qpn);
 void mr_qp_put(struct mr_qp *qp);
+int mr_wq_init(struct mr_wq *wq, u32 depth, u32 max_sge, size_t stride);
+int mr_recv_wqe_add(struct ib_device *ibdev, struct mr_wq *rq,
+		    const struct ib_recv_wr *wr, const char *owner, u32 num);
+
+/* srq.c: shared receive queues */
+int mr_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		  struct ib_udata *udata);
+int mr_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		  enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int mr_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int mr_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+int mr_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+		     const struct ib_recv_wr **bad_wr);
+bool mr_srq_bind(struct mr_qp *qp, u32 rsn_head, u32 rsn);
+int mr_srq_qp_init(struct mr_qp *qp, struct ib_srq *ibsrq);
+void mr_srq_qp_error(struct mr_qp *qp);
 
 #endif /* METAROCE_H */

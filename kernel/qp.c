@@ -87,7 +87,7 @@ void *mr_wq_slot(struct mr_wq *wq, u32 i)
 	return wq->buf + (size_t)(i % wq->depth) * wq->stride;
 }
 
-static int mr_wq_init(struct mr_wq *wq, u32 depth, u32 max_sge, size_t stride)
+int mr_wq_init(struct mr_wq *wq, u32 depth, u32 max_sge, size_t stride)
 {
 	wq->buf = kvcalloc(depth, stride, GFP_KERNEL_ACCOUNT);
 	if (!wq->buf)
@@ -193,10 +193,6 @@ static int mr_qp_check_init(struct mr_dev *dev,
 			  init->qp_type);
 		return -EOPNOTSUPP;
 	}
-	if (init->srq) {
-		ibdev_dbg(&dev->ib_dev, "QP with an SRQ not supported\n");
-		return -EOPNOTSUPP;
-	}
 	if (init->rwq_ind_tbl) {
 		ibdev_dbg(&dev->ib_dev, "QP with an RWQ table not supported\n");
 		return -EOPNOTSUPP;
@@ -243,8 +239,15 @@ int mr_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = mr_wq_init(&qp->sq, cap->max_send_wr, sq_sge, sq_stride);
 	if (err)
 		goto err_count;
-	err = mr_wq_init(&qp->rq, cap->max_recv_wr, rq_sge,
-			 struct_size((struct mr_recv_wqe *)NULL, sge, rq_sge));
+	if (init->srq) {
+		err = mr_srq_qp_init(qp, init->srq);
+		cap->max_recv_wr = 0;
+		rq_sge = 0;
+	} else {
+		err = mr_wq_init(&qp->rq, cap->max_recv_wr, rq_sge,
+				 struct_size((struct mr_recv_wqe *)NULL, sge,
+					     rq_sge));
+	}
 	if (err)
 		goto err_sq;
 	cap->max_send_sge = sq_sge;
@@ -494,7 +497,7 @@ int mr_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	struct mr_flow flow = {};
 	enum ib_qp_state old;
 	unsigned long flags;
-	bool flush = false;
+	bool flush = false, last_wqe = false;
 	int err;
 
 	mutex_lock(&qp->state_lock);
@@ -518,6 +521,7 @@ int mr_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		/* Before the flush: the transport lets go of the WQEs. */
 		mr_xport_modify(qp, old, qp->state);
 		flush = qp->state == IB_QPS_ERR;
+		last_wqe = flush && old != IB_QPS_ERR;
 	}
 out:
 	mutex_unlock(&qp->state_lock);
@@ -526,6 +530,8 @@ out:
 		mr_wq_flush(qp, true);
 		mr_wq_flush(qp, false);
 	}
+	if (last_wqe)
+		mr_srq_qp_error(qp);
 	return err;
 }
 
@@ -535,9 +541,9 @@ int mr_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	struct mr_qp *qp = to_mr_qp(ibqp);
 	struct ib_qp_cap cap = {
 		.max_send_wr = qp->sq.depth,
-		.max_recv_wr = qp->rq.depth,
+		.max_recv_wr = ibqp->srq ? 0 : qp->rq.depth,
 		.max_send_sge = qp->sq.max_sge,
-		.max_recv_sge = qp->rq.max_sge,
+		.max_recv_sge = ibqp->srq ? 0 : qp->rq.max_sge,
 		.max_inline_data = qp->max_inline,
 	};
 
@@ -553,6 +559,7 @@ int mr_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	init->qp_context = ibqp->qp_context;
 	init->send_cq = &qp->scq->ibcq;
 	init->recv_cq = &qp->rcq->ibcq;
+	init->srq = ibqp->srq;
 	init->qp_type = ibqp->qp_type;
 	init->sq_sig_type = qp->sq_sig_type;
 	init->cap = cap;
@@ -562,33 +569,32 @@ int mr_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 
 /* post_recv */
 
-static int mr_recv_one(struct mr_qp *qp, const struct ib_recv_wr *wr)
+/*
+ * Check @wr and append it to the receive ring @rq, under its lock. Shared
+ * by QPs and SRQs: @owner and @num name the queue in debug messages.
+ */
+int mr_recv_wqe_add(struct ib_device *ibdev, struct mr_wq *rq,
+		    const struct ib_recv_wr *wr, const char *owner, u32 num)
 {
-	struct ib_device *ibdev = qp->ibqp.device;
-	struct mr_wq *rq = &qp->rq;
 	struct mr_recv_wqe *wqe;
 	u64 len = 0;
 	int i;
 
-	if (qp->state == IB_QPS_RESET) {
-		ibdev_dbg(ibdev, "QP %u: post_recv in RESET\n", qp->ibqp.qp_num);
-		return -EINVAL;
-	}
 	if (wr->num_sge < 0 || wr->num_sge > rq->max_sge) {
-		ibdev_dbg(ibdev, "QP %u: %d SGEs, max_recv_sge is %u\n",
-			  qp->ibqp.qp_num, wr->num_sge, rq->max_sge);
+		ibdev_dbg(ibdev, "%s %u: %d SGEs, max_recv_sge is %u\n", owner,
+			  num, wr->num_sge, rq->max_sge);
 		return -EINVAL;
 	}
 	for (i = 0; i < wr->num_sge; i++)
 		len += wr->sg_list[i].length;
 	if (len > MR_MAX_MSG_SIZE) {
-		ibdev_dbg(ibdev, "QP %u: receive of %llu bytes exceeds %lu\n",
-			  qp->ibqp.qp_num, len, MR_MAX_MSG_SIZE);
+		ibdev_dbg(ibdev, "%s %u: receive of %llu bytes exceeds %lu\n",
+			  owner, num, len, MR_MAX_MSG_SIZE);
 		return -EINVAL;
 	}
 	if (rq->count == rq->depth) {
-		ibdev_dbg(ibdev, "QP %u: receive queue full (%u)\n",
-			  qp->ibqp.qp_num, rq->depth);
+		ibdev_dbg(ibdev, "%s %u: receive queue full (%u)\n", owner, num,
+			  rq->depth);
 		return -ENOMEM;
 	}
 	wqe = mr_wq_slot(rq, rq->head + rq->count);
@@ -602,6 +608,23 @@ static int mr_recv_one(struct mr_qp *qp, const struct ib_recv_wr *wr)
 	}
 	rq->count++;
 	return 0;
+}
+
+static int mr_recv_one(struct mr_qp *qp, const struct ib_recv_wr *wr)
+{
+	if (qp->state == IB_QPS_RESET) {
+		ibdev_dbg(qp->ibqp.device, "QP %u: post_recv in RESET\n",
+			  qp->ibqp.qp_num);
+		return -EINVAL;
+	}
+	if (qp->ibqp.srq) {
+		ibdev_dbg(qp->ibqp.device,
+			  "QP %u: post_recv on a QP with an SRQ\n",
+			  qp->ibqp.qp_num);
+		return -EINVAL;
+	}
+	return mr_recv_wqe_add(qp->ibqp.device, &qp->rq, wr, "QP",
+			       qp->ibqp.qp_num);
 }
 
 /*

@@ -204,13 +204,15 @@ static void mr_req_info(const struct mr_pkt *pkt, struct mr_req_info *ri)
 	}
 }
 
-/* Whether the receive numbered @rsn is posted. */
+/* Whether the receive numbered @rsn is posted (with an SRQ: bound). */
 static bool mr_resp_posted(struct mr_xport *x, u32 rsn)
 {
 	struct mr_wq *rq = &x->qp->rq;
 	unsigned long flags;
 	bool ok;
 
+	if (x->qp->ibqp.srq)
+		return mr_srq_bind(x->qp, x->rsn_head, rsn);
 	spin_lock_irqsave(&rq->lock, flags);
 	ok = rsn - x->rsn_head < rq->count;
 	spin_unlock_irqrestore(&rq->lock, flags);

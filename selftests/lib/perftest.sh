@@ -9,6 +9,10 @@
 #                          LIMIT seconds; combined output in $pair_out
 #   scaled N               N, or N/10 on the debug kernel (KASAN and kmemleak
 #                          under TCG move about 1000 packets a second)
+#   pp_case TOOL DESC SIZE ITERS [ARGS...]
+#                          one run of an ibv_*_pingpong TOOL as a KTAP case
+#                          (ITERS scaled); its rate and the retransmits/RTOs
+#                          it cost go to diagnostics. Needs $gid1 and $gid2.
 #   perf_case TOOL SIZE ITERS [ARGS...]
 #                          one perftest run as a KTAP case: both sides must
 #                          exit 0 and print their result line; the line and
@@ -56,6 +60,25 @@ mr_debug_kernel() { [ -e /sys/kernel/debug/kmemleak ]; }
 
 scaled() {
 	if mr_debug_kernel; then echo $(($1 / 10 > 0 ? $1 / 10 : 1)); else echo "$1"; fi
+}
+
+pp_case() {
+	local tool=$1 desc=$2 size=$3 iters rc=0 re rto
+	iters=$(scaled "$4")
+	shift 4
+	re=$(mr_sum retransmits) rto=$(mr_sum rto_events)
+	KTAP_LAST_OUTPUT=$(run_pair 60 \
+		"$tool" -d mrc1 -g "$gid2" -s "$size" -n "$iters" "$@" -- \
+		"$tool" -d mrc0 -g "$gid1" -s "$size" -n "$iters" "$@" \
+		"$TOPO_H2_IP") || rc=$?
+	if [ "$rc" -eq 0 ]; then
+		ktap_diag "$desc: $(grep -E 'Mbit/sec|usec/iter' <<<"$KTAP_LAST_OUTPUT" | head -2 | tr '\n' ' ')"
+		ktap_diag "  retransmits +$(($(mr_sum retransmits) - re)), rto_events +$(($(mr_sum rto_events) - rto))"
+		ktap_ok "$desc"
+	else
+		ktap_fail "$desc" "exit status $rc" "${KTAP_LAST_OUTPUT:0:3000}"
+		mr_stats_diag
+	fi
 }
 
 # perftest prints "#bytes #iterations ..." then one line per size; -F: a

@@ -17,24 +17,7 @@ ktap_plan 22
 iters=$(scaled 200)
 
 # pingpong DESC SIZE ITERS [ARGS...]
-pingpong() {
-	local desc=$1 size=$2 iters rc=0 re rto
-	iters=$(scaled "$3")
-	shift 3
-	re=$(mr_sum retransmits) rto=$(mr_sum rto_events)
-	KTAP_LAST_OUTPUT=$(run_pair 60 \
-		ibv_rc_pingpong -d mrc1 -g "$gid2" -s "$size" -n "$iters" "$@" -- \
-		ibv_rc_pingpong -d mrc0 -g "$gid1" -s "$size" -n "$iters" "$@" \
-		"$TOPO_H2_IP") || rc=$?
-	if [ "$rc" -eq 0 ]; then
-		ktap_diag "$desc: $(grep -E 'Mbit/sec|usec/iter' <<<"$KTAP_LAST_OUTPUT" | head -2 | tr '\n' ' ')"
-		ktap_diag "  retransmits +$(($(mr_sum retransmits) - re)), rto_events +$(($(mr_sum rto_events) - rto))"
-		ktap_ok "$desc"
-	else
-		ktap_fail "$desc" "exit status $rc" "${KTAP_LAST_OUTPUT:0:3000}"
-		mr_stats_diag
-	fi
-}
+pingpong() { pp_case ibv_rc_pingpong "$@"; }
 
 
 ktap_run "two hosts with mrc0 (h1) and mrc1 (h2)" mr_two_hosts 1500

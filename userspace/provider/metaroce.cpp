@@ -228,6 +228,37 @@ int destroy_qp(ibv_qp *qp) noexcept {
     return finish_destroy(ibv_cmd_destroy_qp(qp), to_vqp(qp));
 }
 
+// --- Shared receive queues ---------------------------------------------------
+
+ibv_srq *create_srq(ibv_pd *pd, ibv_srq_init_attr *attr) noexcept {
+    auto srq = zalloc<ibv_srq>();
+    if (!srq)
+        return fail_null<ibv_srq>(ENOMEM);
+    cmd::CreateSrq cmd{};
+    ib_uverbs_create_srq_resp resp{};
+    if (int ret = ibv_cmd_create_srq(pd, srq.get(), attr, &cmd, sizeof(cmd), &resp, sizeof(resp)))
+        return fail_null<ibv_srq>(ret);
+    return srq.release();
+}
+
+int modify_srq(ibv_srq *srq, ibv_srq_attr *attr, int attr_mask) noexcept {
+    cmd::ModifySrq cmd{};
+    if (int ret = ibv_cmd_modify_srq(srq, attr, attr_mask, &cmd, sizeof(cmd)))
+        return fail(ret);
+    return 0;
+}
+
+int query_srq(ibv_srq *srq, ibv_srq_attr *attr) noexcept {
+    cmd::QuerySrq cmd{};
+    if (int ret = ibv_cmd_query_srq(srq, attr, &cmd, sizeof(cmd)))
+        return fail(ret);
+    return 0;
+}
+
+int destroy_srq(ibv_srq *srq) noexcept {
+    return finish_destroy(ibv_cmd_destroy_srq(srq), srq);
+}
+
 // --- Address handles ----------------------------------------------------------
 
 ibv_ah *create_ah(ibv_pd *pd, ibv_ah_attr *attr) noexcept {
@@ -281,20 +312,25 @@ const verbs_context_ops kContextOps = {
     .create_ah = create_ah,
     .create_cq = create_cq,
     .create_qp = create_qp,
+    .create_srq = create_srq,
     .dealloc_pd = dealloc_pd,
     .dereg_mr = dereg_mr,
     .destroy_ah = destroy_ah,
     .destroy_cq = destroy_cq,
     .destroy_qp = destroy_qp,
+    .destroy_srq = destroy_srq,
     .detach_mcast = ibv_cmd_detach_mcast,
     .free_context = free_context,
     .modify_qp = modify_qp,
+    .modify_srq = modify_srq,
     .poll_cq = ibv_cmd_poll_cq,
     .post_recv = ibv_cmd_post_recv,
     .post_send = ibv_cmd_post_send,
+    .post_srq_recv = ibv_cmd_post_srq_recv,
     .query_device_ex = query_device_ex,
     .query_port = query_port,
     .query_qp = query_qp,
+    .query_srq = query_srq,
     .reg_mr = reg_mr,
     .req_notify_cq = ibv_cmd_req_notify_cq,
     .resize_cq = resize_cq,

@@ -256,6 +256,9 @@ using ResizeCq = WriteCmd<ib_uverbs_resize_cq>;
 using CreateQp = WriteCmd<ib_uverbs_create_qp>;
 using ModifyQp = WriteCmd<ib_uverbs_modify_qp>;
 using QueryQp = WriteCmd<ib_uverbs_query_qp>;
+using CreateSrq = WriteCmd<ib_uverbs_create_srq>;
+using ModifySrq = WriteCmd<ib_uverbs_modify_srq>;
+using QuerySrq = WriteCmd<ib_uverbs_query_srq>;
 
 } // namespace metaroce::cmd
 
@@ -311,6 +314,17 @@ int ibv_cmd_destroy_qp(ibv_qp *qp) noexcept;
 // On failure *bad_wr names the first work request the kernel did not take.
 int ibv_cmd_post_send(ibv_qp *qp, ibv_send_wr *wr, ibv_send_wr **bad_wr) noexcept;
 int ibv_cmd_post_recv(ibv_qp *qp, ibv_recv_wr *wr, ibv_recv_wr **bad_wr) noexcept;
+// Fills srq->context and srq->handle; copies the granted max_wr/max_sge back
+// into attr->attr.
+int ibv_cmd_create_srq(ibv_pd *pd, ibv_srq *srq, ibv_srq_init_attr *attr,
+                       metaroce::cmd::CreateSrq *cmd, size_t cmd_size,
+                       ib_uverbs_create_srq_resp *resp, size_t resp_size) noexcept;
+int ibv_cmd_modify_srq(ibv_srq *srq, ibv_srq_attr *srq_attr, int srq_attr_mask,
+                       metaroce::cmd::ModifySrq *cmd, size_t cmd_size) noexcept;
+int ibv_cmd_query_srq(ibv_srq *srq, ibv_srq_attr *srq_attr, metaroce::cmd::QuerySrq *cmd,
+                      size_t cmd_size) noexcept;
+int ibv_cmd_destroy_srq(ibv_srq *srq) noexcept;
+int ibv_cmd_post_srq_recv(ibv_srq *srq, ibv_recv_wr *wr, ibv_recv_wr **bad_wr) noexcept;
 int ibv_cmd_create_ah(ibv_pd *pd, ibv_ah *ah, ibv_ah_attr *attr, ib_uverbs_create_ah_resp *resp,
                       size_t resp_size) noexcept;
 int ibv_cmd_destroy_ah(ibv_ah *ah) noexcept;
@@ -344,6 +358,11 @@ int ibv_cmd_detach_mcast(ibv_qp *qp, const ibv_gid *gid, uint16_t lid) noexcept;
     X(ibv_cmd_destroy_qp)                                                                          \
     X(ibv_cmd_post_send)                                                                           \
     X(ibv_cmd_post_recv)                                                                           \
+    X(ibv_cmd_create_srq)                                                                          \
+    X(ibv_cmd_modify_srq)                                                                          \
+    X(ibv_cmd_query_srq)                                                                           \
+    X(ibv_cmd_destroy_srq)                                                                         \
+    X(ibv_cmd_post_srq_recv)                                                                       \
     X(ibv_cmd_create_ah)                                                                           \
     X(ibv_cmd_destroy_ah)                                                                          \
     X(ibv_cmd_attach_mcast)                                                                        \
@@ -403,6 +422,11 @@ static_assert(sizeof(metaroce::cmd::ResizeCq) == 8 + sizeof(ib_uverbs_resize_cq)
 static_assert(sizeof(metaroce::cmd::CreateQp) == 8 + sizeof(ib_uverbs_create_qp));
 static_assert(sizeof(metaroce::cmd::ModifyQp) == 8 + sizeof(ib_uverbs_modify_qp));
 static_assert(sizeof(metaroce::cmd::QueryQp) == 8 + sizeof(ib_uverbs_query_qp));
+static_assert(sizeof(metaroce::cmd::CreateSrq) == 8 + sizeof(ib_uverbs_create_srq));
+static_assert(sizeof(metaroce::cmd::ModifySrq) == 8 + sizeof(ib_uverbs_modify_srq));
+static_assert(sizeof(metaroce::cmd::QuerySrq) == 8 + sizeof(ib_uverbs_query_srq));
+static_assert(sizeof(metaroce::cmd::CreateSrq) == 40 && sizeof(metaroce::cmd::ModifySrq) == 24 &&
+              sizeof(metaroce::cmd::QuerySrq) == 24);
 static_assert(sizeof(metaroce::cmd::GetContext) == 16 && sizeof(metaroce::cmd::RegMr) == 48 &&
               sizeof(metaroce::cmd::ModifyQp) == 120);
 

@@ -62,6 +62,7 @@ TEST(ProviderTable, ImplementsTheKernelMediatedVerbs) {
     EXPECT_EQ(kContextOps.poll_cq, &ibv_cmd_poll_cq);
     EXPECT_EQ(kContextOps.post_send, &ibv_cmd_post_send);
     EXPECT_EQ(kContextOps.post_recv, &ibv_cmd_post_recv);
+    EXPECT_EQ(kContextOps.post_srq_recv, &ibv_cmd_post_srq_recv);
     EXPECT_EQ(kContextOps.req_notify_cq, &ibv_cmd_req_notify_cq);
     EXPECT_EQ(kContextOps.attach_mcast, &ibv_cmd_attach_mcast);
     EXPECT_EQ(kContextOps.detach_mcast, &ibv_cmd_detach_mcast);
@@ -78,6 +79,10 @@ TEST(ProviderTable, ImplementsTheKernelMediatedVerbs) {
                     reinterpret_cast<const void *>(kContextOps.modify_qp),
                     reinterpret_cast<const void *>(kContextOps.query_qp),
                     reinterpret_cast<const void *>(kContextOps.destroy_qp),
+                    reinterpret_cast<const void *>(kContextOps.create_srq),
+                    reinterpret_cast<const void *>(kContextOps.modify_srq),
+                    reinterpret_cast<const void *>(kContextOps.query_srq),
+                    reinterpret_cast<const void *>(kContextOps.destroy_srq),
                     reinterpret_cast<const void *>(kContextOps.create_ah),
                     reinterpret_cast<const void *>(kContextOps.destroy_ah),
                     reinterpret_cast<const void *>(kContextOps.free_context)})
@@ -85,7 +90,7 @@ TEST(ProviderTable, ImplementsTheKernelMediatedVerbs) {
     // Not offered yet: libibverbs answers these with EOPNOTSUPP.
     EXPECT_EQ(kContextOps.create_cq_ex, nullptr);
     EXPECT_EQ(kContextOps.create_qp_ex, nullptr);
-    EXPECT_EQ(kContextOps.create_srq, nullptr);
+    EXPECT_EQ(kContextOps.create_srq_ex, nullptr);
 }
 
 // --- Files and the built library -------------------------------------------------
@@ -658,6 +663,100 @@ TEST_F(ProviderContext, VerbsPassThroughTheKernel) {
         return 0;
     });
     EXPECT_EQ(ibv_dealloc_pd(pd), 0);
+
+    for (const auto &hdr : k.ioctls)
+        EXPECT_EQ(hdr.driver_id, uint32_t{METAROCE_DRIVER_ID});
+}
+
+// SRQ verbs: each command names the SRQ's handle and carries the caller's
+// attributes; create returns what the kernel granted.
+TEST_F(ProviderContext, SrqVerbsPassThroughTheKernel) {
+    open_context();
+    auto &k = *kernel_;
+    ibv_pd pd{};
+    pd.context = ctx_;
+    pd.handle = 0x11;
+
+    k.on(IB_USER_VERBS_CMD_CREATE_SRQ, [](const fake::Request &r) {
+        EXPECT_EQ(r.in_words * 4u, sizeof(metaroce::cmd::CreateSrq));
+        const auto c = r.as<ib_uverbs_create_srq>();
+        EXPECT_EQ(c.pd_handle, 0x11u);
+        EXPECT_EQ(c.max_wr, 100u);
+        EXPECT_EQ(c.max_sge, 2u);
+        ib_uverbs_create_srq_resp resp{};
+        resp.srq_handle = 0x66;
+        resp.max_wr = 128;
+        resp.max_sge = 3;
+        r.reply(resp);
+        return 0;
+    });
+    ibv_srq_init_attr init{};
+    init.attr.max_wr = 100;
+    init.attr.max_sge = 2;
+    init.srq_context = &pd;
+    ibv_srq *srq = ibv_create_srq(&pd, &init);
+    ASSERT_NE(srq, nullptr) << "errno " << errno;
+    EXPECT_EQ(srq->handle, 0x66u);
+    EXPECT_EQ(srq->context, ctx_);
+    EXPECT_EQ(srq->pd, &pd);
+    EXPECT_EQ(srq->srq_context, &pd);
+    // The granted sizes are not checked: as for CREATE_QP above, without the
+    // uverbs ABI version from sysfs libibverbs reads the oldest response.
+
+    k.on(IB_USER_VERBS_CMD_MODIFY_SRQ, [](const fake::Request &r) {
+        EXPECT_EQ(r.in_words * 4u, sizeof(metaroce::cmd::ModifySrq));
+        const auto c = r.as<ib_uverbs_modify_srq>();
+        EXPECT_EQ(c.srq_handle, 0x66u);
+        EXPECT_EQ(c.attr_mask, unsigned(IBV_SRQ_LIMIT));
+        EXPECT_EQ(c.srq_limit, 10u);
+        return 0;
+    });
+    ibv_srq_attr attr{};
+    attr.srq_limit = 10;
+    EXPECT_EQ(ibv_modify_srq(srq, &attr, IBV_SRQ_LIMIT), 0);
+    k.on(IB_USER_VERBS_CMD_MODIFY_SRQ, [](const fake::Request &) { return EINVAL; });
+    EXPECT_EQ(ibv_modify_srq(srq, &attr, IBV_SRQ_LIMIT), EINVAL);
+
+    k.on(IB_USER_VERBS_CMD_QUERY_SRQ, [](const fake::Request &r) {
+        EXPECT_EQ(r.as<ib_uverbs_query_srq>().srq_handle, 0x66u);
+        ib_uverbs_query_srq_resp resp{};
+        resp.max_wr = 128;
+        resp.max_sge = 3;
+        resp.srq_limit = 10;
+        r.reply(resp);
+        return 0;
+    });
+    attr = {};
+    EXPECT_EQ(ibv_query_srq(srq, &attr), 0);
+    EXPECT_EQ(attr.max_wr, 128u);
+    EXPECT_EQ(attr.max_sge, 3u);
+    EXPECT_EQ(attr.srq_limit, 10u);
+
+    k.on(IB_USER_VERBS_CMD_POST_SRQ_RECV, [](const fake::Request &r) {
+        const auto c = r.as<ib_uverbs_post_srq_recv>();
+        EXPECT_EQ(c.srq_handle, 0x66u);
+        EXPECT_EQ(c.wr_count, 1u);
+        EXPECT_EQ(r.at<ib_uverbs_recv_wr>(sizeof(c)).wr_id, 9u);
+        r.reply(ib_uverbs_post_srq_recv_resp{});
+        return 0;
+    });
+    ibv_sge sge{.addr = 0x1000, .length = 64, .lkey = 0x22};
+    ibv_recv_wr rwr{};
+    rwr.wr_id = 9;
+    rwr.sg_list = &sge;
+    rwr.num_sge = 1;
+    ibv_recv_wr *bad = nullptr;
+    EXPECT_EQ(ibv_post_srq_recv(srq, &rwr, &bad), 0);
+
+    // A refused destroy (the kernel's EBUSY while a QP uses it) keeps the SRQ.
+    k.on(IB_USER_VERBS_CMD_DESTROY_SRQ, [](const fake::Request &) { return EBUSY; });
+    EXPECT_EQ(ibv_destroy_srq(srq), EBUSY);
+    k.on(IB_USER_VERBS_CMD_DESTROY_SRQ, [](const fake::Request &r) {
+        EXPECT_EQ(r.as<ib_uverbs_destroy_srq>().srq_handle, 0x66u);
+        r.reply(ib_uverbs_destroy_srq_resp{});
+        return 0;
+    });
+    EXPECT_EQ(ibv_destroy_srq(srq), 0);
 
     for (const auto &hdr : k.ioctls)
         EXPECT_EQ(hdr.driver_id, uint32_t{METAROCE_DRIVER_ID});

@@ -95,6 +95,7 @@ using Pd = std::unique_ptr<ibv_pd, Deleter<ibv_dealloc_pd>>;
 using Mr = std::unique_ptr<ibv_mr, Deleter<ibv_dereg_mr>>;
 using Cq = std::unique_ptr<ibv_cq, Deleter<ibv_destroy_cq>>;
 using Qp = std::unique_ptr<ibv_qp, Deleter<ibv_destroy_qp>>;
+using Srq = std::unique_ptr<ibv_srq, Deleter<ibv_destroy_srq>>;
 using Channel = std::unique_ptr<ibv_comp_channel, Deleter<ibv_destroy_comp_channel>>;
 using DeviceList = std::unique_ptr<ibv_device *, Deleter<ibv_free_device_list>>;
 using Pipe = std::unique_ptr<FILE, Deleter<pclose>>;
@@ -293,6 +294,8 @@ struct RcPairOptions : RcParams {
     uint32_t max_inline = 64;
     // Stop the walk early: RESET, INIT, RTR or RTS (both QPs).
     ibv_qp_state until = IBV_QPS_RTS;
+    // Per end: the QP takes its receives from this SRQ instead of an RQ.
+    ibv_srq *srq[2] = {nullptr, nullptr};
 };
 
 // Two RC QPs, qp[0] on end a and qp[1] on end b, connected to each other
@@ -314,6 +317,7 @@ public:
             init.cap.max_inline_data = opts.max_inline;
             init.qp_type = IBV_QPT_RC;
             init.sq_sig_all = 1;
+            init.srq = opts.srq[i];
             qp[i].reset(ibv_create_qp(end_[i]->pd.get(), &init));
             if (!qp[i]) {
                 error_ = errno;
