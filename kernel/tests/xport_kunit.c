@@ -20,3 +20,7 @@ int mr_xmit(struct mr_dev *dev, struct sk_buff *skb,
 	kfree_skb(skb);
 	return -ENOTCONN;
 }
+
+/* net.c defines the trace points in metaroce.ko; here, for this module. */
+#define CREATE_TRACE_POINTS
+#include "../trace.h"

@@ -20,8 +20,13 @@ gid2=$(topo_gid_index mrc1 "$TOPO_H2_IP")
 ktap_check "IPv4 RoCE v2 GID indexes (mrc0 $gid1, mrc1 $gid2)" -n "$gid1" -a -n "$gid2"
 ktap_diag "active_mtu: $(mr_devinfo_field mrc0 active_mtu)"
 
-# A 1 MiB message is 1024 packets: fewer iterations there.
-iters_for() { if [ "$1" -ge 65536 ]; then scaled 20; else scaled 200; fi; }
+# A 1 MiB message is 1024 packets: fewer iterations there (perftest wants
+# at least 5).
+iters_for() {
+	local n
+	if [ "$1" -ge 65536 ]; then n=$(scaled 20); else n=$(scaled 200); fi
+	echo $((n < 5 ? 5 : n))
+}
 
 for tool in ib_write_bw ib_send_bw ib_read_bw ib_write_lat ib_send_lat ib_read_lat; do
 	for size in "${sizes[@]}"; do
