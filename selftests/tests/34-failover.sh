@@ -55,8 +55,13 @@ bad=$(grep 'metaroce_path_failover:' "$tracing/trace" |
 	sed -n 's/.*(epoch [0-9]*, port \([0-9]*\)).*/\1/p' |
 	awk '$1 < 49152 || $1 > 53247' | wc -l)
 ktap_diag "failovers of a port outside the black hole (a path slowed down by the guest): $bad"
-ktap_check "most failed paths were black-holed ones ($bad of $events outside)" \
-	"$((bad * 4))" -le "$events"
+# The debug kernel (KASAN, kmemleak, TCG) stalls long enough now and then
+# to time a healthy path out three times: there, a majority must be
+# black-holed ones; on the stock kernel, three quarters.
+share=4
+mr_debug_kernel && share=2
+ktap_check "failed paths were mostly black-holed ones ($bad of $events outside, at most 1/$share)" \
+	"$((bad * share))" -le "$events"
 mr_stats_diag
 
 ktap_finish
