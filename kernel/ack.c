@@ -43,6 +43,7 @@ static bool mr_req_pop(struct mr_xport *x, enum ib_wc_status status)
 		wc.port_num = MR_PORT;
 		mr_cq_post(qp->scq, &wc, false);
 	}
+	mr_local_sq_done(qp);
 	return true;
 }
 

@@ -73,6 +73,9 @@ static int mr_query_device(struct ib_device *ib_dev,
 	attr->max_res_rd_atom = MR_MAX_RD_ATOMIC * MR_MAX_QP;
 	attr->max_pkeys = 1;
 	attr->atomic_cap = IB_ATOMIC_HCA;
+	/* Fast registration, local and remote invalidation (mr.c, qp.c). */
+	attr->device_cap_flags = IB_DEVICE_MEM_MGT_EXTENSIONS;
+	attr->max_fast_reg_page_list_len = MR_MAX_FAST_REG_PAGES;
 	/* Devices are created by `rdma link add`, so users may delete them. */
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	return 0;
@@ -181,6 +184,7 @@ static const struct ib_device_ops mr_dev_ops = {
 	.driver_id = (enum rdma_driver_id)METAROCE_DRIVER_ID,
 	.uverbs_abi_ver = METAROCE_UVERBS_ABI_VERSION,
 
+	.alloc_mr = mr_alloc_mr,
 	.alloc_pd = mr_alloc_pd,
 	.alloc_ucontext = mr_alloc_ucontext,
 	.create_cq = mr_create_cq,
@@ -197,6 +201,7 @@ static const struct ib_device_ops mr_dev_ops = {
 	.get_dma_mr = mr_get_dma_mr,
 	.get_link_layer = mr_get_link_layer,
 	.get_port_immutable = mr_get_port_immutable,
+	.map_mr_sg = mr_map_mr_sg,
 	.modify_qp = mr_modify_qp,
 	.modify_srq = mr_modify_srq,
 	.poll_cq = mr_poll_cq,

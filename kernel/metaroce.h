@@ -26,6 +26,7 @@
 /* Receives a QP may have bound from its SRQ: the message window (srq.c). */
 #define MR_SRQ_BOUND_WR 128
 #define MR_MAX_INLINE 256
+#define MR_MAX_FAST_REG_PAGES 512	/* pages of one fast-registration MR */
 #define MR_MAX_RD_ATOMIC 16	/* outstanding RDMA READ/atomic per QP */
 #define MR_QPN_MIN 16		/* QPNs below are reserved (QP0, QP1, ...) */
 #define MR_QPN_MAX 0xffffff	/* 24 bits on the wire */
@@ -154,6 +155,23 @@ struct mr_srq {
 	u32 limit;		/* armed limit, 0: disarmed */
 };
 
+/* A local WR's completion, waiting for the send WQEs posted before it. */
+struct mr_local_wc {
+	u64 wr_id;
+	enum ib_wc_opcode opcode;
+	u32 after;		/* send WQEs posted before it */
+};
+
+/* Local WRs of a kernel QP (local.c); under sq.lock. */
+struct mr_local {
+	struct mr_local_wc *ring;	/* sq.depth entries; NULL: user QP */
+	u32 head;
+	u32 count;
+	u32 posted;		/* send WQEs queued since creation */
+	u32 done;		/* ... and completed or flushed since */
+	bool draining;
+};
+
 /* A reliable-connected queue pair (qp.c); the transport adds its state. */
 struct mr_qp {
 	struct ib_qp ibqp;
@@ -174,6 +192,7 @@ struct mr_qp {
 	/* From the AV: the addresses of the peer (sport: the transport's). */
 	struct mr_flow flow;
 	struct mr_xport *xp;	/* the transport (transport.h) */
+	struct mr_local local;
 };
 
 static inline struct mr_dev *to_mr_dev(struct ib_device *ib_dev)
@@ -198,6 +217,13 @@ struct ib_mr *mr_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *mr_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			     u64 iova, int access, struct ib_udata *udata);
 int mr_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct ib_mr *mr_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			  u32 max_num_sg);
+int mr_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		 unsigned int *sg_offset);
+int mr_mr_fast_reg(struct mr_dev *dev, struct ib_pd *pd,
+		   const struct ib_reg_wr *wr);
+int mr_mr_invalidate(struct mr_dev *dev, struct ib_pd *pd, u32 key);
 struct mr_mr *mr_mr_get(struct mr_dev *dev, struct ib_pd *pd, u32 key,
 			bool remote);
 void mr_mr_put(struct mr_mr *mr);
@@ -210,6 +236,12 @@ int mr_mr_atomic(struct mr_mr *mr, u64 iova, bool cmp_swap, u64 swap_add,
 int mr_sgl_copy(struct mr_dev *dev, struct ib_pd *pd,
 		const struct mr_sge *sge, u32 num_sge, u32 off, void *buf,
 		u32 len, bool to_sgl);
+
+/* local.c: REG_MR and LOCAL_INV */
+int mr_local_init(struct mr_qp *qp, bool user);
+void mr_local_fini(struct mr_qp *qp);
+int mr_local_post(struct mr_qp *qp, const struct ib_send_wr *wr);
+void mr_local_sq_done(struct mr_qp *qp);
 
 /* cq.c: completion queues */
 int mr_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,

@@ -1,14 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Memory regions: registration of user memory (pinned through ib_umem) and
- * the DMA MR of kernel consumers, their keys, and the data movers that the
- * transport uses to read and write a region, also from softirq.
+ * Memory regions: registration of user memory (pinned through ib_umem),
+ * the DMA MR and the fast-registration MRs of kernel consumers, their keys,
+ * and the data movers that the transport uses to read and write a region,
+ * also from softirq.
  *
  * Keys are (index << 8 | variant): the index finds the MR in a per-device
  * xarray, the variant byte changes with every registration, so a key kept
  * after its MR was deregistered does not find the MR that reuses the index.
  * Lookups take a reference under RCU; dereg unpublishes the MR, then waits
  * for those references to go before unpinning its pages.
+ *
+ * A fast-registration MR (ib_alloc_mr) gets its pages from ib_map_mr_sg()
+ * and becomes usable only when an IB_WR_REG_MR gives it a key, rights and
+ * a range; IB_WR_LOCAL_INV or a SEND with invalidate takes its keys away
+ * again. Lookups match the keys kept here, not those in struct ib_mr,
+ * which the consumer changes (ib_update_fast_reg_key) before registering.
  */
 #include <linux/highmem.h>
 #include <linux/mm.h>
@@ -32,10 +39,17 @@ struct mr_mr {
 	struct ib_mr ibmr;
 	struct ib_umem *umem;	/* NULL for the DMA MR */
 	struct page **pages;	/* the umem's pages, for O(1) offset lookup */
+	u64 *page_list;		/* fast reg: kernel addresses of its pages */
+	u32 max_pages;		/* fast reg: size of page_list */
+	u32 npages;		/* fast reg: pages mapped by ib_map_mr_sg() */
+	u32 first_off;		/* fast reg: iova's offset in page_list[0] */
+	u32 page_shift;		/* fast reg: log2 of the registered page size */
 	u64 iova;
 	u64 length;
 	u32 access;		/* MR_ACC_* */
 	u32 index;
+	u32 lkey;		/* what lookups match; 0: invalid */
+	u32 rkey;		/* 0: no remote access */
 	refcount_t ref;		/* the registration's, plus one per lookup */
 	struct completion released;
 	struct rcu_head rcu;
@@ -91,6 +105,13 @@ static int mr_mr_publish(struct mr_dev *dev, struct mr_mr *mr)
 	mr->ibmr.lkey = key;
 	/* No remote right, no rkey: index 0 is never allocated. */
 	mr->ibmr.rkey = mr->access & MR_ACC_REMOTE ? key : 0;
+	if (mr->ibmr.type == IB_MR_TYPE_MEM_REG) {
+		/* The consumer's REG_MR WR will use the key in both. */
+		mr->ibmr.rkey = key;
+	} else {
+		mr->lkey = mr->ibmr.lkey;
+		mr->rkey = mr->ibmr.rkey;
+	}
 	refcount_set(&mr->ref, 1);
 	init_completion(&mr->released);
 	xa_store(&dev->mr_xa, mr->index, mr, GFP_KERNEL);
@@ -105,9 +126,10 @@ static void mr_mr_unpublish(struct mr_dev *dev, struct mr_mr *mr)
 	wait_for_completion(&mr->released);
 }
 
-/* Unpin the pages of a user MR; nothing for the DMA MR. */
+/* Unpin the pages of a user MR, free a fast-reg MR's page list. */
 static void mr_mr_unpin(struct mr_mr *mr)
 {
+	kvfree(mr->page_list);
 	kvfree(mr->pages);
 	ib_umem_release(mr->umem);
 }
@@ -243,6 +265,130 @@ int mr_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	return 0;
 }
 
+struct ib_mr *mr_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			  u32 max_num_sg)
+{
+	struct mr_dev *dev = to_mr_dev(ibpd->device);
+	struct mr_mr *mr;
+
+	if (type != IB_MR_TYPE_MEM_REG) {
+		ibdev_dbg(&dev->ib_dev, "MR type %d not supported\n", type);
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+	if (!max_num_sg || max_num_sg > MR_MAX_FAST_REG_PAGES) {
+		ibdev_dbg(&dev->ib_dev, "fast-reg MR of %u pages: 1 to %u\n",
+			  max_num_sg, MR_MAX_FAST_REG_PAGES);
+		return ERR_PTR(-EINVAL);
+	}
+	mr = mr_mr_alloc(ibpd, type, 0, 0, 0);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->page_list = kvcalloc(max_num_sg, sizeof(*mr->page_list),
+				 GFP_KERNEL);
+	mr->max_pages = max_num_sg;
+	return mr_mr_finish(dev, mr, mr->page_list ? 0 : -ENOMEM);
+}
+
+static int mr_mr_set_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct mr_mr *mr = to_mr_mr(ibmr);
+
+	if (mr->npages == mr->max_pages)
+		return -ENOMEM;
+	mr->page_list[mr->npages++] = addr;
+	return 0;
+}
+
+int mr_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		 unsigned int *sg_offset)
+{
+	struct mr_mr *mr = to_mr_mr(ibmr);
+	int n;
+
+	mr->npages = 0;
+	n = ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, mr_mr_set_page);
+	mr->first_off = ibmr->iova & (ibmr->page_size - 1);
+	return n;
+}
+
+/**
+ * mr_mr_fast_reg() - execute an IB_WR_REG_MR
+ * @dev: the device
+ * @pd: the posting QP's PD
+ * @wr: the work request
+ *
+ * The MR takes the WR's key, its rights, and the range ib_map_mr_sg() set.
+ * Returns 0, or -EINVAL with the reason logged.
+ */
+int mr_mr_fast_reg(struct mr_dev *dev, struct ib_pd *pd,
+		   const struct ib_reg_wr *wr)
+{
+	struct mr_mr *mr = to_mr_mr(wr->mr);
+	int rights = mr_rights_from_ib(dev, wr->access);
+	const char *why = NULL;
+	u64 size = wr->mr->page_size;
+
+	if (wr->mr->type != IB_MR_TYPE_MEM_REG || !mr->page_list)
+		why = "not a fast-registration MR";
+	else if (wr->mr->pd != pd)
+		why = "MR of another PD";
+	else if (wr->key >> 8 != mr->index)
+		why = "key of another MR";
+	else if (rights < 0 ||
+		 mr_check_region(wr->mr->iova, wr->mr->length, rights))
+		why = "bad access flags or range";
+	else if (!is_power_of_2(size) || size < SZ_4K ||
+		 mr->first_off + wr->mr->length > mr->npages * size)
+		why = "range beyond the mapped pages";
+	if (why) {
+		ibdev_dbg(&dev->ib_dev, "REG_MR of key %#x refused: %s\n",
+			  wr->key, why);
+		return -EINVAL;
+	}
+	/* Invalid while it changes, so no lookup sees half of it. */
+	WRITE_ONCE(mr->lkey, 0);
+	WRITE_ONCE(mr->rkey, 0);
+	smp_wmb();	/* the range before the keys */
+	mr->iova = wr->mr->iova;
+	mr->length = wr->mr->length;
+	mr->access = rights;
+	mr->page_shift = ilog2(size);
+	smp_wmb();	/* the range before the new keys: mr_mr_get() */
+	WRITE_ONCE(mr->lkey, wr->key);
+	WRITE_ONCE(mr->rkey, rights & MR_ACC_REMOTE ? wr->key : 0);
+	return 0;
+}
+
+/**
+ * mr_mr_invalidate() - take the keys of a fast-registration MR away
+ * @dev: the device
+ * @pd: the PD of the QP that invalidates
+ * @key: its current key (IB_WR_LOCAL_INV, or a received SEND_INV's rkey)
+ *
+ * Returns 0, or -EINVAL if @key names no valid fast-reg MR of @pd.
+ */
+int mr_mr_invalidate(struct mr_dev *dev, struct ib_pd *pd, u32 key)
+{
+	struct mr_mr *mr = mr_mr_get(dev, pd, key, false);
+	int err = 0;
+
+	if (!mr) {
+		ibdev_dbg(&dev->ib_dev, "invalidate %#x: no valid MR with that key\n",
+			  key);
+		return -EINVAL;
+	}
+	if (mr->ibmr.type != IB_MR_TYPE_MEM_REG) {
+		ibdev_dbg(&dev->ib_dev, "invalidate %#x: not a fast-registration MR\n",
+			  key);
+		err = -EINVAL;
+	} else {
+		WRITE_ONCE(mr->lkey, 0);
+		WRITE_ONCE(mr->rkey, 0);
+	}
+	mr_mr_put(mr);
+	return err;
+}
+
 /*
  * Find the MR of @key and take a reference; NULL if there is none, it is
  * stale, belongs to another PD than @pd (unless @pd is NULL), or, with
@@ -255,13 +401,15 @@ struct mr_mr *mr_mr_get(struct mr_dev *dev, struct ib_pd *pd, u32 key,
 
 	rcu_read_lock();
 	mr = xa_load(&dev->mr_xa, key >> 8);
-	if (mr && ((remote ? mr->ibmr.rkey : mr->ibmr.lkey) != key ||
+	if (mr && ((remote ? READ_ONCE(mr->rkey) : READ_ONCE(mr->lkey)) != key ||
 		   (pd && mr->ibmr.pd != pd) ||
 		   !refcount_inc_not_zero(&mr->ref)))
 		mr = NULL;
 	rcu_read_unlock();
 	if (!mr)
 		atomic_long_inc(&dev->mr_refused);
+	else
+		smp_rmb();	/* the key before the range: mr_mr_fast_reg() */
 	return mr;
 }
 
@@ -284,6 +432,30 @@ int mr_mr_check(struct mr_mr *mr, u64 iova, u64 len, u32 need)
 }
 
 /*
+ * mr_mr_walk() for a fast-reg MR: its pages are kernel addresses (a
+ * virtual DMA device's "DMA addresses"), each mapped for its whole size.
+ */
+static void mr_mr_walk_pages(struct mr_mr *mr, u64 iova, u64 len,
+			     void (*fn)(void *va, size_t n, void *ctx),
+			     void *ctx)
+{
+	u64 size = BIT_ULL(mr->page_shift);
+	u64 pos = mr->first_off + (iova - mr->iova);
+
+	while (len) {
+		u64 off = pos & (size - 1);
+		u64 n = min(len, size - off);
+		u32 i = pos >> mr->page_shift;
+
+		if (WARN_ON_ONCE(i >= mr->npages))
+			return;
+		fn((void *)(uintptr_t)(mr->page_list[i] + off), n, ctx);
+		pos += n;
+		len -= n;
+	}
+}
+
+/*
  * Call @fn on each virtually contiguous piece of [iova, iova + len), which
  * mr_mr_check() has accepted. Pages are mapped with kmap_local_page(), so
  * this neither sleeps nor touches user mappings, and @fn may not sleep.
@@ -293,6 +465,10 @@ static void mr_mr_walk(struct mr_mr *mr, u64 iova, u64 len,
 {
 	u64 pos;
 
+	if (mr->page_list) {
+		mr_mr_walk_pages(mr, iova, len, fn, ctx);
+		return;
+	}
 	if (!mr->umem) {
 		fn((void *)(uintptr_t)iova, len, ctx);
 		return;

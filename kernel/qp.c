@@ -161,6 +161,8 @@ static void mr_wq_flush(struct mr_qp *qp, bool send)
 		wq->count--;
 		spin_unlock_irqrestore(&wq->lock, flags);
 		mr_cq_post(cq, &wc, false);
+		if (send)
+			mr_local_sq_done(qp);
 		spin_lock_irqsave(&wq->lock, flags);
 	}
 	wq->flushing = false;
@@ -268,7 +270,9 @@ int mr_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->attr.ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
 	qp->attr.ah_attr.port_num = MR_PORT;
 	memset(&qp->flow, 0, sizeof(qp->flow));
-	err = mr_xport_create(qp);
+	err = mr_local_init(qp, udata);
+	if (!err)
+		err = mr_xport_create(qp);
 	if (err)
 		goto err_rq;
 
@@ -288,6 +292,7 @@ int mr_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 err_xport:
 	mr_xport_destroy(qp);
 err_rq:
+	mr_local_fini(qp);
 	mutex_destroy(&qp->state_lock);
 	kvfree(qp->rq.buf);
 err_sq:
@@ -309,6 +314,7 @@ int mr_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	mr_qp_put(qp);
 	wait_for_completion(&qp->released);
 	mr_xport_destroy(qp);
+	mr_local_fini(qp);
 	kvfree(qp->sq.buf);
 	kvfree(qp->rq.buf);
 	mutex_destroy(&qp->state_lock);
@@ -816,8 +822,7 @@ static int mr_send_check_sges(struct mr_qp *qp, const struct mr_send_wqe *wqe)
  * The requester's entry point: a send WQE that passed every check, on a
  * QP in RTS, under the send queue lock, with room in the ring. It is
  * queued at sq.head + sq.count; the caller kicks the requester once the
- * lock is dropped (sending with IRQs off is not allowed). SEND with
- * invalidate needs memory windows or fast-registered MRs: refused.
+ * lock is dropped (sending with IRQs off is not allowed).
  */
 static int mr_req_submit(struct mr_qp *qp, const struct mr_send_wqe *wqe)
 {
@@ -825,12 +830,6 @@ static int mr_req_submit(struct mr_qp *qp, const struct mr_send_wqe *wqe)
 	u32 slot = sq->head + sq->count;
 	int err;
 
-	if (wqe->opcode == IB_WR_SEND_WITH_INV) {
-		ibdev_dbg(qp->ibqp.device,
-			  "QP %u: send WR %#llx refused: SEND_WITH_INV is not supported\n",
-			  qp->ibqp.qp_num, wqe->wr_id);
-		return -EOPNOTSUPP;
-	}
 	memcpy(mr_wq_slot(sq, slot), wqe, sq->stride);
 	err = mr_req_prepare(qp, slot);
 	if (err)
@@ -864,13 +863,16 @@ static int mr_send_queue(struct mr_qp *qp, const struct mr_send_wqe *wqe,
 			memcpy(mr_wq_slot(sq, sq->head + sq->count), wqe,
 			       sq->stride);
 			sq->count++;
+			qp->local.posted++;
 			*flush = true;
 		} else {
 			err = mr_send_check_sges(qp, wqe);
 			if (!err)
 				err = mr_req_submit(qp, wqe);
-			if (!err)
+			if (!err) {
+				qp->local.posted++;
 				*kick = true;
+			}
 		}
 		break;
 	}
@@ -897,9 +899,13 @@ int mr_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		return -ENOMEM;
 	}
 	for (; wr; wr = wr->next) {
-		err = mr_send_build(qp, wr, wqe);
-		if (!err)
-			err = mr_send_queue(qp, wqe, &flush, &kick);
+		if (wr->opcode == IB_WR_REG_MR || wr->opcode == IB_WR_LOCAL_INV) {
+			err = mr_local_post(qp, wr);
+		} else {
+			err = mr_send_build(qp, wr, wqe);
+			if (!err)
+				err = mr_send_queue(qp, wqe, &flush, &kick);
+		}
 		if (err) {
 			*bad_wr = wr;
 			break;

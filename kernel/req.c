@@ -31,7 +31,7 @@ u64 mr_now_ns(void)
 static bool mr_wr_consumes(enum ib_wr_opcode op)
 {
 	return op == IB_WR_SEND || op == IB_WR_SEND_WITH_IMM ||
-	       op == IB_WR_RDMA_WRITE_WITH_IMM;
+	       op == IB_WR_SEND_WITH_INV || op == IB_WR_RDMA_WRITE_WITH_IMM;
 }
 
 /* READ and atomics: one request packet, answered by a response. */
@@ -295,6 +295,8 @@ static u8 mr_req_opcode(enum ib_wr_opcode op)
 	switch (op) {
 	case IB_WR_SEND_WITH_IMM:
 		return MR_OP_SEND_IMM;
+	case IB_WR_SEND_WITH_INV:
+		return MR_OP_SEND_INV;
 	case IB_WR_RDMA_WRITE:
 		return MR_OP_WRITE;
 	case IB_WR_RDMA_WRITE_WITH_IMM:
@@ -355,12 +357,13 @@ static u32 mr_req_header(struct mr_xport *x, const struct mr_send_wqe *wqe,
 			 const struct mr_tx_pkt *tp, struct mr_pkt *pkt)
 {
 	const struct mr_wqe_tx *wt = mr_req_wtx(x, tp->msn);
-	u32 imm = be32_to_cpu(wqe->ex.imm_data);
 	u8 op = mr_req_opcode(wqe->opcode);
+	u32 imm = op == MR_OP_SEND_INV ? 0 : be32_to_cpu(wqe->ex.imm_data);
 
 	pkt->base.opcode = op;
 	if ((wqe->send_flags & IB_SEND_SOLICITED) &&
-	    (op == MR_OP_SEND || op == MR_OP_SEND_IMM || op == MR_OP_WRITE_IMM))
+	    (op == MR_OP_SEND || op == MR_OP_SEND_IMM || op == MR_OP_SEND_INV ||
+	     op == MR_OP_WRITE_IMM))
 		pkt->base.flags |= MR_FLAG_SOLICITED;
 	switch (op) {
 	case MR_OP_READ_REQ:
@@ -392,6 +395,8 @@ static u32 mr_req_header(struct mr_xport *x, const struct mr_send_wqe *wqe,
 		pkt->send = (struct mr_send_hdr){
 			.msn = tp->msn, .rsn = wt->rsn, .length = wqe->length,
 			.offset = tp->offset, .imm = imm,
+			.inv_rkey = op == MR_OP_SEND_INV ?
+					    wqe->ex.invalidate_rkey : 0,
 		};
 		break;
 	}

@@ -196,7 +196,9 @@ static void mr_req_info(const struct mr_pkt *pkt, struct mr_req_info *ri)
 	default:
 		ri->msn = pkt->send.msn;
 		ri->rsn = pkt->send.rsn;
-		ri->imm = pkt->send.imm;
+		/* A SEND_INV's rkey travels where a SEND_IMM's imm does. */
+		ri->imm = pkt->base.opcode == MR_OP_SEND_INV ?
+				  pkt->send.inv_rkey : pkt->send.imm;
 		ri->length = pkt->send.length;
 		ri->offset = pkt->send.offset;
 		ri->consume = true;
@@ -448,6 +450,23 @@ void mr_resp_push(struct mr_xport *x)
 	}
 }
 
+/*
+ * A SEND with invalidate landed: the fast-reg MR that its rkey names loses
+ * its keys, and the receive says so. An rkey that names no such MR of the
+ * QP's PD fails the receive (mr.c counts it as a refused key).
+ */
+static void mr_resp_invalidate(struct mr_xport *x, u32 rkey, struct ib_wc *wc)
+{
+	struct mr_qp *qp = x->qp;
+
+	if (mr_mr_invalidate(to_mr_dev(qp->ibqp.device), qp->ibqp.pd, rkey)) {
+		wc->status = IB_WC_LOC_PROT_ERR;
+		return;
+	}
+	wc->wc_flags = IB_WC_WITH_INVALIDATE;
+	wc->ex.invalidate_rkey = rkey;
+}
+
 /* Complete the receive at the head of the ring for message @m. */
 static void mr_resp_complete_recv(struct mr_xport *x, struct mr_rx_msg *m)
 {
@@ -482,6 +501,8 @@ static void mr_resp_complete_recv(struct mr_xport *x, struct mr_rx_msg *m)
 		if (m->opcode == MR_OP_SEND_IMM) {
 			wc.wc_flags = IB_WC_WITH_IMM;
 			wc.ex.imm_data = cpu_to_be32(m->imm);
+		} else if (m->opcode == MR_OP_SEND_INV) {
+			mr_resp_invalidate(x, m->imm, &wc);
 		}
 	}
 	mr_cq_post(qp->rcq, &wc, m->solicited);
@@ -634,9 +655,7 @@ void mr_resp_rcv(struct mr_qp *qp, struct sk_buff *skb,
 		mr_stats_inc(dev, MR_CNT_RX_DROP_NO_QP);
 		goto out;
 	}
-	if (pkt->base.opcode == MR_OP_SEND_INV) {
-		nak = MR_NAK_INVALID_REQUEST;
-	} else if (!resp && !mr_seq_before(ri.msn, x->msn_done)) {
+	if (!resp && !mr_seq_before(ri.msn, x->msn_done)) {
 		/* A conforming requester stays within the message window. */
 		if (ri.msn - x->msn_done >= MR_MSG_WINDOW) {
 			mr_stats_inc(dev, MR_CNT_RX_DROP_MALFORMED);

@@ -242,12 +242,90 @@ static void mr_dma(struct kunit *test)
 	mr_mr_dev_fini(f->dev);
 }
 
+/*
+ * A fast-registration MR over two pages of a buffer: unusable until
+ * REG_MR; then its key, rights and range hold, bytes land at the right
+ * place across the page boundary; invalidation takes the keys away.
+ */
+static void mr_fast_reg(struct kunit *test)
+{
+	struct verbs_fixture *f = fixture(test);
+	u8 *buf = kunit_kzalloc(test, 3 * PAGE_SIZE, GFP_KERNEL);
+	struct scatterlist sg;
+	struct ib_reg_wr wr = {};
+	u8 *start, out[8] = {};
+	struct ib_mr *ibmr;
+	struct mr_mr *mr;
+	u32 key;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(mr_alloc_mr(&f->pd, IB_MR_TYPE_SG_GAPS,
+						  4)), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(mr_alloc_mr(&f->pd, IB_MR_TYPE_MEM_REG,
+						  MR_MAX_FAST_REG_PAGES + 1)),
+			-EINVAL);
+	ibmr = mr_alloc_mr(&f->pd, IB_MR_TYPE_MEM_REG, 2);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ibmr));
+	key = ibmr->rkey;
+	KUNIT_EXPECT_EQ(test, ibmr->lkey, key);
+	KUNIT_EXPECT_NULL(test, mr_mr_get(f->dev, &f->pd, key, false));
+
+	/* 100 bytes before a page boundary to 100 after it. */
+	start = PTR_ALIGN(buf, PAGE_SIZE) + PAGE_SIZE - 100;
+	sg_init_one(&sg, start, 200);
+	sg_dma_address(&sg) = (uintptr_t)start;
+	sg_dma_len(&sg) = 200;
+	ibmr->page_size = PAGE_SIZE;
+	KUNIT_EXPECT_EQ(test, mr_map_mr_sg(ibmr, &sg, 1, NULL), 1);
+	KUNIT_EXPECT_EQ(test, ibmr->iova, (u64)(uintptr_t)start);
+	KUNIT_EXPECT_EQ(test, ibmr->length, 200ull);
+
+	key = (key & ~0xffu) | ((key + 1) & 0xff);	/* a new variant */
+	wr.mr = ibmr;
+	wr.key = key;
+	wr.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+	KUNIT_EXPECT_EQ(test, mr_mr_fast_reg(f->dev, &f->other_pd, &wr),
+			-EINVAL);
+	wr.key = key + 0x100;
+	KUNIT_EXPECT_EQ(test, mr_mr_fast_reg(f->dev, &f->pd, &wr), -EINVAL);
+	wr.key = key;
+	wr.access = IB_ACCESS_REMOTE_WRITE;	/* needs local write */
+	KUNIT_EXPECT_EQ(test, mr_mr_fast_reg(f->dev, &f->pd, &wr), -EINVAL);
+	wr.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+	KUNIT_ASSERT_EQ(test, mr_mr_fast_reg(f->dev, &f->pd, &wr), 0);
+
+	mr = mr_mr_get(f->dev, &f->pd, key, true);
+	KUNIT_ASSERT_NOT_NULL(test, mr);
+	KUNIT_EXPECT_EQ(test, mr_mr_copy_to(mr, ibmr->iova + 96, "metaroce",
+					    8, MR_ACC_REMOTE_WRITE), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(start + 96, "metaroce", 8), 0);
+	KUNIT_EXPECT_EQ(test, mr_mr_copy_from(mr, ibmr->iova + 96, out, 8,
+					      MR_ACC_LOCAL_READ), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(out, "metaroce", 8), 0);
+	KUNIT_EXPECT_EQ(test, mr_mr_copy_from(mr, ibmr->iova, out, 8,
+					      MR_ACC_REMOTE_READ), -EACCES);
+	KUNIT_EXPECT_EQ(test, mr_mr_copy_to(mr, ibmr->iova + 193, "metaroce",
+					    8, MR_ACC_REMOTE_WRITE), -ERANGE);
+	KUNIT_EXPECT_EQ(test, start[200], 0);
+	mr_mr_put(mr);
+
+	KUNIT_EXPECT_EQ(test, mr_mr_invalidate(f->dev, &f->other_pd, key),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, mr_mr_invalidate(f->dev, &f->pd, key), 0);
+	KUNIT_EXPECT_NULL(test, mr_mr_get(f->dev, &f->pd, key, true));
+	KUNIT_EXPECT_NULL(test, mr_mr_get(f->dev, &f->pd, key, false));
+	KUNIT_EXPECT_EQ(test, mr_mr_invalidate(f->dev, &f->pd, key), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mr_dereg_mr(ibmr, NULL), 0);
+	mr_mr_dev_fini(f->dev);
+}
+
 static struct kunit_case verbs_cases[] = {
 	KUNIT_CASE(cq_create_limits),
 	KUNIT_CASE(cq_ring_and_overrun),
 	KUNIT_CASE(cq_notify),
 	KUNIT_CASE(cq_resize),
 	KUNIT_CASE(mr_dma),
+	KUNIT_CASE(mr_fast_reg),
 	{}
 };
 
