@@ -7,7 +7,8 @@
  */
 #include "metaroce.h"
 
-int mr_local_init(struct mr_qp *qp, bool user)
+/* @kernel_rc: a kernel RC QP; others get no ring and refuse local WRs. */
+int mr_local_init(struct mr_qp *qp, bool kernel_rc)
 {
 	struct mr_local *l = &qp->local;
 
@@ -17,8 +18,8 @@ int mr_local_init(struct mr_qp *qp, bool user)
 	l->done = 0;
 	l->draining = false;
 	l->ring = NULL;
-	if (user)
-		return 0;	/* uverbs has no local WRs */
+	if (!kernel_rc)
+		return 0;
 	l->ring = kvcalloc(qp->sq.depth, sizeof(*l->ring), GFP_KERNEL);
 	return l->ring ? 0 : -ENOMEM;
 }
@@ -102,7 +103,7 @@ int mr_local_post(struct mr_qp *qp, const struct ib_send_wr *wr)
 	int err = 0;
 
 	if (!l->ring) {
-		ibdev_dbg(qp->ibqp.device, "QP %u: opcode %d is for kernel QPs\n",
+		ibdev_dbg(qp->ibqp.device, "QP %u: opcode %d is for kernel RC QPs\n",
 			  qp->ibqp.qp_num, wr->opcode);
 		return -EINVAL;
 	}

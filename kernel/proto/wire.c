@@ -104,6 +104,13 @@ static const struct mr_field mr_nak_fields[] = {
 	{}
 };
 
+static const struct mr_field mr_ud_fields[] = {
+	MR_FIELD(0, 4, ud.src_qpn),
+	MR_FIELD(4, 4, ud.qkey),
+	MR_FIELD(8, 4, ud.imm),
+	{}
+};
+
 static const struct mr_op_info {
 	u8 len;		/* opcode header length; 0: no such opcode */
 	u8 flags;	/* the flags the opcode may carry */
@@ -124,6 +131,9 @@ static const struct mr_op_info {
 			     mr_atomic_fields },
 	[MR_OP_FETCH_ADD] = { MR_FETCH_ADD_HDR_LEN, MR_SEQ_FLAGS, 0,
 			      mr_atomic_fields },
+	[MR_OP_UD_SEND] = { MR_UD_HDR_LEN, MR_FLAG_SOLICITED, 1, mr_ud_fields },
+	[MR_OP_UD_SEND_IMM] = { MR_UD_IMM_HDR_LEN, MR_FLAG_SOLICITED, 1,
+				mr_ud_fields },
 	[MR_OP_READ_RESP] = { MR_READ_RESP_HDR_LEN, MR_SEQ_FLAGS, 1,
 			      mr_read_resp_fields },
 	[MR_OP_ATOMIC_RESP] = { MR_ATOMIC_RESP_HDR_LEN, MR_SEQ_FLAGS, 0,
@@ -181,6 +191,17 @@ static int mr_check_ack(u32 psn, const struct mr_ack_hdr *ack)
 	return -MR_EFIELD;
 }
 
+/* A datagram rides no path and fits one packet. */
+static int mr_check_ud(const struct mr_pkt *pkt)
+{
+	if (pkt->base.path || pkt->base.epoch ||
+	    pkt->ud.src_qpn > MR_WIRE_QPN_MAX)
+		return -MR_EFIELD;
+	if (pkt->payload_len > MR_WIRE_MAX_PAYLOAD)
+		return -MR_ELENGTH;
+	return 0;
+}
+
 static int mr_check_nak(const struct mr_nak_hdr *nak)
 {
 	if (nak->code < MR_NAK_REMOTE_ACCESS || nak->code > MR_NAK_RNR)
@@ -229,6 +250,9 @@ static int mr_check(const struct mr_pkt *pkt, const struct mr_op_info *op)
 		return mr_check_ack(b->psn, &pkt->ack);
 	case MR_OP_NAK:
 		return mr_check_nak(&pkt->nak);
+	case MR_OP_UD_SEND:
+	case MR_OP_UD_SEND_IMM:
+		return mr_check_ud(pkt);
 	}
 	return 0;
 }

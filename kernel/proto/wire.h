@@ -35,6 +35,8 @@ enum mr_opcode {
 	MR_OP_READ_REQ = 0x06,
 	MR_OP_CMP_SWAP = 0x07,
 	MR_OP_FETCH_ADD = 0x08,
+	MR_OP_UD_SEND = 0x09,		/* a datagram to a UD QP */
+	MR_OP_UD_SEND_IMM = 0x0a,	/* a datagram with immediate data */
 	MR_OP_READ_RESP = 0x10,
 	MR_OP_ATOMIC_RESP = 0x11,
 	MR_OP_ACK = 0x20,
@@ -67,6 +69,8 @@ enum mr_nak_code {
 #define MR_ATOMIC_RESP_HDR_LEN 12u
 #define MR_ACK_HDR_LEN 48u
 #define MR_NAK_HDR_LEN 8u
+#define MR_UD_HDR_LEN 8u
+#define MR_UD_IMM_HDR_LEN 12u
 
 /* The longest opcode header: the most any packet carries in front. */
 #define MR_MAX_OP_HDR_LEN MR_ACK_HDR_LEN
@@ -158,6 +162,17 @@ struct mr_nak_hdr {
 	u16 rnr_delay;	/* RNR only: retry after this many 10 us units */
 };
 
+/*
+ * UD_SEND, UD_SEND_IMM: the whole message in one packet, so the payload
+ * is the message. The base header has path 0, epoch 0 and a PSN that
+ * only numbers the sender's datagrams.
+ */
+struct mr_ud_hdr {
+	u32 src_qpn;	/* the sending QP, 24 bits */
+	u32 qkey;	/* must match the destination QP's Q_Key */
+	u32 imm;	/* UD_SEND_IMM only */
+};
+
 struct mr_pkt {
 	struct mr_base_hdr base;
 	union {
@@ -169,6 +184,7 @@ struct mr_pkt {
 		struct mr_atomic_resp_hdr atomic_resp;
 		struct mr_ack_hdr ack;
 		struct mr_nak_hdr nak;
+		struct mr_ud_hdr ud;
 	};
 	u32 hdr_len;		/* set by decode: the payload starts here */
 	u32 payload_len;	/* bytes after the headers */

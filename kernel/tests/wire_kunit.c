@@ -9,6 +9,7 @@ static const u8 wire_ops[] = {
 	MR_OP_SEND, MR_OP_SEND_IMM, MR_OP_SEND_INV, MR_OP_WRITE,
 	MR_OP_WRITE_IMM, MR_OP_READ_REQ, MR_OP_CMP_SWAP, MR_OP_FETCH_ADD,
 	MR_OP_READ_RESP, MR_OP_ATOMIC_RESP, MR_OP_ACK, MR_OP_NAK,
+	MR_OP_UD_SEND, MR_OP_UD_SEND_IMM,
 };
 
 /* A valid packet of each opcode; data ones carry 2000 of 3000 bytes. */
@@ -82,6 +83,16 @@ static void wire_sample(struct mr_pkt *p, u8 op)
 		p->nak.code = MR_NAK_RNR;
 		p->nak.rnr_delay = 100;
 		break;
+	case MR_OP_UD_SEND:
+	case MR_OP_UD_SEND_IMM:
+		p->base.flags = MR_FLAG_SOLICITED;
+		p->base.path = 0;
+		p->base.epoch = 0;
+		p->ud.src_qpn = 0x123456;
+		p->ud.qkey = 0x11111111;
+		p->ud.imm = op == MR_OP_UD_SEND_IMM ? 0x2222 : 0;
+		p->payload_len = 2000;
+		break;
 	}
 }
 
@@ -91,6 +102,9 @@ static void wire_shrink(struct mr_pkt *p)
 	if (!p->payload_len)
 		return;
 	p->payload_len = 8;
+	if (p->base.opcode == MR_OP_UD_SEND ||
+	    p->base.opcode == MR_OP_UD_SEND_IMM)
+		return;
 	if (p->base.opcode == MR_OP_WRITE || p->base.opcode == MR_OP_WRITE_IMM)
 		p->write.offset = p->write.length - 8;
 	else if (p->base.opcode == MR_OP_READ_RESP)
@@ -154,6 +168,10 @@ static bool wire_equal(const struct mr_pkt *a, const struct mr_pkt *b)
 	case MR_OP_NAK:
 		return a->nak.msn == b->nak.msn && a->nak.code == b->nak.code &&
 		       a->nak.rnr_delay == b->nak.rnr_delay;
+	case MR_OP_UD_SEND:
+	case MR_OP_UD_SEND_IMM:
+		return a->ud.src_qpn == b->ud.src_qpn &&
+		       a->ud.qkey == b->ud.qkey && a->ud.imm == b->ud.imm;
 	}
 	return false;
 }
@@ -215,6 +233,49 @@ static void wire_golden_write_imm(struct kunit *test)
 	p.payload_len = 0x800;
 	KUNIT_ASSERT_EQ(test, mr_wire_encode(&p, buf, sizeof(buf)), 48);
 	KUNIT_EXPECT_EQ(test, memcmp(buf, want, sizeof(want)), 0);
+}
+
+/* protocol.rst's datagram layout, and what a datagram may not carry. */
+static void wire_ud(struct kunit *test)
+{
+	static const u8 want[28] = {
+		0x01, 0x0a, 0x02, 0x00, 0x00, 0x12, 0x34, 0x56,
+		0x89, 0xab, 0xcd, 0xef, 0x00, 0x00, 0x00, 0x00,
+		0x00, 0xab, 0xcd, 0xef, 0x80, 0x01, 0x00, 0x00,
+		0xde, 0xad, 0xbe, 0xef,
+	};
+	struct mr_pkt p = { 0 }, q;
+	u8 *buf;
+
+	p.base.opcode = MR_OP_UD_SEND_IMM;
+	p.base.flags = MR_FLAG_SOLICITED;
+	p.base.qpn = 0x123456;
+	p.base.psn = 0x89abcdef;
+	p.ud.src_qpn = 0xabcdef;
+	p.ud.qkey = 0x80010000;
+	p.ud.imm = 0xdeadbeef;
+	buf = kunit_kzalloc(test, MR_BASE_HDR_LEN + MR_UD_HDR_LEN +
+			    MR_WIRE_MAX_PAYLOAD + 1, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, buf);
+	KUNIT_ASSERT_EQ(test, mr_wire_encode(&p, buf, sizeof(want)), 28);
+	KUNIT_EXPECT_EQ(test, memcmp(buf, want, sizeof(want)), 0);
+	KUNIT_EXPECT_EQ(test, mr_wire_decode(buf, sizeof(want), &q), 0);
+	KUNIT_EXPECT_TRUE(test, wire_equal(&p, &q));
+
+	buf[3] = 1;	/* a path */
+	KUNIT_EXPECT_EQ(test, mr_wire_decode(buf, 28, &q), -MR_EFIELD);
+	buf[3] = 0;
+	buf[16] = 1;	/* a source QPN above 24 bits */
+	KUNIT_EXPECT_EQ(test, mr_wire_decode(buf, 28, &q), -MR_EFIELD);
+	buf[16] = 0;
+	buf[1] = MR_OP_UD_SEND;	/* one byte more than the largest MTU */
+	KUNIT_EXPECT_EQ(test, mr_wire_decode(buf, MR_BASE_HDR_LEN +
+					     MR_UD_HDR_LEN +
+					     MR_WIRE_MAX_PAYLOAD + 1, &q),
+			-MR_ELENGTH);
+	KUNIT_EXPECT_EQ(test, mr_wire_decode(buf, MR_BASE_HDR_LEN +
+					     MR_UD_HDR_LEN +
+					     MR_WIRE_MAX_PAYLOAD, &q), 0);
 }
 
 static void wire_round_trip(struct kunit *test)
@@ -396,6 +457,7 @@ static void wire_random_mutations(struct kunit *test)
 static struct kunit_case wire_cases[] = {
 	KUNIT_CASE(wire_header_lengths),
 	KUNIT_CASE(wire_golden_write_imm),
+	KUNIT_CASE(wire_ud),
 	KUNIT_CASE(wire_round_trip),
 	KUNIT_CASE(wire_truncated),
 	KUNIT_CASE(wire_bad_base),

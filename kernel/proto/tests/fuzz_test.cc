@@ -61,7 +61,7 @@ void Mutate(Gen &g, Bytes &b)
 		break;
 	default: // the opcode of another packet kind
 		if (b.size() >= 2)
-			b[1] = mrtest::AllOpcodes()[g.Below(12)];
+			b[1] = mrtest::AllOpcodes()[g.Below(mrtest::AllOpcodes().size())];
 		break;
 	}
 }
@@ -80,7 +80,7 @@ TEST(Fuzz, RandomBytes)
 		if (b.size() > 0 && g.Chance(90))
 			b[0] = MR_WIRE_VERSION;
 		if (b.size() > 1 && g.Chance(80))
-			b[1] = mrtest::AllOpcodes()[g.Below(12)];
+			b[1] = mrtest::AllOpcodes()[g.Below(mrtest::AllOpcodes().size())];
 		if (b.size() > 4 && g.Chance(80))
 			b[4] = 0;
 		FuzzOne(b);
@@ -97,7 +97,7 @@ TEST(Fuzz, MutatedValidPackets)
 	Gen g(7);
 
 	for (int i = 0; i < 200000; i++) {
-		uint8_t op = mrtest::AllOpcodes()[g.Below(12)];
+		uint8_t op = mrtest::AllOpcodes()[g.Below(mrtest::AllOpcodes().size())];
 		mr_pkt p;
 
 		do // small payloads: the bytes that matter are the headers
@@ -121,7 +121,7 @@ TEST(Fuzz, EveryPrefixOfValidPackets)
 	Gen g(9);
 
 	for (int i = 0; i < 2000; i++) {
-		mr_pkt p = g.Valid(mrtest::AllOpcodes()[g.Below(12)]);
+		mr_pkt p = g.Valid(mrtest::AllOpcodes()[g.Below(mrtest::AllOpcodes().size())]);
 
 		if (p.payload_len > 100)
 			continue;

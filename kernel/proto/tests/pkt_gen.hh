@@ -20,8 +20,14 @@ inline const std::vector<uint8_t> &AllOpcodes()
 		MR_OP_WRITE,	 MR_OP_WRITE_IMM,   MR_OP_READ_REQ,
 		MR_OP_CMP_SWAP,	 MR_OP_FETCH_ADD,   MR_OP_READ_RESP,
 		MR_OP_ATOMIC_RESP, MR_OP_ACK,	    MR_OP_NAK,
+		MR_OP_UD_SEND,	 MR_OP_UD_SEND_IMM,
 	};
 	return ops;
+}
+
+inline bool IsUd(uint8_t op)
+{
+	return op == MR_OP_UD_SEND || op == MR_OP_UD_SEND_IMM;
 }
 
 inline bool HasPayload(uint8_t op)
@@ -33,6 +39,8 @@ inline bool HasPayload(uint8_t op)
 	case MR_OP_WRITE:
 	case MR_OP_WRITE_IMM:
 	case MR_OP_READ_RESP:
+	case MR_OP_UD_SEND:
+	case MR_OP_UD_SEND_IMM:
 		return true;
 	default:
 		return false;
@@ -50,6 +58,9 @@ inline uint8_t AllowedFlags(uint8_t op)
 	case MR_OP_SEND_INV:
 	case MR_OP_WRITE_IMM:
 		return MR_FLAG_ACK_REQ | MR_FLAG_SOLICITED;
+	case MR_OP_UD_SEND:
+	case MR_OP_UD_SEND_IMM:
+		return MR_FLAG_SOLICITED;
 	default:
 		return MR_FLAG_ACK_REQ;
 	}
@@ -189,6 +200,16 @@ public:
 			if (p.nak.code == MR_NAK_RNR)
 				p.nak.rnr_delay = (uint16_t)U32();
 			break;
+		case MR_OP_UD_SEND:
+		case MR_OP_UD_SEND_IMM:
+			p.base.path = 0;
+			p.base.epoch = 0;
+			p.ud.src_qpn = U32() & MR_WIRE_QPN_MAX;
+			p.ud.qkey = U32();
+			if (op == MR_OP_UD_SEND_IMM)
+				p.ud.imm = U32();
+			p.payload_len = Below(MR_WIRE_MAX_PAYLOAD + 1);
+			break;
 		}
 		return p;
 	}
@@ -267,6 +288,10 @@ inline bool PktEqual(const mr_pkt &a, const mr_pkt &b)
 	case MR_OP_NAK:
 		return a.nak.msn == b.nak.msn && a.nak.code == b.nak.code &&
 		       a.nak.rnr_delay == b.nak.rnr_delay;
+	case MR_OP_UD_SEND:
+	case MR_OP_UD_SEND_IMM:
+		return a.ud.src_qpn == b.ud.src_qpn && a.ud.qkey == b.ud.qkey &&
+		       a.ud.imm == b.ud.imm;
 	}
 	return false;
 }

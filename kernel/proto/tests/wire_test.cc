@@ -50,6 +50,9 @@ mr_pkt Sample(uint8_t op)
 			p.read_resp.length = 3000;
 			p.read_resp.offset = 1000;
 			break;
+		case MR_OP_UD_SEND:
+		case MR_OP_UD_SEND_IMM:
+			break;
 		default:
 			p.send.length = 3000;
 			p.send.offset = 1000;
@@ -73,6 +76,7 @@ const uint8_t kOps[] = {
 	MR_OP_SEND,	MR_OP_SEND_IMM,	 MR_OP_SEND_INV,  MR_OP_WRITE,
 	MR_OP_WRITE_IMM, MR_OP_READ_REQ, MR_OP_CMP_SWAP, MR_OP_FETCH_ADD,
 	MR_OP_READ_RESP, MR_OP_ATOMIC_RESP, MR_OP_ACK,	  MR_OP_NAK,
+	MR_OP_UD_SEND,	MR_OP_UD_SEND_IMM,
 };
 
 } // namespace
@@ -141,6 +145,74 @@ TEST(Wire, GoldenWriteImm)
 	EXPECT_TRUE(mrtest::PktEqual(p, q));
 	EXPECT_EQ(q.hdr_len, 48u);
 	EXPECT_EQ(q.payload_len, 0x800u);
+}
+
+// A datagram: its header follows the base header, its payload is the message.
+TEST(Wire, GoldenUdSendImm)
+{
+	mr_pkt p{};
+
+	p.base.opcode = MR_OP_UD_SEND_IMM;
+	p.base.flags = MR_FLAG_SOLICITED;
+	p.base.qpn = 0x123456;
+	p.base.psn = 0x89abcdef;
+	p.ud.src_qpn = 0xabcdef;
+	p.ud.qkey = 0x80010000;
+	p.ud.imm = 0xdeadbeef;
+	p.payload_len = 100;
+	const Bytes want = {
+		0x01, 0x0a, 0x02, 0x00, 0x00, 0x12, 0x34, 0x56,
+		0x89, 0xab, 0xcd, 0xef, 0x00, 0x00, 0x00, 0x00,
+		0x00, 0xab, 0xcd, 0xef, 0x80, 0x01, 0x00, 0x00,
+		0xde, 0xad, 0xbe, 0xef,
+	};
+	Bytes b = Encode(p);
+
+	ASSERT_EQ(b.size(), want.size() + 100);
+	EXPECT_EQ(Bytes(b.begin(), b.begin() + 28), want);
+	EXPECT_EQ(mr_wire_hdr_len(MR_OP_UD_SEND), 24u);
+
+	mr_pkt q;
+
+	ASSERT_EQ(Decode(b, &q), 0);
+	EXPECT_TRUE(mrtest::PktEqual(p, q));
+	EXPECT_EQ(q.hdr_len, 28u);
+	EXPECT_EQ(q.payload_len, 100u);
+}
+
+// Datagrams ride no path, name a 24-bit QP, fit one packet, ask no ACK.
+TEST(Wire, UdRejects)
+{
+	mr_pkt p = Sample(MR_OP_UD_SEND);
+	Bytes ok = Encode(p);
+	Bytes b = ok;
+
+	b[3] = 1; // path
+	EXPECT_EQ(Decode(b), -MR_EFIELD);
+	b = ok;
+	b[13] = 1; // epoch
+	EXPECT_EQ(Decode(b), -MR_EFIELD);
+	b = ok;
+	b[16] = 1; // the source QPN's top byte
+	EXPECT_EQ(Decode(b), -MR_EFIELD);
+	b = ok;
+	b[2] = MR_FLAG_ACK_REQ;
+	EXPECT_EQ(Decode(b), -MR_EFLAGS);
+	b = ok;
+	b.resize(MR_BASE_HDR_LEN + MR_UD_HDR_LEN + MR_WIRE_MAX_PAYLOAD + 1);
+	EXPECT_EQ(Decode(b), -MR_ELENGTH);
+	b.resize(b.size() - 1);
+	EXPECT_EQ(Decode(b), 0);
+
+	Bytes big(b.size() + 1);
+
+	p.payload_len = MR_WIRE_MAX_PAYLOAD + 1;
+	EXPECT_EQ(mr_wire_encode(&p, big.data(), (uint32_t)big.size()),
+		  -MR_ELENGTH);
+	p.payload_len = 0;
+	p.ud.src_qpn = MR_WIRE_QPN_MAX + 1;
+	EXPECT_EQ(mr_wire_encode(&p, big.data(), (uint32_t)big.size()),
+		  -MR_EFIELD);
 }
 
 TEST(Wire, GoldenAck)
@@ -328,7 +400,8 @@ TEST(Wire, PathAndQpn)
 		Bytes b = Encode(p);
 
 		b[3] = MR_WIRE_MAX_PATHS - 1;
-		EXPECT_EQ(Decode(b), 0);
+		// Datagrams ride no path: UdRejects checks them.
+		EXPECT_EQ(Decode(b), mrtest::IsUd(op) ? -MR_EFIELD : 0);
 		for (int path : { MR_WIRE_MAX_PATHS, 0x80, 0xff }) {
 			b[3] = (uint8_t)path;
 			EXPECT_EQ(Decode(b), -MR_EFIELD) << path;
