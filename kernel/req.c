@@ -482,16 +482,6 @@ arm:
 	}
 }
 
-/* Packets in flight on all paths. */
-static u32 mr_req_inflight(const struct mr_xport *x)
-{
-	u32 i, n = 0;
-
-	for (i = 0; i < x->npaths; i++)
-		n += x->ps.path[i].inflight;
-	return n;
-}
-
 /*
  * Take a new PSN on a path with room, within the connection's window, or
  * return a negative value.
@@ -500,14 +490,14 @@ int mr_req_take(struct mr_xport *x, u32 *psn)
 {
 	int id;
 
-	if (mr_req_inflight(x) >= MR_CONN_WINDOW)
+	if (x->ps.inflight >= MR_CONN_WINDOW)
 		return -MR_ENOSPC;
 	id = mr_paths_pick(&x->ps);
 
 	if (id < 0)
 		return id;
 	if (mr_sack_tx_send(&x->path[id].sb, psn)) {
-		x->ps.path[id].inflight--;	/* undo the pick's charge */
+		mr_paths_unpick(&x->ps, id);
 		return -MR_ENOSPC;
 	}
 	return id;
