@@ -503,13 +503,18 @@ int mr_req_take(struct mr_xport *x, u32 *psn)
 	return id;
 }
 
-/* READs and atomics started and not complete. */
+/*
+ * READs and atomics started whose response has not fully arrived. One
+ * whose response is in, but which waits behind an earlier message to
+ * complete, no longer occupies the responder: it does not count.
+ */
 static u32 mr_req_rd_out(struct mr_xport *x)
 {
 	u32 msn, n = 0;
 
 	for (msn = x->msn_head; msn != x->msn_send; msn++)
-		n += mr_wr_is_rd(mr_req_wqe(x, msn)->opcode);
+		n += mr_wr_is_rd(mr_req_wqe(x, msn)->opcode) &&
+		     !mr_req_wtx(x, msn)->resp_done;
 	return n;
 }
 
