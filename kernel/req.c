@@ -591,6 +591,21 @@ void mr_req_push(struct mr_xport *x)
 		mr_req_send_pkt(x, id, psn, &tp, false);
 		if (!x->tx_on || x->tx_err)
 			return;
+		/*
+		 * A READ or atomic request goes twice, on two paths: if its
+		 * only packet were lost, no later packet on that path might
+		 * reveal the gap before the tail probe, and the responder
+		 * executes nothing after it until it arrives. The responder
+		 * executes it once (the second copy is a duplicate).
+		 */
+		if (rd && x->npaths > 1) {
+			id = mr_req_take(x, &psn);
+			if (id < 0)
+				return;
+			mr_req_send_pkt(x, id, psn, &tp, false);
+			if (!x->tx_on || x->tx_err)
+				return;
+		}
 	}
 }
 
