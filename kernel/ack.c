@@ -91,7 +91,7 @@ static void mr_req_resend(struct mr_xport *x, u32 id, u32 psn, bool charge,
 	if (mr_sack_tx_resend(&p->sb, psn))
 		return;
 	if (charge)
-		x->ps.path[id].inflight++;	/* in flight again */
+		mr_paths_recharge(&x->ps, id);	/* in flight again */
 	tp = p->pkt[psn % MR_SACK_WINDOW];
 	trace_metaroce_retransmit(x->qp->ibqp.qp_num, id, p->sb.epoch, psn,
 				  tp.msn, tp.offset, tp.resp, why);

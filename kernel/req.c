@@ -487,16 +487,6 @@ arm:
 	}
 }
 
-/* Packets in flight on all paths. */
-static u32 mr_req_inflight(const struct mr_xport *x)
-{
-	u32 i, n = 0;
-
-	for (i = 0; i < x->npaths; i++)
-		n += x->ps.path[i].inflight;
-	return n;
-}
-
 /*
  * Take a new PSN on a path with room, within the connection's window, or
  * return a negative value.
@@ -505,26 +495,31 @@ int mr_req_take(struct mr_xport *x, u32 *psn)
 {
 	int id;
 
-	if (mr_req_inflight(x) >= MR_CONN_WINDOW)
+	if (x->ps.inflight >= MR_CONN_WINDOW)
 		return -MR_ENOSPC;
 	id = mr_paths_pick(&x->ps);
 
 	if (id < 0)
 		return id;
 	if (mr_sack_tx_send(&x->path[id].sb, psn)) {
-		x->ps.path[id].inflight--;	/* undo the pick's charge */
+		mr_paths_unpick(&x->ps, id);
 		return -MR_ENOSPC;
 	}
 	return id;
 }
 
-/* READs and atomics started and not complete. */
+/*
+ * READs and atomics started whose response has not fully arrived. One
+ * whose response is in, but which waits behind an earlier message to
+ * complete, no longer occupies the responder: it does not count.
+ */
 static u32 mr_req_rd_out(struct mr_xport *x)
 {
 	u32 msn, n = 0;
 
 	for (msn = x->msn_head; msn != x->msn_send; msn++)
-		n += mr_wr_is_rd(mr_req_wqe(x, msn)->opcode);
+		n += mr_wr_is_rd(mr_req_wqe(x, msn)->opcode) &&
+		     !mr_req_wtx(x, msn)->resp_done;
 	return n;
 }
 
@@ -601,6 +596,21 @@ void mr_req_push(struct mr_xport *x)
 		mr_req_send_pkt(x, id, psn, &tp, false);
 		if (!x->tx_on || x->tx_err)
 			return;
+		/*
+		 * A READ or atomic request goes twice, on two paths: if its
+		 * only packet were lost, no later packet on that path might
+		 * reveal the gap before the tail probe, and the responder
+		 * executes nothing after it until it arrives. The responder
+		 * executes it once (the second copy is a duplicate).
+		 */
+		if (rd && x->npaths > 1) {
+			id = mr_req_take(x, &psn);
+			if (id < 0)
+				return;
+			mr_req_send_pkt(x, id, psn, &tp, false);
+			if (!x->tx_on || x->tx_err)
+				return;
+		}
 	}
 }
 

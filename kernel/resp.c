@@ -547,11 +547,12 @@ static bool mr_resp_advance(struct mr_xport *x)
 
 /*
  * Place a new packet of message @m. Returns 0 or a NAK code. Sets
- * *complete when the message has all its bytes.
+ * *complete when the message has all its bytes, *dup when the slice had
+ * landed before.
  */
 static u8 mr_resp_place(struct mr_xport *x, struct mr_rx_msg *m,
 			const struct mr_pkt *pkt, const struct mr_req_info *ri,
-			const u8 *data, bool *complete)
+			const u8 *data, bool *complete, bool *dup)
 {
 	struct mr_dev *dev = to_mr_dev(x->qp->ibqp.device);
 	u32 slice = ri->offset / x->mtu;
@@ -564,6 +565,7 @@ static u8 mr_resp_place(struct mr_xport *x, struct mr_rx_msg *m,
 		return MR_NAK_INVALID_REQUEST;
 	if (test_and_set_bit(slice, m->map)) {
 		mr_stats_inc(dev, MR_CNT_DUPLICATE_PACKETS);
+		*dup = true;
 		return 0;
 	}
 	if (pkt->base.opcode == MR_OP_READ_REQ ||
@@ -632,6 +634,7 @@ void mr_resp_rcv(struct mr_qp *qp, struct sk_buff *skb,
 	bool resp = mr_op_is_resp(pkt->base.opcode);
 	bool rnr = false, ack_now, complete = false, respond = false;
 	bool fresh = false;	/* this packet opened its message's slot */
+	bool dup = false;	/* its slice had landed (on another path) */
 	enum mr_sack_rx_res res;
 	struct mr_req_info ri;
 	struct mr_rx_path *r;
@@ -722,7 +725,7 @@ void mr_resp_rcv(struct mr_qp *qp, struct sk_buff *skb,
 		nak = MR_NAK_RNR;
 	} else if (m && !nak) {
 		nak = mr_resp_place(x, m, pkt, &ri, skb->data + pkt->hdr_len,
-				    &complete);
+				    &complete, &dup);
 	} else if (!nak) {
 		/* A message already complete: acknowledged, not executed. */
 		mr_stats_inc(dev, MR_CNT_DUPLICATE_PACKETS);
@@ -730,11 +733,12 @@ void mr_resp_rcv(struct mr_qp *qp, struct sk_buff *skb,
 	if (nak && nak != MR_NAK_RNR)
 		mr_resp_refuse(x, ri.msn, nak);
 	/*
-	 * A packet that no completion will acknowledge (refused, or of a
-	 * message already complete) is acknowledged now, or its sender would
-	 * wait for its timer.
+	 * A packet that no completion will acknowledge (refused, of a message
+	 * already complete, or a slice that landed before: the copy of a READ
+	 * request, a packet moved off a failed path) is acknowledged now, or
+	 * its sender would wait for its timer.
 	 */
-	if (!resp && (nak || !m))
+	if (!resp && (nak || !m || dup))
 		ack_now = true;
 	if (nak)
 		mr_resp_nak_pkt(x, pkt, sport, ri.msn, nak);

@@ -53,6 +53,7 @@ static void mr_paths_start(struct mr_paths *ps, u32 id, u16 epoch)
 {
 	struct mr_path *p = &ps->path[id];
 
+	ps->inflight -= p->inflight;
 	p->window = MR_PATH_INIT_WINDOW;
 	p->inflight = 0;
 	p->rtos = 0;
@@ -150,6 +151,7 @@ int mr_paths_pick(struct mr_paths *ps)
 		if (p->inflight >= p->window)
 			continue;
 		p->inflight++;
+		ps->inflight++;
 		ps->cursor = (id + 1) % ps->count;
 		return (int)id;
 	}
@@ -176,12 +178,35 @@ int mr_paths_charge(struct mr_paths *ps, u32 id)
 	if (p->inflight >= p->window)
 		return -MR_EAGAIN;
 	p->inflight++;
+	ps->inflight++;
 	return 0;
 }
 
-static void mr_path_uncharge(struct mr_path *p, u32 n)
+/*
+ * A packet of path @id reported lost goes again: it is in flight once
+ * more, whatever the window (it held its place before).
+ */
+void mr_paths_recharge(struct mr_paths *ps, u32 id)
 {
-	p->inflight -= n < p->inflight ? n : p->inflight;
+	if (id >= ps->count)
+		return;
+	ps->path[id].inflight++;
+	ps->inflight++;
+}
+
+static void mr_path_uncharge(struct mr_paths *ps, struct mr_path *p, u32 n)
+{
+	if (n > p->inflight)
+		n = p->inflight;
+	p->inflight -= n;
+	ps->inflight -= n;
+}
+
+/* The packet mr_paths_pick() chose path @id for did not go. */
+void mr_paths_unpick(struct mr_paths *ps, u32 id)
+{
+	if (id < ps->count)
+		mr_path_uncharge(ps, &ps->path[id], 1);
 }
 
 /* An ACK left n_acked packets acknowledged and n_lost newly lost. */
@@ -192,7 +217,7 @@ void mr_paths_ack(struct mr_paths *ps, u32 id, u32 n_acked, u32 n_lost)
 	if (id >= ps->count)
 		return;
 	p = &ps->path[id];
-	mr_path_uncharge(p, n_acked + n_lost);
+	mr_path_uncharge(ps, p, n_acked + n_lost);
 	if (n_acked)
 		p->rtos = 0;
 }
@@ -213,7 +238,7 @@ bool mr_paths_timeout(struct mr_paths *ps, u32 id, u32 n_lost)
 	if (id >= ps->count)
 		return false;
 	p = &ps->path[id];
-	mr_path_uncharge(p, n_lost);
+	mr_path_uncharge(ps, p, n_lost);
 	if (p->state != MR_PATH_ACTIVE)
 		return false;
 	if (++p->rtos < ps->fail_after)

@@ -41,6 +41,7 @@ struct mr_paths {
 	struct mr_path path[MR_PATH_MAX];
 	u32 count;	/* paths in use: path[0..count) */
 	u32 cursor;	/* where the round-robin search starts */
+	u32 inflight;	/* packets in flight on all paths: their sum */
 	u32 fail_after;	/* consecutive timeouts that fail a path */
 	u32 seed;	/* source port derivation */
 	u32 ports;	/* source ports handed out so far */
@@ -52,6 +53,8 @@ int mr_paths_set_count(struct mr_paths *ps, u32 count);
 void mr_paths_set_window(struct mr_paths *ps, u32 id, u32 window);
 int mr_paths_pick(struct mr_paths *ps);
 int mr_paths_charge(struct mr_paths *ps, u32 id);
+void mr_paths_recharge(struct mr_paths *ps, u32 id);
+void mr_paths_unpick(struct mr_paths *ps, u32 id);
 void mr_paths_ack(struct mr_paths *ps, u32 id, u32 n_acked, u32 n_lost);
 bool mr_paths_timeout(struct mr_paths *ps, u32 id, u32 n_lost);
 int mr_paths_restart(struct mr_paths *ps, u32 id);

@@ -13,7 +13,9 @@
 # Settings (from run.conf, see selftests/run): BENCH_LOSSES (percent, the
 # first one is the reference for the ratios; default "0 0.1 1 5 10"),
 # BENCH_SECS (seconds per bandwidth run, default 10), BENCH_NVME_MIB (MiB per
-# NVMe-oF run, default 256).
+# NVMe-oF run, default 256, 0: none); for a quicker look, BENCH_OPS (a subset of
+# "write send read") and BENCH_TRANSPORTS (a subset of "metaroce rxe tcp";
+# latency runs for the RDMA ones).
 # Last, NVMe over Fabrics loss-free: nvmet-rdma on b exports a null_blk and
 # nvme-rdma on a reads and writes it with O_DIRECT dd, over each transport in
 # turn (rdma_cm picks the device by GID, so the other transport's devices are
@@ -30,8 +32,15 @@ SECS=${BENCH_SECS:-10}
 BW_SIZE=65536
 LAT_SIZE=64
 LAT_ITERS=1000
-TRANSPORTS=(metaroce rxe)
-BW_OPS=(write send read)
+TRANSPORTS=() TCP=0
+for t in ${BENCH_TRANSPORTS:-metaroce rxe tcp}; do
+	case $t in
+	metaroce | rxe) TRANSPORTS+=("$t") ;;
+	tcp) TCP=1 ;;
+	*) echo "bench: unknown transport $t" && exit 1 ;;
+	esac
+done
+BW_OPS=(${BENCH_OPS:-write send read})
 declare -A DEV_A=([metaroce]=mrc_a [rxe]=$TOPO_A_RXE) DEV_B=([metaroce]=mrc_b [rxe]=$TOPO_B_RXE)
 declare -A GID_A GID_B
 declare -A RESULT # "transport op loss" -> value, or "n/a (error)"
@@ -64,6 +73,8 @@ netem_drops() { # packets netem dropped on both ends so far
 	echo "$sum"
 }
 mr_sum() { echo $(($(mr_stat mrc_a "$1") + $(mr_stat mrc_b "$1"))); }
+# metaroce's loss recovery, both ends, noted per run
+RECOVERY=(retransmits sack_gaps tail_probes rto_events duplicate_packets rnr_naks)
 
 # perf TRANSPORT TOOL ARGS...: server on side b (CPU 1), client on side a
 # (CPU 0), exchanging QP data over localhost TCP so only RDMA traffic uses the
@@ -103,14 +114,18 @@ sample_secs() { echo $(($1 - 2 * ($1 / 4))); }
 
 # bw TRANSPORT OP LOSS: one bandwidth run; RESULT in Gb/s.
 bw() {
-	local t=$1 op=$2 loss=$3 out rc=0 iters gbps='' re0 drops0 tx0 extra=''
-	re0=$(mr_sum retransmits) drops0=$(netem_drops) tx0=$(veth_tx "$TOPO_A_IF")
+	local t=$1 op=$2 loss=$3 out rc=0 iters gbps='' drops0 tx0 extra='' c
+	local -A cnt0
+	for c in "${RECOVERY[@]}"; do cnt0[$c]=$(mr_sum "$c"); done
+	drops0=$(netem_drops) tx0=$(veth_tx "$TOPO_A_IF")
 	out=$(perf "$t" "ib_${op}_bw" -s "$BW_SIZE" -D "$SECS" -F --report_gbits) || rc=$?
 	# "#bytes #iterations BW-peak BW-average MsgRate", the client's line first
 	iters=$(awk -v s="$BW_SIZE" '$1 == s && NF >= 5 { print $2; exit }' <<<"$out")
 	[ -n "$iters" ] && gbps=$(awk -v n="$iters" -v s="$BW_SIZE" -v w="$(sample_secs "$SECS")" \
 		'BEGIN { printf "%.4f", n * s * 8 / w / 1e9 }')
-	[ "$t" = metaroce ] && extra=", retransmits +$(($(mr_sum retransmits) - re0))"
+	if [ "$t" = metaroce ]; then
+		for c in "${RECOVERY[@]}"; do extra+=", $c +$(($(mr_sum "$c") - ${cnt0[$c]}))"; done
+	fi
 	if [ $rc -eq 0 ] && [ -n "$gbps" ]; then
 		RESULT[$t:$op:$loss]=$gbps
 	else
@@ -179,14 +194,19 @@ for loss in "${LOSSES[@]}"; do
 		for t in "${TRANSPORTS[@]}"; do bw "$t" "$op" "$loss"; done
 	done
 	for t in "${TRANSPORTS[@]}"; do lat "$t" "$loss"; done
-	tcp "$loss"
+	[ $TCP = 0 ] || tcp "$loss"
 	note "loss ${loss}% done after $(($(date +%s) - start)) s"
 done
 set_loss 0
 
 # --- NVMe over Fabrics, each transport alone on the veth
 NVME_MIB=${BENCH_NVME_MIB:-256}
-links_del() { rdma link del "${DEV_A[$1]}" && rdma link del "${DEV_B[$1]}"; }
+links_del() { # TRANSPORT: its two devices, if there
+	local d
+	for d in "${DEV_A[$1]}" "${DEV_B[$1]}"; do
+		if mr_exists "$d"; then rdma link del "$d" || return; fi
+	done
+}
 links_add() {
 	case $1 in
 	metaroce) mr_add - mrc_a "$TOPO_A_IF" && mr_add - mrc_b "$TOPO_B_IF" ;;
@@ -210,13 +230,17 @@ nvme_run() {
 	fi
 	nvme_unexport
 }
-if out=$(nvme_setup 2>&1); then
-	links_del rxe || die "rdma link del rxe"
-	nvme_run metaroce
-	links_del metaroce && links_add rxe || die "swapping metaroce for rxe"
-	nvme_run rxe
-else
-	note "nvme setup failed: $out"
+if [ "$NVME_MIB" -gt 0 ] && [ ${#TRANSPORTS[@]} -gt 0 ]; then
+	if out=$(nvme_setup 2>&1); then
+		links_del metaroce && links_del rxe || die "rdma link del"
+		for t in "${TRANSPORTS[@]}"; do
+			links_add "$t" || die "rdma link add ($t)"
+			nvme_run "$t"
+			links_del "$t" || die "rdma link del ($t)"
+		done
+	else
+		note "nvme setup failed: $out"
+	fi
 fi
 
 # --- the table

@@ -109,6 +109,58 @@ TEST(Paths, FullAndNoPath)
 	EXPECT_EQ(mr_paths_restart(&ps, 3), -MR_EFIELD);
 }
 
+// The connection's total stays the sum of the paths' counts, whatever
+// charges, acks, timeouts and restarts do to them.
+TEST(Paths, InflightTotalIsTheSum)
+{
+	mr_paths ps;
+	uint32_t rnd = 12345;
+	auto next = [&rnd](uint32_t n) {
+		rnd = rnd * 1103515245u + 12345u;
+		return (rnd >> 16) % n;
+	};
+
+	ASSERT_EQ(mr_paths_init(&ps, 8, 3, 1), 0);
+	for (int step = 0; step < 20000; step++) {
+		uint32_t id = next(9); // 8: no such path
+
+		switch (next(8)) {
+		case 0:
+		case 1:
+			mr_paths_pick(&ps);
+			break;
+		case 2:
+			mr_paths_charge(&ps, id);
+			break;
+		case 3:
+			mr_paths_recharge(&ps, id);
+			break;
+		case 4:
+			mr_paths_unpick(&ps, id);
+			break;
+		case 5:
+			mr_paths_ack(&ps, id, next(4), next(3));
+			break;
+		case 6:
+			if (mr_paths_timeout(&ps, id, next(3)))
+				mr_paths_restart(&ps, id);
+			break;
+		default:
+			if (!next(50))
+				mr_paths_restart(&ps, id);
+			break;
+		}
+		uint32_t sum = 0;
+
+		for (uint32_t i = 0; i < ps.count; i++)
+			sum += ps.path[i].inflight;
+		ASSERT_EQ(ps.inflight, sum) << "step " << step;
+	}
+	for (uint32_t i = 0; i < ps.count; i++)
+		mr_paths_ack(&ps, i, ps.path[i].inflight, 0);
+	EXPECT_EQ(ps.inflight, 0u);
+}
+
 TEST(Paths, WindowClamps)
 {
 	mr_paths ps;
