@@ -19,11 +19,21 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 flavour=${1:?usage: base-image.sh stock|debug}
 
+# Python for rdma-core's own test suite (pyverbs; tests/40-pyverbs.sh), in
+# the host's version.
+PY=python$(/usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 # Debian packages whose files are copied whole (docs and man pages left out).
 PKGS=(bash kmod iproute2 rdma-core ibverbs-utils ibverbs-providers libibverbs1
-	librdmacm1 rdmacm-utils perftest iperf3 libiperf0)
+	librdmacm1 rdmacm-utils perftest iperf3 libiperf0
+	python3-minimal "$PY-minimal" "lib$PY-minimal" "lib$PY-stdlib" "lib$PY"
+	python3-pyverbs)
+# Parts of the Python stdlib nothing here imports (the stdlib's own tests,
+# build and packaging tools, docs): keep the image lean.
+PY_SKIP="test|lib2to3|pydoc_data|distutils|ensurepip|venv|idlelib|tkinter|turtledemo|config-[^/]*|sqlite3|curses|dbm|lib-dynload/(_test|_sqlite|_curses|_dbm|_gdbm|readline|xxlimited)[^/]*"
+# rdma-core's test suite ships as documentation, partly gzipped.
+PYVERBS_TESTS=/usr/share/doc/rdma-core/tests
 # Single programs from packages we don't want whole. busybox fills the rest.
-BINS=(timeout tail nproc stdbuf env sort seq stat date dd sha256sum
+BINS=(timeout tail nproc stdbuf env sort seq stat date dd sha256sum comm join
 	dmesg nsenter unshare taskset flock mount umount)
 # Modules for the stock kernel; modprobe -D adds their dependencies.
 STOCK_MODULES=(ib_core ib_uverbs ib_umad rdma_cm rdma_ucm ib_cm iw_cm rdma_rxe
@@ -83,8 +93,13 @@ copy() { # copy host files into the stage, keeping symlinks and their targets
 
 # 1. whole packages, then the single programs
 mapfile -t files < <(dpkg -L "${PKGS[@]}" | grep -Ev '^/usr/(share|include)(/|$)|^/lib/(systemd|udev)|^/usr/lib/(systemd|udev)|^/etc/(init\.d|modprobe\.d|udev|systemd)|^/\.$' |
+	grep -Ev "^/usr/lib/$PY/($PY_SKIP)(/|\$)" |
 	while read -r f; do [ ! -d "$f" ] && echo "$f"; done)
 copy "${files[@]}"
+[ -d "$PYVERBS_TESTS" ] || { echo "base-image: no $PYVERBS_TESTS (apt-get install python3-pyverbs)" >&2; exit 1; }
+mkdir -p "$stage$PYVERBS_TESTS"
+cp -a "$PYVERBS_TESTS/." "$stage$PYVERBS_TESTS/"
+gunzip -f "$stage$PYVERBS_TESTS"/*.gz
 for b in "${BINS[@]}"; do copy "$(command -v "$b")"; done
 copy /usr/libexec/coreutils/libstdbuf.so # stdbuf preloads it
 # modprobe must be kmod's at /sbin/modprobe: the kernel's request_module runs it.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Build the small per-run initramfs that is concatenated after the base image:
-# /init, the selftests (lib, tests, demo, bench), run.conf and our build artifacts.
+# /init, the selftests (lib, tests, demo, bench, pyverbs-gaps.txt), run.conf and
+# our build artifacts.
 #
 #   mkrun.sh OUT.cpio.gz KVER FLAVOUR MODE TEST_TIMEOUT TOP TEST_FILE...
 # TOP is the repository top, where the artifacts are looked for.
@@ -25,6 +26,7 @@ mkdir -p "$stage/selftests/tests" "$stage/usr/lib/modules/$kver/extra" \
 	"$stage/usr/local/bin"
 install -m 755 "$st/guest/init.sh" "$stage/init"
 cp -r "$st/lib" "$stage/selftests/lib"
+cp "$st/pyverbs-gaps.txt" "$stage/selftests/" # tests/40-pyverbs.sh reads it
 for d in demo bench; do
 	[ -d "$st/$d" ] && cp -r "$st/$d" "$stage/selftests/$d"
 done
