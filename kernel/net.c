@@ -7,6 +7,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/inetdevice.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <net/addrconf.h>
@@ -117,10 +118,26 @@ static enum mr_counter mr_decode_drop(int err)
 	}
 }
 
-static struct mr_dev *mr_rx_dev(struct net_device *ndev)
+/*
+ * The device a datagram is for: the one on its ingress netdev, or, when it
+ * came back over loopback (two QPs of one host), the one on the netdev that
+ * owns its destination address. Under RCU (the UDP receive path).
+ */
+static struct mr_dev *mr_rx_dev(struct sk_buff *skb)
 {
+	struct net_device *ndev = skb->dev;
 	struct ib_device *ib_dev;
 
+	if (ndev->flags & IFF_LOOPBACK) {
+		if (skb->protocol == htons(ETH_P_IP))
+			ndev = __ip_dev_find(dev_net(ndev), ip_hdr(skb)->daddr,
+					     false);
+		else if (skb->protocol == htons(ETH_P_IPV6))
+			ndev = ipv6_dev_find(dev_net(ndev),
+					     &ipv6_hdr(skb)->daddr, NULL);
+		if (!ndev)
+			return NULL;
+	}
 	ib_dev = ib_device_get_by_netdev(ndev,
 					 (enum rdma_driver_id)METAROCE_DRIVER_ID);
 	return ib_dev ? to_mr_dev(ib_dev) : NULL;
@@ -139,7 +156,7 @@ static int mr_udp_encap_rcv(struct sock *sk, struct sk_buff *skb)
 	struct mr_dev *dev;
 	int err;
 
-	dev = mr_rx_dev(skb->dev);
+	dev = mr_rx_dev(skb);
 	if (!dev) {
 		if (mrn)
 			atomic64_inc(&mrn->rx_no_dev);

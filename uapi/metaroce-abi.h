@@ -26,8 +26,11 @@
 /* Default UDP destination port of the (provisional) MetaRoCE wire protocol. */
 #define METAROCE_DEFAULT_UDP_PORT 4792
 
-/* Vendor id reported by query_device: none assigned, so 0. */
-#define METAROCE_VENDOR_ID 0
+/*
+ * Vendor id reported by query_device: no IEEE OUI is assigned to us, so the
+ * all-ones 24-bit value; 0 reads as "no device" to some tools.
+ */
+#define METAROCE_VENDOR_ID 0xffffff
 #define METAROCE_VENDOR_PART_ID 0x4d52
 
 #endif /* METAROCE_ABI_H */
