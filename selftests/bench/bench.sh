@@ -12,12 +12,18 @@
 # GIDs, metaroce traffic not crossing the veth).
 # Settings (from run.conf, see selftests/run): BENCH_LOSSES (percent, the
 # first one is the reference for the ratios; default "0 0.1 1 5 10"),
-# BENCH_SECS (seconds per bandwidth run, default 10).
+# BENCH_SECS (seconds per bandwidth run, default 10), BENCH_NVME_MIB (MiB per
+# NVMe-oF run, default 256).
+# Last, NVMe over Fabrics loss-free: nvmet-rdma on b exports a null_blk and
+# nvme-rdma on a reads and writes it with O_DIRECT dd, over each transport in
+# turn (rdma_cm picks the device by GID, so the other transport's devices are
+# removed for the run).
 here=$(dirname "$0")
 . "$here/../lib/topology.sh"
 . "$here/../lib/metaroce.sh"
+. "$here/../lib/nvme.sh"
 [ -r /selftests/run.conf ] && . /selftests/run.conf
-trap topo_teardown EXIT
+trap 'nvme_cleanup; topo_teardown' EXIT
 
 LOSSES=(${BENCH_LOSSES:-0 0.1 1 5 10})
 SECS=${BENCH_SECS:-10}
@@ -178,6 +184,41 @@ for loss in "${LOSSES[@]}"; do
 done
 set_loss 0
 
+# --- NVMe over Fabrics, each transport alone on the veth
+NVME_MIB=${BENCH_NVME_MIB:-256}
+links_del() { rdma link del "${DEV_A[$1]}" && rdma link del "${DEV_B[$1]}"; }
+links_add() {
+	case $1 in
+	metaroce) mr_add - mrc_a "$TOPO_A_IF" && mr_add - mrc_b "$TOPO_B_IF" ;;
+	rxe) topo_rxe_add ;;
+	esac
+}
+# nvme_run TRANSPORT: RESULT[TRANSPORT:nvme_write|nvme_read] in MB/s
+nvme_run() {
+	local t=$1 out dev rc=0
+	RESULT[$t:nvme_write]="n/a (error)" RESULT[$t:nvme_read]="n/a (error)"
+	if ! out=$(nvme_export "$TOPO_B_IP" 2>&1); then
+		note "nvme over $t: export failed: $out"
+	elif ! dev=$(nvme_connect "$TOPO_B_IP" "$TOPO_A_IP" 2>&1); then
+		note "nvme over $t: $dev"
+	else
+		# not in $(...): nvme_throughput sets its results in this shell
+		nvme_throughput "$dev" "$NVME_MIB" >/tmp/nvme.out 2>&1 || rc=$?
+		note "nvme over $t: $(cat /tmp/nvme.out) (exit $rc)"
+		[ $rc -eq 0 ] && RESULT[$t:nvme_write]=$NVME_WRITE_MBPS RESULT[$t:nvme_read]=$NVME_READ_MBPS
+		nvme_disconnect
+	fi
+	nvme_unexport
+}
+if out=$(nvme_setup 2>&1); then
+	links_del rxe || die "rdma link del rxe"
+	nvme_run metaroce
+	links_del metaroce && links_add rxe || die "swapping metaroce for rxe"
+	nvme_run rxe
+else
+	note "nvme setup failed: $out"
+fi
+
 # --- the table
 ratio() { # A B: A/B with two decimals, n/a unless both are numbers and B > 0
 	if num "$1" && num "$2" && awk -v b="$2" 'BEGIN { exit !(b > 0) }'; then
@@ -208,6 +249,15 @@ echo "| loss | metaroce | rxe |"
 echo "|---|---|---|"
 for loss in "${LOSSES[@]}"; do
 	echo "| ${loss}% | ${RESULT[metaroce:lat:$loss]} | ${RESULT[rxe:lat:$loss]} |"
+done
+echo
+echo "NVMe over Fabrics (nvme-rdma to nvmet-rdma on a null_blk), ${NVME_MIB} MiB O_DIRECT dd, 1 MiB blocks, no loss, MB/s."
+echo
+echo "| direction | metaroce | rxe | metaroce/rxe |"
+echo "|---|---|---|---|"
+for d in write read; do
+	m=${RESULT[metaroce:nvme_$d]} r=${RESULT[rxe:nvme_$d]}
+	echo "| $d | $m | $r | $(ratio "$m" "$r") |"
 done
 echo "#@ end table"
 exit 0
