@@ -2,9 +2,11 @@
 # rdma_cm between two hosts over MetaRoCE: QP1 (the GSI QP of ib_mad)
 # carries ib_cm's MADs, so the unmodified rdmacm-utils connect by IP
 # address: rping (validated data), ucmatose (RC), udaddy (UD, SIDR),
-# rdma_server/rdma_client, and perftest with -R (send, write, read), over
-# IPv4 and then IPv6. Each host's device lives in its own netns, as do
-# the tools. `rdma resource` shows QP1 and the counters its MADs.
+# rdma_server/rdma_client over IPv4 and then IPv6, and perftest with -R
+# (send, write, read) over IPv4: perftest 6.06 resolves the server with
+# AF_INET hints, so it cannot take an IPv6 address. Each host's device
+# lives in its own netns, as do the tools. `rdma resource` shows QP1, and
+# the gsi_* counters its MADs.
 # timeout: 900
 here=$(dirname "$0")
 . "$here/../lib/ktap.sh"
@@ -13,7 +15,7 @@ here=$(dirname "$0")
 . "$here/../lib/perftest.sh"
 trap topo_teardown EXIT
 
-ktap_plan 25
+ktap_plan 22
 
 # rdma_cm listeners show in `rdma resource show cm_id`, not in ss.
 PAIR_WAIT=cm_wait_listen
@@ -44,9 +46,10 @@ cm_perf() {
 	KTAP_LAST_OUTPUT=$(run_pair 120 \
 		"$tool" -d mrc1 -R -F -n "$iters" -s "$size" "$@" -- \
 		"$tool" -d mrc0 -R -F -n "$iters" -s "$size" "$@" "$dst") || rc=$?
-	line=$(grep -E "^ *$size +$iters " <<<"$KTAP_LAST_OUTPUT" | head -1)
+	# Both sides may print one (ib_send_bw's sender reports 0 MB/s).
+	line=$(grep -E "^ *$size +$iters " <<<"$KTAP_LAST_OUTPUT" | tr -s ' \t' ' ' | paste -sd '|')
 	if [ "$rc" -eq 0 ] && [ -n "$line" ]; then
-		ktap_diag "$desc: $(tr -s ' ' <<<"$line")"
+		ktap_diag "$desc: $line"
 		ktap_ok "$desc"
 	else
 		ktap_fail "$desc" "exit status $rc, result line: '$line'" \
@@ -55,10 +58,9 @@ cm_perf() {
 	fi
 }
 
-# One round of every tool to the server address $1 (IPv4 or IPv6).
+# One round of the rdmacm-utils tools to the server address $1.
 cm_round() {
-	local srv=$1 fam=$2 iters count
-	iters=$(scaled 1000)
+	local srv=$1 fam=$2 count
 	count=$(scaled 200)
 	cm_case "rping $fam: $count pings of 1024 bytes, validated" 7174 \
 		rping -s -a "$srv" -C "$count" -S 1024 -V -- \
@@ -69,9 +71,6 @@ cm_round() {
 		udaddy -b "$srv" -c 2 -C 20 -- udaddy -s "$srv" -c 2 -C 20
 	cm_case "rdma_server/rdma_client $fam" 7471 \
 		rdma_server -s "$srv" -- rdma_client -s "$srv"
-	cm_perf ib_send_bw 65536 "$iters" "$srv"
-	cm_perf ib_write_bw 65536 "$iters" "$srv"
-	cm_perf ib_read_bw 65536 "$iters" "$srv"
 }
 
 ktap_run "two hosts with mrc0 (h1) and mrc1 (h2)" mr_two_hosts 1500
@@ -85,6 +84,9 @@ for dev in mrc0 mrc1; do
 done
 
 cm_round "$TOPO_H2_IP" IPv4
+for tool in ib_send_bw ib_write_bw ib_read_bw; do
+	cm_perf "$tool" 65536 "$(scaled 500)" "$TOPO_H2_IP"
+done
 cm_round "$TOPO_H2_IP6" IPv6
 mr_stats_diag
 
