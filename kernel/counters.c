@@ -27,6 +27,10 @@ static const struct rdma_stat_desc mr_counter_descs[] = {
 	[MR_CNT_PATH_FAILOVERS].name = "path_failovers",
 	[MR_CNT_TAIL_PROBES].name = "tail_probes",
 	[MR_CNT_RNR_NAKS].name = "rnr_naks",
+	[MR_CNT_UD_RX_DROP_QKEY].name = "ud_rx_drop_qkey",
+	[MR_CNT_UD_RX_DROP_NO_RECV].name = "ud_rx_drop_no_recv",
+	[MR_CNT_UD_RX_TOO_LONG].name = "ud_rx_too_long",
+	[MR_CNT_UD_TX_TOO_LONG].name = "ud_tx_too_long",
 };
 
 static_assert(ARRAY_SIZE(mr_counter_descs) == MR_NUM_COUNTERS);

@@ -72,6 +72,7 @@ static int mr_query_device(struct ib_device *ib_dev,
 	attr->max_qp_init_rd_atom = MR_MAX_RD_ATOMIC;
 	attr->max_res_rd_atom = MR_MAX_RD_ATOMIC * MR_MAX_QP;
 	attr->max_pkeys = 1;
+	attr->max_ah = MR_MAX_AH;
 	attr->atomic_cap = IB_ATOMIC_HCA;
 	/* Devices are created by `rdma link add`, so users may delete them. */
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
@@ -183,13 +184,16 @@ static const struct ib_device_ops mr_dev_ops = {
 
 	.alloc_pd = mr_alloc_pd,
 	.alloc_ucontext = mr_alloc_ucontext,
+	.create_ah = mr_create_ah,
 	.create_cq = mr_create_cq,
 	.create_qp = mr_create_qp,
 	.create_srq = mr_create_srq,
+	.create_user_ah = mr_create_ah,
 	.dealloc_driver = mr_dealloc_driver,
 	.dealloc_pd = mr_dealloc_pd,
 	.dealloc_ucontext = mr_dealloc_ucontext,
 	.dereg_mr = mr_dereg_mr,
+	.destroy_ah = mr_destroy_ah,
 	.destroy_cq = mr_destroy_cq,
 	.destroy_qp = mr_destroy_qp,
 	.destroy_srq = mr_destroy_srq,
@@ -212,6 +216,7 @@ static const struct ib_device_ops mr_dev_ops = {
 	.req_notify_cq = mr_req_notify_cq,
 	.resize_cq = mr_resize_cq,
 
+	INIT_RDMA_OBJ_SIZE(ib_ah, mr_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, mr_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, mr_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, mr_qp, ibqp),
@@ -246,6 +251,7 @@ int mr_dev_add(const char *ibdev_name, struct net_device *ndev)
 	atomic_set(&dev->num_pd, 0);
 	atomic_set(&dev->num_cq, 0);
 	atomic_set(&dev->num_srq, 0);
+	atomic_set(&dev->num_ah, 0);
 	mr_mr_dev_init(dev);
 	mr_qp_dev_init(dev);
 

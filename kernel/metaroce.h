@@ -26,6 +26,7 @@
 /* Receives a QP may have bound from its SRQ: the message window (srq.c). */
 #define MR_SRQ_BOUND_WR 128
 #define MR_MAX_INLINE 256
+#define MR_MAX_AH 0x10000
 #define MR_MAX_RD_ATOMIC 16	/* outstanding RDMA READ/atomic per QP */
 #define MR_QPN_MIN 16		/* QPNs below are reserved (QP0, QP1, ...) */
 #define MR_QPN_MAX 0xffffff	/* 24 bits on the wire */
@@ -55,6 +56,8 @@ struct mr_dev {
 	atomic_t num_cq;
 	/* srq.c */
 	atomic_t num_srq;
+	/* ah.c */
+	atomic_t num_ah;
 	/* qp.c: QPs by QPN, for the receive path */
 	struct xarray qp_xa;
 	u32 qp_next;
@@ -117,6 +120,11 @@ struct mr_send_wqe {
 	u64 remote_addr;
 	u64 compare_add;	/* atomics */
 	u64 swap;
+	struct {		/* UD: a copy of the AH, which may go first */
+		struct mr_flow flow;
+		u32 remote_qpn;
+		u32 remote_qkey;
+	} ud;
 	union {
 		DECLARE_FLEX_ARRAY(struct mr_sge, sge);
 		DECLARE_FLEX_ARRAY(u8, inline_data);
@@ -154,7 +162,16 @@ struct mr_srq {
 	u32 limit;		/* armed limit, 0: disarmed */
 };
 
-/* A reliable-connected queue pair (qp.c); the transport adds its state. */
+/* An address handle (ah.c): where the datagrams of a UD send WR go. */
+struct mr_ah {
+	struct ib_ah ibah;
+	struct mr_flow flow;	/* sport 0: the sending QP chooses */
+};
+
+/*
+ * A queue pair (qp.c): reliable-connected, with the transport's state in
+ * @xp, or unreliable datagram (ud.c), without.
+ */
 struct mr_qp {
 	struct ib_qp ibqp;
 	refcount_t ref;		/* creation's, plus one per mr_qp_get() */
@@ -173,8 +190,16 @@ struct mr_qp {
 	struct ib_qp_attr attr;	/* ah_attr without its sgid_attr */
 	/* From the AV: the addresses of the peer (sport: the transport's). */
 	struct mr_flow flow;
-	struct mr_xport *xp;	/* the transport (transport.h) */
+	struct mr_xport *xp;	/* RC: the transport (transport.h) */
+	/* UD: sends that a caller with IRQs off posted; datagram numbers */
+	struct work_struct ud_work;
+	u32 ud_psn;
 };
+
+static inline struct mr_ah *to_mr_ah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct mr_ah, ibah);
+}
 
 static inline struct mr_dev *to_mr_dev(struct ib_device *ib_dev)
 {
@@ -239,6 +264,20 @@ void mr_qp_put(struct mr_qp *qp);
 int mr_wq_init(struct mr_wq *wq, u32 depth, u32 max_sge, size_t stride);
 int mr_recv_wqe_add(struct ib_device *ibdev, struct mr_wq *rq,
 		    const struct ib_recv_wr *wr, const char *owner, u32 num);
+
+void mr_wq_flush(struct mr_qp *qp, bool send);
+
+/* ah.c: address handles */
+int mr_av_to_flow(struct mr_dev *dev, const struct rdma_ah_attr *ah,
+		  struct mr_flow *flow);
+int mr_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+		 struct ib_udata *udata);
+int mr_destroy_ah(struct ib_ah *ibah, u32 flags);
+
+/* ud.c: unreliable datagram QPs */
+void mr_ud_qp_init(struct mr_qp *qp);
+void mr_ud_qp_fini(struct mr_qp *qp);
+void mr_ud_kick(struct mr_qp *qp);
 
 /* srq.c: shared receive queues */
 int mr_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,

@@ -50,13 +50,21 @@ __be16 mr_udp_dport(void)
 /*
  * The transport's entry point, in softirq: data packets (requests, and
  * responses, which ride the paths alike) go to resp.c, ACKs and NAKs to
- * the requester, of the QP the packet names.
+ * the requester, of the QP the packet names; datagrams to ud.c.
  */
 void mr_rcv_packet(struct mr_dev *dev, struct sk_buff *skb,
 		   const struct mr_pkt *pkt)
 {
 	struct mr_qp *qp = mr_qp_get(dev, pkt->base.qpn);
+	bool ud = pkt->base.opcode == MR_OP_UD_SEND ||
+		  pkt->base.opcode == MR_OP_UD_SEND_IMM;
+	bool ud_qp = qp && qp->ibqp.qp_type == IB_QPT_UD;
 
+	/* Datagrams go to UD QPs only, and the RC protocol to RC QPs. */
+	if (qp && ud != ud_qp) {
+		mr_qp_put(qp);
+		qp = NULL;
+	}
 	if (!qp) {
 		mr_stats_inc(dev, MR_CNT_RX_DROP_NO_QP);
 		trace_metaroce_rx(dev, skb->len, pkt,
@@ -83,6 +91,10 @@ void mr_rcv_packet(struct mr_dev *dev, struct sk_buff *skb,
 		break;
 	case MR_OP_NAK:
 		mr_nak_rcv(qp, pkt);
+		break;
+	case MR_OP_UD_SEND:
+	case MR_OP_UD_SEND_IMM:
+		mr_ud_rcv(qp, skb, pkt);
 		break;
 	default:
 		/* Decoding accepts only the opcodes above. */

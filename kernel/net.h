@@ -39,6 +39,10 @@ enum mr_counter {
 	MR_CNT_PATH_FAILOVERS,
 	MR_CNT_TAIL_PROBES,	/* a path's last packets, resent before its RTO */
 	MR_CNT_RNR_NAKS,	/* sent: a SEND found no receive posted */
+	MR_CNT_UD_RX_DROP_QKEY,	/* a datagram with the wrong Q_Key */
+	MR_CNT_UD_RX_DROP_NO_RECV,	/* no receive posted, or QP not ready */
+	MR_CNT_UD_RX_TOO_LONG,	/* longer than its receive: length error */
+	MR_CNT_UD_TX_TOO_LONG,	/* a send WR above the path MTU */
 	MR_NUM_COUNTERS
 };
 
@@ -71,6 +75,10 @@ int mr_xmit(struct mr_dev *dev, struct sk_buff *skb,
 	    const struct mr_flow *flow);
 void mr_rcv_packet(struct mr_dev *dev, struct sk_buff *skb,
 		   const struct mr_pkt *pkt);
+
+/* ud.c */
+void mr_ud_rcv(struct mr_qp *qp, struct sk_buff *skb,
+	       const struct mr_pkt *pkt);
 
 /* counters.c */
 int mr_counters_init(struct mr_dev *dev);

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Reliable-connected queue pairs: creation, the state machine of
- * modify_qp, and the send and receive queues that post_send/post_recv
- * fill. The queues are rings of WQEs in kernel memory that hold a copy of
- * everything the transport needs (inline data included), so the caller's
- * work requests and buffers may go as soon as the post returns.
+ * Queue pairs, reliable-connected and unreliable datagram (ud.c sends and
+ * receives those): creation, the state machine of modify_qp, and the send
+ * and receive queues that post_send/post_recv fill. The queues are rings
+ * of WQEs in kernel memory that hold a copy of everything the transport
+ * needs (inline data included), so the caller's work requests and buffers
+ * may go as soon as the post returns.
  *
  * mr_req_submit() is where a send WR in RTS enters the transport
  * (transport.h): it queues it, and post_send kicks the requester once the
@@ -131,7 +132,7 @@ enum ib_wc_opcode mr_wc_opcode(enum ib_wr_opcode opcode)
  * the others leave their WQEs to it, so completions stay in post order.
  * The queue lock is dropped around mr_cq_post(), whose handler may post.
  */
-static void mr_wq_flush(struct mr_qp *qp, bool send)
+void mr_wq_flush(struct mr_qp *qp, bool send)
 {
 	struct mr_wq *wq = send ? &qp->sq : &qp->rq;
 	struct mr_cq *cq = send ? qp->scq : qp->rcq;
@@ -188,9 +189,13 @@ static int mr_qp_check_cap(struct mr_dev *dev, const struct ib_qp_cap *cap)
 static int mr_qp_check_init(struct mr_dev *dev,
 			    const struct ib_qp_init_attr *init)
 {
-	if (init->qp_type != IB_QPT_RC) {
-		ibdev_dbg(&dev->ib_dev, "QP type %d not supported (RC only)\n",
+	if (init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UD) {
+		ibdev_dbg(&dev->ib_dev, "QP type %d not supported (RC and UD only)\n",
 			  init->qp_type);
+		return -EOPNOTSUPP;
+	}
+	if (init->qp_type == IB_QPT_UD && init->srq) {
+		ibdev_dbg(&dev->ib_dev, "UD QP with an SRQ not supported\n");
 		return -EOPNOTSUPP;
 	}
 	if (init->rwq_ind_tbl) {
@@ -268,7 +273,10 @@ int mr_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->attr.ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
 	qp->attr.ah_attr.port_num = MR_PORT;
 	memset(&qp->flow, 0, sizeof(qp->flow));
-	err = mr_xport_create(qp);
+	if (init->qp_type == IB_QPT_UD)
+		mr_ud_qp_init(qp);
+	else
+		err = mr_xport_create(qp);
 	if (err)
 		goto err_rq;
 
@@ -286,7 +294,8 @@ int mr_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	return 0;
 
 err_xport:
-	mr_xport_destroy(qp);
+	if (qp->xp)
+		mr_xport_destroy(qp);
 err_rq:
 	mutex_destroy(&qp->state_lock);
 	kvfree(qp->rq.buf);
@@ -308,7 +317,10 @@ int mr_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	synchronize_rcu();
 	mr_qp_put(qp);
 	wait_for_completion(&qp->released);
-	mr_xport_destroy(qp);
+	if (qp->xp)
+		mr_xport_destroy(qp);
+	else
+		mr_ud_qp_fini(qp);
 	kvfree(qp->sq.buf);
 	kvfree(qp->rq.buf);
 	mutex_destroy(&qp->state_lock);
@@ -317,50 +329,6 @@ int mr_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 }
 
 /* modify_qp and query_qp */
-
-/* The peer of a RoCE v2 address vector, as the transport will address it. */
-static int mr_qp_av_to_flow(struct mr_dev *dev, const struct rdma_ah_attr *ah,
-			    struct mr_flow *flow)
-{
-	const struct ib_global_route *grh = rdma_ah_read_grh(ah);
-	const struct ib_gid_attr *sgid_attr = grh->sgid_attr;
-
-	if (ah->type != RDMA_AH_ATTR_TYPE_ROCE ||
-	    !(rdma_ah_get_ah_flags(ah) & IB_AH_GRH)) {
-		ibdev_dbg(&dev->ib_dev, "AV without a RoCE GRH (type %d)\n",
-			  ah->type);
-		return -EINVAL;
-	}
-	if (rdma_ah_get_port_num(ah) != MR_PORT) {
-		ibdev_dbg(&dev->ib_dev, "AV on port %u\n",
-			  rdma_ah_get_port_num(ah));
-		return -EINVAL;
-	}
-	if (!sgid_attr || sgid_attr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP) {
-		ibdev_dbg(&dev->ib_dev,
-			  "AV source GID %u is not a RoCE v2 GID\n",
-			  grh->sgid_index);
-		return -EINVAL;
-	}
-	memcpy(&flow->saddr, sgid_attr->gid.raw, sizeof(flow->saddr));
-	memcpy(&flow->daddr, grh->dgid.raw, sizeof(flow->daddr));
-	if (ipv6_addr_v4mapped(&flow->saddr) !=
-	    ipv6_addr_v4mapped(&flow->daddr)) {
-		ibdev_dbg(&dev->ib_dev,
-			  "AV source %pI6c and destination %pI6c differ in family\n",
-			  &flow->saddr, &flow->daddr);
-		return -EINVAL;
-	}
-	if (ipv6_addr_any(&flow->daddr) ||
-	    rdma_is_multicast_addr(&flow->daddr)) {
-		ibdev_dbg(&dev->ib_dev, "AV destination %pI6c is not unicast\n",
-			  &flow->daddr);
-		return -EINVAL;
-	}
-	flow->sport = 0;	/* chosen per path by the transport */
-	flow->dport = mr_udp_dport();
-	return 0;
-}
 
 /* Check everything before changing anything: modify_qp is all or nothing. */
 static int mr_qp_check_attr(struct mr_qp *qp, const struct ib_qp_attr *attr,
@@ -445,7 +413,7 @@ static int mr_qp_check_attr(struct mr_qp *qp, const struct ib_qp_attr *attr,
 		return -EINVAL;
 	}
 	if (mask & IB_QP_AV)
-		return mr_qp_av_to_flow(dev, &attr->ah_attr, flow);
+		return mr_av_to_flow(dev, &attr->ah_attr, flow);
 	return 0;
 }
 
@@ -482,6 +450,8 @@ static void mr_qp_store_attr(struct mr_qp *qp, const struct ib_qp_attr *attr,
 		a->rnr_retry = attr->rnr_retry;
 	if (mask & IB_QP_PATH_MIG_STATE)
 		a->path_mig_state = attr->path_mig_state;
+	if (mask & IB_QP_QKEY)
+		WRITE_ONCE(a->qkey, attr->qkey);
 	if (mask & IB_QP_AV) {
 		/* ib_core drops its sgid_attr reference when we return. */
 		a->ah_attr = attr->ah_attr;
@@ -519,7 +489,8 @@ int mr_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		spin_unlock(&qp->rq.lock);
 		spin_unlock_irqrestore(&qp->sq.lock, flags);
 		/* Before the flush: the transport lets go of the WQEs. */
-		mr_xport_modify(qp, old, qp->state);
+		if (qp->xp)
+			mr_xport_modify(qp, old, qp->state);
 		flush = qp->state == IB_QPS_ERR;
 		last_wqe = flush && old != IB_QPS_ERR;
 	}
@@ -714,6 +685,21 @@ static int mr_send_build(struct mr_qp *qp, const struct ib_send_wr *wr,
 	wqe->opcode = wr->opcode;
 	wqe->send_flags = wr->send_flags;
 	wqe->length = len;
+	if (qp->ibqp.qp_type == IB_QPT_UD) {
+		if (wr->opcode != IB_WR_SEND && wr->opcode != IB_WR_SEND_WITH_IMM) {
+			ibdev_dbg(ibdev, "QP %u: opcode %d not supported on UD\n",
+				  qpn, wr->opcode);
+			return -EINVAL;
+		}
+		if (!ud_wr(wr)->ah || ud_wr(wr)->remote_qpn > MR_QPN_MAX) {
+			ibdev_dbg(ibdev, "QP %u: UD send WR without an AH or with QPN %#x\n",
+				  qpn, ud_wr(wr)->remote_qpn);
+			return -EINVAL;
+		}
+		wqe->ud.flow = to_mr_ah(ud_wr(wr)->ah)->flow;
+		wqe->ud.remote_qpn = ud_wr(wr)->remote_qpn;
+		wqe->ud.remote_qkey = ud_wr(wr)->remote_qkey;
+	}
 	switch (wr->opcode) {
 	case IB_WR_SEND:
 		break;
@@ -867,8 +853,14 @@ static int mr_send_queue(struct mr_qp *qp, const struct mr_send_wqe *wqe,
 			*flush = true;
 		} else {
 			err = mr_send_check_sges(qp, wqe);
-			if (!err)
+			if (!err && qp->xp) {
 				err = mr_req_submit(qp, wqe);
+			} else if (!err) {
+				/* UD: mr_ud_kick() sends it. */
+				memcpy(mr_wq_slot(sq, sq->head + sq->count),
+				       wqe, sq->stride);
+				sq->count++;
+			}
 			if (!err)
 				*kick = true;
 		}
@@ -906,8 +898,10 @@ int mr_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		}
 	}
 	kfree(wqe);
-	if (kick)
+	if (kick && qp->xp)
 		mr_req_kick(qp);
+	else if (kick)
+		mr_ud_kick(qp);
 	if (flush)
 		mr_wq_flush(qp, true);
 	return err;
