@@ -3,9 +3,9 @@
  * Queue pairs, reliable-connected and unreliable datagram (ud.c sends and
  * receives those): creation, the state machine of modify_qp, and the send
  * and receive queues that post_send/post_recv fill. The queues are rings
- * of WQEs in kernel memory that hold a copy of
- * everything the transport needs (inline data included), so the caller's
- * work requests and buffers may go as soon as the post returns.
+ * of WQEs in kernel memory that hold a copy of everything the transport
+ * needs (inline data included), so the caller's work requests and buffers
+ * may go as soon as the post returns.
  *
  * mr_req_submit() is where a send WR in RTS enters the transport
  * (transport.h): it queues it, and post_send kicks the requester once the

@@ -208,14 +208,11 @@ void mr_ud_rcv(struct mr_qp *qp, struct sk_buff *skb,
 	unsigned long flags;
 	int err;
 
-	if (qp->state != IB_QPS_RTR && qp->state != IB_QPS_RTS) {
-		mr_ud_drop(dev, qp, MR_CNT_UD_RX_DROP_NO_RECV);
-		return;
-	}
 	if (pkt->ud.qkey != READ_ONCE(qp->attr.qkey)) {
 		mr_ud_drop(dev, qp, MR_CNT_UD_RX_DROP_QKEY);
 		return;
 	}
+	/* No memory to make the payload linear: lost, like a full queue. */
 	if (skb_linearize(skb)) {
 		mr_ud_drop(dev, qp, MR_CNT_UD_RX_DROP_NO_RECV);
 		return;
@@ -223,7 +220,8 @@ void mr_ud_rcv(struct mr_qp *qp, struct sk_buff *skb,
 	wc.network_hdr_type = mr_ud_grh(skb, &grh);
 
 	spin_lock_irqsave(&rq->lock, flags);
-	if (!rq->count || qp->state == IB_QPS_ERR) {
+	if (!rq->count ||
+	    (qp->state != IB_QPS_RTR && qp->state != IB_QPS_RTS)) {
 		spin_unlock_irqrestore(&rq->lock, flags);
 		mr_ud_drop(dev, qp, MR_CNT_UD_RX_DROP_NO_RECV);
 		return;

@@ -73,9 +73,14 @@ static void qp_create_limits(struct kunit *test)
 	struct qp_fixture *f = qp_fixture(test);
 	struct ib_qp_init_attr init = rc_init(f);
 	struct mr_qp *qp, *other;
+	struct ib_srq srq = {};
 	u32 qpn;
 
+	init.qp_type = IB_QPT_UC;
+	KUNIT_EXPECT_EQ(test, qp_create(test, f, &init, &qp), -EOPNOTSUPP);
+	init = rc_init(f);
 	init.qp_type = IB_QPT_UD;
+	init.srq = &srq;	/* refused before anything looks at it */
 	KUNIT_EXPECT_EQ(test, qp_create(test, f, &init, &qp), -EOPNOTSUPP);
 	init = rc_init(f);
 	init.cap.max_send_sge = MR_MAX_SGE + 1;
@@ -100,6 +105,14 @@ static void qp_create_limits(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, mr_qp_get(f->dev, qpn + 1));
 	KUNIT_EXPECT_EQ(test, mr_destroy_qp(&qp->ibqp, NULL), 0);
 	KUNIT_EXPECT_NULL(test, mr_qp_get(f->dev, qpn));
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->dev->num_qp), 0);
+
+	/* A UD QP: no transport state. */
+	init = rc_init(f);
+	init.qp_type = IB_QPT_UD;
+	KUNIT_ASSERT_EQ(test, qp_create(test, f, &init, &qp), 0);
+	KUNIT_EXPECT_NULL(test, qp->xp);
+	KUNIT_EXPECT_EQ(test, mr_destroy_qp(&qp->ibqp, NULL), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&f->dev->num_qp), 0);
 	qp_fixture_fini(f);
 }

@@ -1,13 +1,14 @@
 #!/bin/bash
 # Unreliable datagrams between two hosts: the unmodified ibv_ud_pingpong at
 # sizes up to the path MTU (1024 bytes on a 1500-byte netdev), with and
-# without completion events, and its refusal of a size above the MTU; then
-# mr_ud (userspace/tests/guest/), whose KTAP cases are relayed one by one:
-# the UD QP walk with a Q_Key, AHs, the GRH area and wc.src_qp, Q_Key
-# checks, a send above the MTU, a receive too short and one not posted,
-# each with its counter. Last, netem loss: UD does not recover datagrams,
-# so only the device's health afterwards is checked.
-# timeout: 600
+# without completion events, over IPv4 and IPv6 GIDs, and its refusal of a
+# size above the MTU; then mr_ud (userspace/tests/guest/), whose KTAP
+# cases are relayed one by one: the UD QP walk with a Q_Key, AHs, the GRH
+# area and wc.src_qp, Q_Key checks, a send above the MTU, a receive too
+# short and one not posted, each with its counter. Last, netem loss: UD
+# does not recover datagrams, so only the device's health afterwards is
+# checked.
+# timeout: 900
 here=$(dirname "$0")
 . "$here/../lib/ktap.sh"
 . "$here/../lib/topology.sh"
@@ -18,7 +19,7 @@ trap topo_teardown EXIT
 prog=/usr/local/bin/mr_ud
 prog_cases=30
 
-ktap_plan $((prog_cases + 23))
+ktap_plan $((prog_cases + 25))
 
 ud_pingpong() { pp_case ibv_ud_pingpong "$@"; }
 
@@ -34,6 +35,12 @@ ud_pingpong "ud pingpong 1024 bytes (the path MTU)" 1024 1000
 ud_pingpong "ud pingpong 1 byte, completion events (-e)" 1 500 -e
 ud_pingpong "ud pingpong 1024 bytes, completion events (-e)" 1024 500 -e
 ud_pingpong "ud pingpong 1024 bytes, rx depth 4" 1024 500 -r 4
+# IPv6 GIDs: the datagrams go over IPv6, the GRH area holds its header.
+v4_gids="$gid1 $gid2"
+gid1=$(topo_gid_index mrc0 "$TOPO_H1_IP6") gid2=$(topo_gid_index mrc1 "$TOPO_H2_IP6")
+ktap_check "IPv6 RoCE v2 GID indexes (mrc0 $gid1, mrc1 $gid2)" -n "$gid1" -a -n "$gid2"
+ud_pingpong "ud pingpong 1024 bytes over IPv6 GIDs" 1024 500
+read -r gid1 gid2 <<<"$v4_gids"
 mr_stats_diag
 tx1=$(mr_sum tx_packets) rx1=$(mr_sum rx_packets)
 # Each iteration is one datagram each way, and nothing is resent.
