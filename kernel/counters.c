@@ -31,6 +31,8 @@ static const struct rdma_stat_desc mr_counter_descs[] = {
 	[MR_CNT_UD_RX_DROP_NO_RECV].name = "ud_rx_drop_no_recv",
 	[MR_CNT_UD_RX_TOO_LONG].name = "ud_rx_too_long",
 	[MR_CNT_UD_TX_TOO_LONG].name = "ud_tx_too_long",
+	[MR_CNT_GSI_TX_PACKETS].name = "gsi_tx_packets",
+	[MR_CNT_GSI_RX_PACKETS].name = "gsi_rx_packets",
 };
 
 static_assert(ARRAY_SIZE(mr_counter_descs) == MR_NUM_COUNTERS);

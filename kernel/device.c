@@ -101,6 +101,7 @@ static int mr_query_port(struct ib_device *ib_dev, u32 port,
 	attr->pkey_tbl_len = 1;
 	attr->ip_gids = true;
 	attr->max_msg_sz = BIT(31);
+	attr->port_cap_flags = IB_PORT_CM_SUP;
 
 	/* Fails once ib_core has let go of the netdev during unregistration. */
 	if (ib_get_eth_speed(ib_dev, port, &attr->active_speed,
@@ -114,11 +115,14 @@ static int mr_query_port(struct ib_device *ib_dev, u32 port,
 static int mr_get_port_immutable(struct ib_device *ib_dev, u32 port,
 				 struct ib_port_immutable *immutable)
 {
-	/* RoCEv2-type GIDs (IP addresses) only; no MADs until QP1 exists. */
-	immutable->core_cap_flags = RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP;
+	/*
+	 * RoCEv2-type GIDs (IP addresses) only. MADs go over QP1 (the GSI
+	 * QP, a UD QP in ud.c), so ib_mad, ib_cm and rdma_cm use the port.
+	 */
+	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
 	immutable->gid_tbl_len = MR_GID_TABLE_LEN;
 	immutable->pkey_tbl_len = 1;
-	immutable->max_mad_size = 0;
+	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
 	return 0;
 }
 

@@ -30,6 +30,7 @@
 #define MR_MAX_AH 0x10000
 #define MR_MAX_RD_ATOMIC 16	/* outstanding RDMA READ/atomic per QP */
 #define MR_QPN_MIN 16		/* QPNs below are reserved (QP0, QP1, ...) */
+#define MR_QPN_GSI 1		/* the GSI QP, ib_mad's: one per device */
 #define MR_QPN_MAX 0xffffff	/* 24 bits on the wire */
 
 struct mr_net;
@@ -214,6 +215,12 @@ struct mr_qp {
 	struct work_struct ud_work;
 	u32 ud_psn;
 };
+
+/* UD and GSI QPs: datagrams, sent and received by ud.c. */
+static inline bool mr_qp_is_ud(const struct mr_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;
+}
 
 static inline struct mr_ah *to_mr_ah(struct ib_ah *ibah)
 {

@@ -59,7 +59,7 @@ void mr_rcv_packet(struct mr_dev *dev, struct sk_buff *skb,
 	struct mr_qp *qp = mr_qp_get(dev, pkt->base.qpn);
 	bool ud = pkt->base.opcode == MR_OP_UD_SEND ||
 		  pkt->base.opcode == MR_OP_UD_SEND_IMM;
-	bool ud_qp = qp && qp->ibqp.qp_type == IB_QPT_UD;
+	bool ud_qp = qp && mr_qp_is_ud(qp);
 
 	/* Datagrams go to UD QPs only, and the RC protocol to RC QPs. */
 	if (qp && ud != ud_qp) {

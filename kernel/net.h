@@ -43,6 +43,8 @@ enum mr_counter {
 	MR_CNT_UD_RX_DROP_NO_RECV,	/* no receive posted, or QP not ready */
 	MR_CNT_UD_RX_TOO_LONG,	/* longer than its receive: length error */
 	MR_CNT_UD_TX_TOO_LONG,	/* a send WR above the path MTU */
+	MR_CNT_GSI_TX_PACKETS,	/* MADs sent from QP1 */
+	MR_CNT_GSI_RX_PACKETS,	/* MADs delivered to QP1 */
 	MR_NUM_COUNTERS
 };
 

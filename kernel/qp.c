@@ -189,14 +189,21 @@ static int mr_qp_check_cap(struct mr_dev *dev, const struct ib_qp_cap *cap)
 }
 
 static int mr_qp_check_init(struct mr_dev *dev,
-			    const struct ib_qp_init_attr *init)
+			    const struct ib_qp_init_attr *init, bool user)
 {
-	if (init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UD) {
-		ibdev_dbg(&dev->ib_dev, "QP type %d not supported (RC and UD only)\n",
+	if (init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UD &&
+	    init->qp_type != IB_QPT_GSI) {
+		ibdev_dbg(&dev->ib_dev, "QP type %d not supported (RC, UD and GSI only)\n",
 			  init->qp_type);
 		return -EOPNOTSUPP;
 	}
-	if (init->qp_type == IB_QPT_UD && init->srq) {
+	if (init->qp_type == IB_QPT_GSI &&
+	    (user || init->port_num != MR_PORT)) {
+		ibdev_dbg(&dev->ib_dev, "GSI QP %s refused\n",
+			  user ? "from user space" : "on a port we lack");
+		return -EINVAL;
+	}
+	if (init->qp_type != IB_QPT_RC && init->srq) {
 		ibdev_dbg(&dev->ib_dev, "UD QP with an SRQ not supported\n");
 		return -EOPNOTSUPP;
 	}
@@ -226,7 +233,7 @@ int mr_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	size_t sq_stride;
 	int err;
 
-	err = mr_qp_check_init(dev, init);
+	err = mr_qp_check_init(dev, init, !!udata);
 	if (err)
 		return err;
 	if (atomic_inc_return(&dev->num_qp) > MR_MAX_QP) {
@@ -276,22 +283,30 @@ int mr_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->attr.ah_attr.port_num = MR_PORT;
 	memset(&qp->flow, 0, sizeof(qp->flow));
 	err = mr_local_init(qp, !udata && init->qp_type == IB_QPT_RC);
-	if (!err && init->qp_type == IB_QPT_UD)
-		mr_ud_qp_init(qp);
-	else if (!err)
+	if (!err && init->qp_type == IB_QPT_RC)
 		err = mr_xport_create(qp);
+	else if (!err)
+		mr_ud_qp_init(qp);
 	if (err)
 		goto err_rq;
 
 	/* Reserve the number, then publish the QP that carries it. */
-	err = xa_alloc_cyclic(&dev->qp_xa, &qpn, NULL,
-			      XA_LIMIT(MR_QPN_MIN, MR_QPN_MAX), &dev->qp_next,
-			      GFP_KERNEL);
-	if (err < 0) {
-		ibdev_dbg(&dev->ib_dev, "no QPN left\n");
-		err = err == -EBUSY ? -ENOMEM : err;
-		goto err_xport;
+	if (init->qp_type == IB_QPT_GSI) {
+		qpn = MR_QPN_GSI;
+		err = xa_insert(&dev->qp_xa, qpn, NULL, GFP_KERNEL);
+		if (err)
+			ibdev_dbg(&dev->ib_dev, "a GSI QP exists already\n");
+	} else {
+		err = xa_alloc_cyclic(&dev->qp_xa, &qpn, NULL,
+				      XA_LIMIT(MR_QPN_MIN, MR_QPN_MAX),
+				      &dev->qp_next, GFP_KERNEL);
+		if (err < 0) {
+			ibdev_dbg(&dev->ib_dev, "no QPN left\n");
+			err = err == -EBUSY ? -ENOMEM : err;
+		}
 	}
+	if (err < 0)
+		goto err_xport;
 	ibqp->qp_num = qpn;
 	xa_store(&dev->qp_xa, qpn, qp, GFP_KERNEL);
 	return 0;
@@ -690,7 +705,7 @@ static int mr_send_build(struct mr_qp *qp, const struct ib_send_wr *wr,
 	wqe->opcode = wr->opcode;
 	wqe->send_flags = wr->send_flags;
 	wqe->length = len;
-	if (qp->ibqp.qp_type == IB_QPT_UD) {
+	if (mr_qp_is_ud(qp)) {
 		if (wr->opcode != IB_WR_SEND && wr->opcode != IB_WR_SEND_WITH_IMM) {
 			ibdev_dbg(ibdev, "QP %u: opcode %d not supported on UD\n",
 				  qpn, wr->opcode);
@@ -699,6 +714,12 @@ static int mr_send_build(struct mr_qp *qp, const struct ib_send_wr *wr,
 		if (!ud_wr(wr)->ah || ud_wr(wr)->remote_qpn > MR_QPN_MAX) {
 			ibdev_dbg(ibdev, "QP %u: UD send WR without an AH or with QPN %#x\n",
 				  qpn, ud_wr(wr)->remote_qpn);
+			return -EINVAL;
+		}
+		/* One P_Key, at index 0: ib_mad passes the index it has. */
+		if (qp->ibqp.qp_type == IB_QPT_GSI && ud_wr(wr)->pkey_index) {
+			ibdev_dbg(ibdev, "QP %u: no P_Key index %u\n", qpn,
+				  ud_wr(wr)->pkey_index);
 			return -EINVAL;
 		}
 		wqe->ud.flow = to_mr_ah(ud_wr(wr)->ah)->flow;

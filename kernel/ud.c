@@ -8,6 +8,11 @@
  * 40-byte GRH area that holds the IP header it came in (RoCE v2: an IPv6
  * header whole, an IPv4 one in the last 20 bytes). A datagram with the
  * wrong Q_Key, or with no receive posted, is dropped and counted.
+ *
+ * The GSI QP that ib_mad creates is one of these too, numbered 1 (qp.c):
+ * MADs (ib_cm's REQ/REP/RTU, SIDR) are datagrams between QP1s with the
+ * Q_Key IB_QP1_QKEY, and the GRH area and the network header type in the
+ * work completion let ib_init_ah_attr_from_wc() answer the sender.
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -83,6 +88,8 @@ static enum ib_wc_status mr_ud_xmit(struct mr_qp *qp,
 	flow.sport = mr_ud_sport(qp);
 	/* A datagram that finds no route is lost, as on the wire: counted. */
 	mr_xmit(dev, skb, &flow);
+	if (qp->ibqp.qp_type == IB_QPT_GSI)
+		mr_stats_inc(dev, MR_CNT_GSI_TX_PACKETS);
 	return IB_WC_SUCCESS;
 }
 
@@ -238,6 +245,8 @@ void mr_ud_rcv(struct mr_qp *qp, struct sk_buff *skb,
 	rq->count--;
 	spin_unlock_irqrestore(&rq->lock, flags);
 
+	if (qp->ibqp.qp_type == IB_QPT_GSI)
+		mr_stats_inc(dev, MR_CNT_GSI_RX_PACKETS);
 	wc.opcode = IB_WC_RECV;
 	wc.qp = &qp->ibqp;
 	wc.byte_len = need + len;

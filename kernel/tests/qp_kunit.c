@@ -114,6 +114,23 @@ static void qp_create_limits(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, qp->xp);
 	KUNIT_EXPECT_EQ(test, mr_destroy_qp(&qp->ibqp, NULL), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&f->dev->num_qp), 0);
+
+	/* The GSI QP: QPN 1, one per device, on our port only. */
+	init = rc_init(f);
+	init.qp_type = IB_QPT_GSI;
+	init.port_num = MR_PORT + 1;
+	KUNIT_EXPECT_EQ(test, qp_create(test, f, &init, &qp), -EINVAL);
+	init.port_num = MR_PORT;
+	KUNIT_ASSERT_EQ(test, qp_create(test, f, &init, &qp), 0);
+	KUNIT_EXPECT_EQ(test, qp->ibqp.qp_num, (u32)MR_QPN_GSI);
+	KUNIT_EXPECT_NULL(test, qp->xp);
+	KUNIT_EXPECT_EQ(test, qp_create(test, f, &init, &other), -EBUSY);
+	other = mr_qp_get(f->dev, MR_QPN_GSI);
+	KUNIT_EXPECT_PTR_EQ(test, other, qp);
+	if (other)
+		mr_qp_put(other);
+	KUNIT_EXPECT_EQ(test, mr_destroy_qp(&qp->ibqp, NULL), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->dev->num_qp), 0);
 	qp_fixture_fini(f);
 }
 

@@ -6,7 +6,13 @@
 #   mr_stats_diag          both devices' counters as KTAP diagnostics
 #   run_pair LIMIT SERVER-CMD... -- CLIENT-CMD...
 #                          server in h2, client in h1; both must exit 0 within
-#                          LIMIT seconds; combined output in $pair_out
+#                          LIMIT seconds; combined output in $pair_out. The
+#                          client starts once the server listens on
+#                          $PAIR_PORT (18515) as $PAIR_WAIT END PORT says
+#                          (topo_wait_listen: TCP; cm_wait_listen: rdma_cm)
+#   cm_wait_listen END PORT  wait up to 5 s for an rdma_cm listener on PORT
+#                          (`rdma resource show cm_id`; END is unused: the
+#                          RDMA netns mode is shared)
 #   scaled N               N, or N/10 on the debug kernel (KASAN and kmemleak
 #                          under TCG move about 1000 packets a second)
 #   pp_case TOOL DESC SIZE ITERS [ARGS...]
@@ -32,7 +38,7 @@ mr_stats_diag() {
 
 pair_out=
 run_pair() {
-	local limit=$1 port=18515 srv=() cli=() spid rc=0 src=0 tmp
+	local limit=$1 port=${PAIR_PORT:-18515} srv=() cli=() spid rc=0 src=0 tmp
 	shift
 	while [ "$1" != -- ]; do srv+=("$1"); shift; done
 	shift
@@ -40,7 +46,7 @@ run_pair() {
 	tmp=$(mktemp)
 	in_h2 timeout "$limit" "${srv[@]}" >"$tmp" 2>&1 &
 	spid=$!
-	if ! topo_wait_listen h2 "$port"; then
+	if ! "${PAIR_WAIT:-topo_wait_listen}" h2 "$port"; then
 		echo "server did not listen on $port"
 		kill "$spid" 2>/dev/null
 		wait "$spid"
@@ -54,6 +60,15 @@ run_pair() {
 	rm -f "$tmp"
 	echo "$pair_out"
 	[ "$rc" -eq 0 ] && [ "$src" -eq 0 ]
+}
+
+cm_wait_listen() {
+	local i
+	for i in $(seq 50); do
+		rdma resource show cm_id 2>/dev/null | grep -E "state LISTEN .*(:|port )$2( |\$)" | grep -q . && return 0
+		sleep 0.1
+	done
+	return 1
 }
 
 mr_debug_kernel() { [ -e /sys/kernel/debug/kmemleak ]; }
