@@ -141,14 +141,21 @@ bool mr_req_resp_rcv(struct mr_xport *x, const struct mr_pkt *pkt,
 		off = pkt->read_resp.offset;
 		want = min(x->mtu, wqe->length - min(off, wqe->length));
 		if (pkt->read_resp.length != wqe->length || off % x->mtu ||
-		    (off && off >= wqe->length) || pkt->payload_len != want) {
+		    (off && off >= wqe->length) ||
+		    (pkt->payload_len != want && pkt->payload_len)) {
 			mr_stats_inc(dev, MR_CNT_RX_DROP_MALFORMED);
 			return false;
 		}
-		if (test_and_set_bit(off / x->mtu, wt->resp_map)) {
+		if (test_bit(off / x->mtu, wt->resp_map)) {
 			mr_stats_inc(dev, MR_CNT_DUPLICATE_PACKETS);
 			return false;
 		}
+		if (pkt->payload_len != want) {
+			/* A resent slice whose region the responder lost. */
+			mr_req_fail(x, msn, IB_WC_REM_ACCESS_ERR);
+			return false;
+		}
+		set_bit(off / x->mtu, wt->resp_map);
 		err = mr_sgl_copy(dev, qp->ibqp.pd, wqe->sge, wqe->num_sge,
 				  off, (void *)data, want, true);
 		wt->resp_done = ++wt->resp_got ==

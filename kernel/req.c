@@ -462,7 +462,14 @@ void mr_req_send_pkt(struct mr_xport *x, u32 id, u32 psn,
 		goto arm;
 	}
 	if (len && tp->resp) {
-		if (mr_resp_gather(x, tp, buf + hlen, len)) {
+		n = mr_resp_gather(x, tp, buf + hlen, len, resend);
+		if (n == -ENODATA) {
+			/* Its region is gone: the slice goes empty (resp.c). */
+			pkt.payload_len = 0;
+			skb_trim(skb, hlen);
+			n = mr_wire_encode(&pkt, buf, hlen);
+		}
+		if (n < 0) {
 			mr_stats_inc(dev, MR_CNT_TX_DROP_ERROR);
 			kfree_skb(skb);
 			return;

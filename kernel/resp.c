@@ -404,10 +404,14 @@ u32 mr_resp_build(struct mr_xport *x, const struct mr_tx_pkt *tp,
 /*
  * Read the payload of READ response packet @tp: at send time, so a resent
  * packet carries the memory as it is then. The MR may have gone since the
- * request was checked: that refuses the READ.
+ * request was checked. On a first send that refuses the READ. A resend may
+ * be of a slice the requester has already (its ACK was lost), and the
+ * requester may have let the peer invalidate the region since: the slice
+ * then goes without payload, which fails the READ only at a requester
+ * that still lacks it (see mr_req_resp_rcv()).
  */
 int mr_resp_gather(struct mr_xport *x, const struct mr_tx_pkt *tp, u8 *dst,
-		   u32 len)
+		   u32 len, bool resend)
 {
 	struct mr_qp *qp = x->qp;
 	const struct mr_resp *r = &x->resp[tp->msn % MR_MSG_WINDOW];
@@ -420,6 +424,8 @@ int mr_resp_gather(struct mr_xport *x, const struct mr_tx_pkt *tp, u8 *dst,
 				      MR_ACC_REMOTE_READ);
 		mr_mr_put(mr);
 	}
+	if (err && resend)
+		return -ENODATA;
 	if (err && !x->fatal)
 		mr_resp_refuse_late(x, r->msn, MR_NAK_REMOTE_ACCESS, r->path);
 	return err;

@@ -204,7 +204,7 @@ void mr_resp_reset(struct mr_xport *x);
 u32 mr_resp_build(struct mr_xport *x, const struct mr_tx_pkt *tp,
 		  struct mr_pkt *pkt);
 int mr_resp_gather(struct mr_xport *x, const struct mr_tx_pkt *tp, u8 *dst,
-		   u32 len);
+		   u32 len, bool resend);
 void mr_resp_push(struct mr_xport *x);
 
 /* ack.c */

@@ -11,7 +11,9 @@
 #                               TRADDR now, so export after adding devices
 #   nvme_connect TRADDR SRCADDR connect; prints the namespace's block device
 #   nvme_disconnect             disconnect every fabrics controller
-#   nvme_unexport               remove the nvmet port, subsystem, namespace
+#   nvme_unexport               remove the nvmet port, subsystem, namespace;
+#                               after deleting the RDMA devices (41-nvme.sh
+#                               says why)
 #   nvme_cleanup                unexport, unload null_blk and the NVMe modules
 #   nvme_verify DEV MIB         write MIB MiB of random data to DEV (O_DIRECT),
 #                               read it back; ok if the checksums match
