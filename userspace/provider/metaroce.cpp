@@ -4,8 +4,10 @@
 //
 // Every verb is kernel-mediated: each one is a uverbs write()/ioctl command
 // built by libibverbs' ibv_cmd_* helpers, with no driver-private udata and
-// no mmap()ed queues. The provider only allocates the user-visible objects
-// and translates errors into the conventions libibverbs callers expect:
+// no mmap()ed queues. The provider allocates the user-visible objects, maps
+// the extended APIs onto the same commands (ibv_wr_* batches become one
+// POST_SEND, ibv_cq_ex polling is POLL_CQ) and translates errors into the
+// conventions libibverbs callers expect:
 //   * verbs returning a pointer return null and set errno;
 //   * verbs returning int return 0 or a positive errno value (errno is set
 //     too), except poll_cq, which returns a count or -1 with errno set.
@@ -13,9 +15,12 @@
 
 #include "metaroce-abi.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
+#include <utility>
 
 namespace metaroce {
 namespace {
@@ -179,6 +184,7 @@ ibv_cq *create_cq(ibv_context *ctx, int cqe, ibv_comp_channel *channel, int comp
     return cq.release();
 }
 
+// Also for extended CQs: a Cq is released with free() like an ibv_cq.
 int destroy_cq(ibv_cq *cq) noexcept {
     return finish_destroy(ibv_cmd_destroy_cq(cq), cq);
 }
@@ -191,23 +197,459 @@ int resize_cq(ibv_cq *cq, int cqe) noexcept {
     return 0;
 }
 
+// --- Extended CQs: ibv_cq_ex over POLL_CQ --------------------------------
+
+// The ibv_wc fields the read_* accessors can give (IBV_WC_STANDARD_FLAGS);
+// no timestamps, VLAN, flow tag or tag matching.
+constexpr uint64_t kCqWcFlags =
+    IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM | IBV_WC_EX_WITH_QP_NUM | IBV_WC_EX_WITH_SRC_QP |
+    IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL | IBV_WC_EX_WITH_DLID_PATH_BITS;
+
+Cq *to_cq(ibv_cq_ex *cq_ex) noexcept {
+    static_assert(offsetof(Cq, cq) == 0 && offsetof(Cq, cq_ex) == 0);
+    return reinterpret_cast<Cq *>(cq_ex);
+}
+
+const ibv_wc &current_wc(ibv_cq_ex *cq_ex) noexcept {
+    return to_cq(cq_ex)->wc;
+}
+
+// Fetches the next completion: 0, ENOENT when the CQ is empty, or an errno.
+int poll_one(ibv_cq_ex *cq_ex) noexcept {
+    Cq *cq = to_cq(cq_ex);
+    const int n = ibv_cmd_poll_cq(&cq->cq, 1, &cq->wc);
+    if (n < 0)
+        return errno;
+    if (n == 0)
+        return ENOENT;
+    cq_ex->status = cq->wc.status;
+    cq_ex->wr_id = cq->wc.wr_id;
+    return 0;
+}
+
+int start_poll(ibv_cq_ex *cq_ex, ibv_poll_cq_attr *attr) noexcept {
+    if (attr->comp_mask)
+        return EINVAL;
+    return poll_one(cq_ex);
+}
+
+int next_poll(ibv_cq_ex *cq_ex) noexcept {
+    return poll_one(cq_ex);
+}
+
+void end_poll(ibv_cq_ex *) noexcept {}
+
+ibv_wc_opcode read_opcode(ibv_cq_ex *cq_ex) noexcept {
+    return current_wc(cq_ex).opcode;
+}
+uint32_t read_vendor_err(ibv_cq_ex *cq_ex) noexcept {
+    return current_wc(cq_ex).vendor_err;
+}
+uint32_t read_byte_len(ibv_cq_ex *cq_ex) noexcept {
+    return current_wc(cq_ex).byte_len;
+}
+__be32 read_imm_data(ibv_cq_ex *cq_ex) noexcept {
+    return current_wc(cq_ex).imm_data;
+}
+uint32_t read_qp_num(ibv_cq_ex *cq_ex) noexcept {
+    return current_wc(cq_ex).qp_num;
+}
+uint32_t read_src_qp(ibv_cq_ex *cq_ex) noexcept {
+    return current_wc(cq_ex).src_qp;
+}
+unsigned int read_wc_flags(ibv_cq_ex *cq_ex) noexcept {
+    return current_wc(cq_ex).wc_flags;
+}
+uint32_t read_slid(ibv_cq_ex *cq_ex) noexcept {
+    return current_wc(cq_ex).slid;
+}
+uint8_t read_sl(ibv_cq_ex *cq_ex) noexcept {
+    return current_wc(cq_ex).sl;
+}
+uint8_t read_dlid_path_bits(ibv_cq_ex *cq_ex) noexcept {
+    return current_wc(cq_ex).dlid_path_bits;
+}
+
+// ibv_create_cq_ex(): refuses with EOPNOTSUPP what the accessors above
+// cannot give, as rxe does; the kernel checks cqe and comp_vector.
+ibv_cq_ex *create_cq_ex(ibv_context *ctx, ibv_cq_init_attr_ex *attr) noexcept {
+    if (attr->comp_mask & ~uint32_t{IBV_CQ_INIT_ATTR_MASK_FLAGS})
+        return fail_null<ibv_cq_ex>(EOPNOTSUPP);
+    if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+        (attr->flags & ~uint32_t{IBV_CREATE_CQ_ATTR_SINGLE_THREADED}))
+        return fail_null<ibv_cq_ex>(EOPNOTSUPP);
+    if (attr->wc_flags & ~kCqWcFlags)
+        return fail_null<ibv_cq_ex>(EOPNOTSUPP);
+    if (attr->cqe > uint32_t{INT32_MAX})
+        return fail_null<ibv_cq_ex>(EINVAL);
+
+    auto cq = zalloc<Cq>();
+    if (!cq)
+        return fail_null<ibv_cq_ex>(ENOMEM);
+    cmd::CreateCq cmd{};
+    ib_uverbs_create_cq_resp resp{};
+    if (int ret = ibv_cmd_create_cq(ctx, int(attr->cqe), attr->channel, int(attr->comp_vector),
+                                    &cq->cq, &cmd, sizeof(cmd), &resp, sizeof(resp)))
+        return fail_null<ibv_cq_ex>(ret);
+    cq->cq.cq_context = attr->cq_context;
+    ibv_cq_ex &cq_ex = cq->cq_ex;
+    cq_ex.start_poll = start_poll;
+    cq_ex.next_poll = next_poll;
+    cq_ex.end_poll = end_poll;
+    cq_ex.read_opcode = read_opcode;
+    cq_ex.read_vendor_err = read_vendor_err;
+    cq_ex.read_byte_len = read_byte_len;
+    cq_ex.read_imm_data = read_imm_data;
+    cq_ex.read_qp_num = read_qp_num;
+    cq_ex.read_src_qp = read_src_qp;
+    cq_ex.read_wc_flags = read_wc_flags;
+    cq_ex.read_slid = read_slid;
+    cq_ex.read_sl = read_sl;
+    cq_ex.read_dlid_path_bits = read_dlid_path_bits;
+    return &cq.release()->cq_ex;
+}
+
 // --- Queue pairs ------------------------------------------------------------
 
-verbs_qp *to_vqp(ibv_qp *qp) noexcept {
-    static_assert(offsetof(verbs_qp, qp) == 0);
-    return reinterpret_cast<verbs_qp *>(qp);
+Qp *to_qp(ibv_qp *qp) noexcept {
+    static_assert(offsetof(Qp, vqp) == 0 && offsetof(verbs_qp, qp) == 0);
+    return reinterpret_cast<Qp *>(qp);
+}
+
+Qp *to_qp(ibv_qp_ex *qpx) noexcept {
+    static_assert(offsetof(verbs_qp, qp_ex) == 0);
+    return reinterpret_cast<Qp *>(qpx);
+}
+
+// A QP and its batch arrays.
+struct QpRelease {
+    void operator()(Qp *qp) const noexcept {
+        CPtr<ibv_send_wr> wrs(qp->wrs);
+        CPtr<ibv_sge> sges(qp->sges);
+        CPtr<uint8_t> inline_data(qp->inline_data);
+        CPtr<Qp> release(qp);
+    }
+};
+using QpPtr = std::unique_ptr<Qp, QpRelease>;
+
+// CREATE_QP for both ibv_create_qp() and ibv_create_qp_ex(); copies the
+// granted capabilities back into attr.
+QpPtr create_kernel_qp(ibv_pd *pd, ibv_qp_init_attr *attr) noexcept {
+    QpPtr qp(zalloc<Qp>().release());
+    if (!qp) {
+        errno = ENOMEM;
+        return nullptr;
+    }
+    cmd::CreateQp cmd{};
+    ib_uverbs_create_qp_resp resp{};
+    if (int ret =
+            ibv_cmd_create_qp(pd, &qp->vqp.qp, attr, &cmd, sizeof(cmd), &resp, sizeof(resp))) {
+        // Nothing to undo in the kernel; release only our memory.
+        errno = ret;
+        return nullptr;
+    }
+    return qp;
 }
 
 ibv_qp *create_qp(ibv_pd *pd, ibv_qp_init_attr *attr) noexcept {
-    // A verbs_qp with comp_mask 0: ibv_qp_to_qp_ex() then reports no qp_ex.
-    auto vqp = zalloc<verbs_qp>();
-    if (!vqp)
-        return fail_null<ibv_qp>(ENOMEM);
-    cmd::CreateQp cmd{};
-    ib_uverbs_create_qp_resp resp{};
-    if (int ret = ibv_cmd_create_qp(pd, &vqp->qp, attr, &cmd, sizeof(cmd), &resp, sizeof(resp)))
-        return fail_null<ibv_qp>(ret);
-    return &vqp.release()->qp;
+    // comp_mask stays 0: ibv_qp_to_qp_ex() then reports no qp_ex.
+    QpPtr qp = create_kernel_qp(pd, attr);
+    return qp ? &qp.release()->vqp.qp : nullptr;
+}
+
+// --- Extended QPs: the ibv_wr_* calls batch ibv_send_wr for POST_SEND --------
+
+// The opcodes the kernel executes, per QP type.
+constexpr uint64_t kRcSendOps =
+    IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM | IBV_QP_EX_WITH_SEND_WITH_INV |
+    IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ |
+    IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
+constexpr uint64_t kUdSendOps = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM;
+// create_qp_ex() comp_mask bits we honour. CREATE_FLAGS only with no flag set.
+constexpr uint32_t kQpInitAttrMask =
+    IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+
+void record_error(Qp *qp, int err) noexcept {
+    if (!qp->batch_error)
+        qp->batch_error = err;
+}
+
+// Starts a new request carrying the qp_ex's current wr_id and wr_flags, or
+// returns null after recording an error: the opcode was not requested at
+// creation (the API requires it), or the batch is longer than the queue.
+ibv_send_wr *start_wr(ibv_qp_ex *qpx, ibv_wr_opcode opcode, uint64_t send_op) noexcept {
+    Qp *qp = to_qp(qpx);
+    if (!(qp->send_ops_flags & send_op)) {
+        record_error(qp, EOPNOTSUPP);
+        return nullptr;
+    }
+    if (qp->count == qp->max_wr) {
+        record_error(qp, ENOMEM);
+        return nullptr;
+    }
+    ibv_send_wr *wr = &qp->wrs[qp->count];
+    *wr = ibv_send_wr{};
+    wr->wr_id = qpx->wr_id;
+    wr->send_flags = qpx->wr_flags;
+    wr->opcode = opcode;
+    wr->sg_list = &qp->sges[size_t{qp->count} * qp->max_sge];
+    if (qp->count)
+        qp->wrs[qp->count - 1].next = wr;
+    ++qp->count;
+    return wr;
+}
+
+// The request the wr_set_* calls apply to: the last one started.
+ibv_send_wr *current_wr(ibv_qp_ex *qpx) noexcept {
+    Qp *qp = to_qp(qpx);
+    if (!qp->count) {
+        record_error(qp, EINVAL);
+        return nullptr;
+    }
+    return &qp->wrs[qp->count - 1];
+}
+
+void wr_start(ibv_qp_ex *qpx) noexcept {
+    Qp *qp = to_qp(qpx);
+    qp->count = 0;
+    qp->batch_error = 0;
+}
+
+void wr_abort(ibv_qp_ex *qpx) noexcept {
+    wr_start(qpx); // drop the batch
+}
+
+int wr_complete(ibv_qp_ex *qpx) noexcept {
+    Qp *qp = to_qp(qpx);
+    const uint32_t count = std::exchange(qp->count, 0);
+    if (int err = std::exchange(qp->batch_error, 0))
+        return fail(err);
+    if (!count)
+        return 0;
+    ibv_send_wr *bad_wr = nullptr;
+    if (int ret = ibv_cmd_post_send(&qp->vqp.qp, qp->wrs, &bad_wr))
+        return fail(ret);
+    return 0;
+}
+
+void wr_send(ibv_qp_ex *qpx) noexcept {
+    start_wr(qpx, IBV_WR_SEND, IBV_QP_EX_WITH_SEND);
+}
+
+void wr_send_imm(ibv_qp_ex *qpx, __be32 imm_data) noexcept {
+    if (ibv_send_wr *wr = start_wr(qpx, IBV_WR_SEND_WITH_IMM, IBV_QP_EX_WITH_SEND_WITH_IMM))
+        wr->imm_data = imm_data;
+}
+
+void wr_send_inv(ibv_qp_ex *qpx, uint32_t invalidate_rkey) noexcept {
+    if (ibv_send_wr *wr = start_wr(qpx, IBV_WR_SEND_WITH_INV, IBV_QP_EX_WITH_SEND_WITH_INV))
+        wr->invalidate_rkey = invalidate_rkey;
+}
+
+void set_rdma(ibv_send_wr *p, uint32_t rkey, uint64_t remote_addr) noexcept {
+    if (!p)
+        return;
+    p->wr.rdma.rkey = rkey;
+    p->wr.rdma.remote_addr = remote_addr;
+}
+
+void wr_rdma_write(ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr) noexcept {
+    set_rdma(start_wr(qpx, IBV_WR_RDMA_WRITE, IBV_QP_EX_WITH_RDMA_WRITE), rkey, remote_addr);
+}
+
+void wr_rdma_write_imm(ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr,
+                       __be32 imm_data) noexcept {
+    ibv_send_wr *p = start_wr(qpx, IBV_WR_RDMA_WRITE_WITH_IMM, IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM);
+    set_rdma(p, rkey, remote_addr);
+    if (p)
+        p->imm_data = imm_data;
+}
+
+void wr_rdma_read(ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr) noexcept {
+    set_rdma(start_wr(qpx, IBV_WR_RDMA_READ, IBV_QP_EX_WITH_RDMA_READ), rkey, remote_addr);
+}
+
+void set_atomic(ibv_send_wr *p, uint32_t rkey, uint64_t remote_addr, uint64_t compare_add,
+                uint64_t swap) noexcept {
+    if (!p)
+        return;
+    p->wr.atomic.rkey = rkey;
+    p->wr.atomic.remote_addr = remote_addr;
+    p->wr.atomic.compare_add = compare_add;
+    p->wr.atomic.swap = swap;
+}
+
+void wr_atomic_cmp_swp(ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr, uint64_t compare,
+                       uint64_t swap) noexcept {
+    set_atomic(start_wr(qpx, IBV_WR_ATOMIC_CMP_AND_SWP, IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP), rkey,
+               remote_addr, compare, swap);
+}
+
+void wr_atomic_fetch_add(ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr,
+                         uint64_t add) noexcept {
+    set_atomic(start_wr(qpx, IBV_WR_ATOMIC_FETCH_AND_ADD, IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD),
+               rkey, remote_addr, add, 0);
+}
+
+void wr_set_ud_addr(ibv_qp_ex *qpx, ibv_ah *ah, uint32_t remote_qpn,
+                    uint32_t remote_qkey) noexcept {
+    if (ibv_send_wr *p = current_wr(qpx)) {
+        p->wr.ud.ah = ah;
+        p->wr.ud.remote_qpn = remote_qpn;
+        p->wr.ud.remote_qkey = remote_qkey;
+    }
+}
+
+void wr_set_sge_list(ibv_qp_ex *qpx, size_t num_sge, const ibv_sge *sg_list) noexcept {
+    ibv_send_wr *wr = current_wr(qpx);
+    if (!wr)
+        return;
+    Qp *qp = to_qp(qpx);
+    if (num_sge > qp->max_sge) {
+        record_error(qp, EINVAL);
+        return;
+    }
+    std::copy_n(sg_list, num_sge, wr->sg_list);
+    wr->num_sge = int(num_sge);
+}
+
+void wr_set_sge(ibv_qp_ex *qpx, uint32_t lkey, uint64_t addr, uint32_t length) noexcept {
+    const ibv_sge sge{addr, length, lkey};
+    wr_set_sge_list(qpx, 1, &sge);
+}
+
+void wr_set_inline_data_list(ibv_qp_ex *qpx, size_t num_buf,
+                             const ibv_data_buf *buf_list) noexcept {
+    ibv_send_wr *wr = current_wr(qpx);
+    if (!wr)
+        return;
+    // The kernel copies inline data at POST_SEND; until then we keep a copy
+    // (posted as one SGE), since the caller may reuse its buffers at once.
+    Qp *qp = to_qp(qpx);
+    uint8_t *start = &qp->inline_data[size_t(wr - qp->wrs) * qp->max_inline];
+    size_t length = 0;
+    for (size_t i = 0; i < num_buf; ++i) {
+        if (buf_list[i].length > qp->max_inline - length) {
+            record_error(qp, EINVAL);
+            return;
+        }
+        std::memcpy(start + length, buf_list[i].addr, buf_list[i].length);
+        length += buf_list[i].length;
+    }
+    wr->sg_list[0] = ibv_sge{reinterpret_cast<uintptr_t>(start), uint32_t(length), 0};
+    wr->num_sge = length ? 1 : 0;
+    wr->send_flags |= IBV_SEND_INLINE;
+}
+
+void wr_set_inline_data(ibv_qp_ex *qpx, void *addr, size_t length) noexcept {
+    const ibv_data_buf buf{addr, length};
+    wr_set_inline_data_list(qpx, 1, &buf);
+}
+
+// Verbs the kernel does not execute: the batch then fails at wr_complete().
+void record_unsupported(ibv_qp_ex *qpx) noexcept {
+    record_error(to_qp(qpx), EOPNOTSUPP);
+}
+void wr_bind_mw(ibv_qp_ex *qpx, ibv_mw *, uint32_t, const ibv_mw_bind_info *) noexcept {
+    record_unsupported(qpx);
+}
+void wr_local_inv(ibv_qp_ex *qpx, uint32_t) noexcept {
+    record_unsupported(qpx);
+}
+void wr_send_tso(ibv_qp_ex *qpx, void *, uint16_t, uint16_t) noexcept {
+    record_unsupported(qpx);
+}
+void wr_set_xrc_srqn(ibv_qp_ex *qpx, uint32_t) noexcept {
+    record_unsupported(qpx);
+}
+void wr_atomic_write(ibv_qp_ex *qpx, uint32_t, uint64_t, const void *) noexcept {
+    record_unsupported(qpx);
+}
+
+void install_wr_ops(ibv_qp_ex *qpx) noexcept {
+    qpx->wr_atomic_cmp_swp = wr_atomic_cmp_swp;
+    qpx->wr_atomic_fetch_add = wr_atomic_fetch_add;
+    qpx->wr_bind_mw = wr_bind_mw;
+    qpx->wr_local_inv = wr_local_inv;
+    qpx->wr_rdma_read = wr_rdma_read;
+    qpx->wr_rdma_write = wr_rdma_write;
+    qpx->wr_rdma_write_imm = wr_rdma_write_imm;
+    qpx->wr_send = wr_send;
+    qpx->wr_send_imm = wr_send_imm;
+    qpx->wr_send_inv = wr_send_inv;
+    qpx->wr_send_tso = wr_send_tso;
+    qpx->wr_set_ud_addr = wr_set_ud_addr;
+    qpx->wr_set_xrc_srqn = wr_set_xrc_srqn;
+    qpx->wr_set_inline_data = wr_set_inline_data;
+    qpx->wr_set_inline_data_list = wr_set_inline_data_list;
+    qpx->wr_set_sge = wr_set_sge;
+    qpx->wr_set_sge_list = wr_set_sge_list;
+    qpx->wr_start = wr_start;
+    qpx->wr_complete = wr_complete;
+    qpx->wr_abort = wr_abort;
+    qpx->wr_atomic_write = wr_atomic_write;
+}
+
+// Room for a batch as long as the send queue granted by the kernel.
+int alloc_batch(Qp *qp, const ibv_qp_cap &cap) noexcept {
+    qp->max_wr = std::max(cap.max_send_wr, 1u);
+    qp->max_sge = std::max(cap.max_send_sge, 1u);
+    qp->max_inline = cap.max_inline_data;
+    CPtr<ibv_send_wr> wrs(static_cast<ibv_send_wr *>(std::calloc(qp->max_wr, sizeof(ibv_send_wr))));
+    CPtr<ibv_sge> sges(
+        static_cast<ibv_sge *>(std::calloc(size_t{qp->max_wr} * qp->max_sge, sizeof(ibv_sge))));
+    CPtr<uint8_t> inline_data(
+        static_cast<uint8_t *>(std::calloc(size_t{qp->max_wr} * qp->max_inline + 1, 1)));
+    if (!wrs || !sges || !inline_data)
+        return ENOMEM;
+    qp->wrs = wrs.release();
+    qp->sges = sges.release();
+    qp->inline_data = inline_data.release();
+    return 0;
+}
+
+// ibv_create_qp_ex(): what the kernel and the batch above can honour, and
+// EOPNOTSUPP for the rest (create flags, TSO, XRC, other QP types' send ops),
+// as rxe answers.
+ibv_qp *create_qp_ex(ibv_context * /*ctx*/, ibv_qp_init_attr_ex *attr) noexcept {
+    if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd)
+        return fail_null<ibv_qp>(EINVAL);
+    if (attr->comp_mask & ~kQpInitAttrMask)
+        return fail_null<ibv_qp>(EOPNOTSUPP);
+    if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && attr->create_flags)
+        return fail_null<ibv_qp>(EOPNOTSUPP);
+    uint64_t send_ops = 0;
+    if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+        const uint64_t supported = attr->qp_type == IBV_QPT_RC   ? kRcSendOps
+                                   : attr->qp_type == IBV_QPT_UD ? kUdSendOps
+                                                                 : 0;
+        send_ops = attr->send_ops_flags;
+        if (!send_ops || (send_ops & ~supported))
+            return fail_null<ibv_qp>(EOPNOTSUPP);
+    }
+
+    ibv_qp_init_attr base{};
+    base.qp_context = attr->qp_context;
+    base.send_cq = attr->send_cq;
+    base.recv_cq = attr->recv_cq;
+    base.srq = attr->srq;
+    base.cap = attr->cap;
+    base.qp_type = attr->qp_type;
+    base.sq_sig_all = attr->sq_sig_all;
+    QpPtr qp = create_kernel_qp(attr->pd, &base);
+    if (!qp)
+        return nullptr;
+    attr->cap = base.cap;
+    if (send_ops) {
+        if (int ret = alloc_batch(qp.get(), base.cap)) {
+            ibv_cmd_destroy_qp(&qp->vqp.qp);
+            return fail_null<ibv_qp>(ret);
+        }
+        qp->send_ops_flags = send_ops;
+        qp->vqp.comp_mask = METAROCE_VERBS_QP_EX;
+        install_wr_ops(&qp->vqp.qp_ex);
+    }
+    return &qp.release()->vqp.qp;
 }
 
 int modify_qp(ibv_qp *qp, ibv_qp_attr *attr, int attr_mask) noexcept {
@@ -225,7 +667,10 @@ int query_qp(ibv_qp *qp, ibv_qp_attr *attr, int attr_mask, ibv_qp_init_attr *ini
 }
 
 int destroy_qp(ibv_qp *qp) noexcept {
-    return finish_destroy(ibv_cmd_destroy_qp(qp), to_vqp(qp));
+    if (int ret = ibv_cmd_destroy_qp(qp))
+        return fail(ret); // the QP stays valid, so that the caller may retry
+    QpPtr release(to_qp(qp));
+    return 0;
 }
 
 // --- Shared receive queues ---------------------------------------------------
@@ -311,7 +756,9 @@ const verbs_context_ops kContextOps = {
     .attach_mcast = ibv_cmd_attach_mcast,
     .create_ah = create_ah,
     .create_cq = create_cq,
+    .create_cq_ex = create_cq_ex,
     .create_qp = create_qp,
+    .create_qp_ex = create_qp_ex,
     .create_srq = create_srq,
     .dealloc_pd = dealloc_pd,
     .dereg_mr = dereg_mr,

@@ -42,6 +42,40 @@ struct Context {
 
 static_assert(kCObject<Device> && kCObject<Context> && kCObject<verbs_mr> && kCObject<verbs_qp>);
 
+// Every CQ made by ibv_create_cq_ex(). The ibv_cq_ex API reads one
+// completion at a time: start_poll()/next_poll() fetch it with the ordinary
+// POLL_CQ command into wc, and the read_* accessors return its fields.
+struct Cq {
+    union {
+        ibv_cq cq; // first: ibv_cq_ex begins with the fields of ibv_cq
+        ibv_cq_ex cq_ex;
+    };
+    ibv_wc wc;
+};
+static_assert(kCObject<Cq>);
+// ibv_cq_ex_to_cq() and the ibv_cmd_*_cq helpers rely on the shared prefix.
+static_assert(offsetof(ibv_cq_ex, handle) == offsetof(ibv_cq, handle) &&
+              offsetof(ibv_cq_ex, mutex) == offsetof(ibv_cq, mutex) &&
+              offsetof(ibv_cq_ex, async_events_completed) ==
+                  offsetof(ibv_cq, async_events_completed));
+
+// Every QP. Extended QPs batch the requests of their ibv_wr_* calls between
+// wr_start() and wr_complete() in arrays sized by the granted send queue
+// (a longer batch could not be posted anyway); wr_complete() posts them
+// with the ordinary POST_SEND command. The arrays are calloc()ed, owned by
+// the QP and freed by destroy_qp().
+struct Qp {
+    verbs_qp vqp; // first: libibverbs hands us &vqp.qp (== &vqp.qp_ex)
+    uint64_t send_ops_flags;
+    ibv_send_wr *wrs;     // [max_wr]
+    ibv_sge *sges;        // [max_wr * max_sge]
+    uint8_t *inline_data; // [max_wr * max_inline]
+    uint32_t max_wr, max_sge, max_inline;
+    uint32_t count;  // requests in the batch
+    int batch_error; // first error of the batch, reported by wr_complete()
+};
+static_assert(kCObject<Qp>);
+
 // The table registered with libibverbs.
 extern const verbs_device_ops kDeviceOps;
 // The per-context verbs installed by alloc_context().
