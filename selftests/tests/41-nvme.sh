@@ -20,7 +20,7 @@ trap 'nvme_cleanup; topo_teardown' EXIT
 
 ktap_plan 17
 
-mib=$(($(scaled 320) * 4 / 5))	# 256, or 32 on the debug kernel
+if mr_debug_kernel; then mib=32; else mib=256; fi
 a_sum() { mr_stat mrc_a "$1"; }
 both_sum() { echo $(($(mr_stat mrc_a "$1") + $(mr_stat mrc_b "$1"))); }
 
