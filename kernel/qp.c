@@ -395,15 +395,12 @@ static int mr_qp_check_attr(struct mr_qp *qp, const struct ib_qp_attr *attr,
 			  qp->ibqp.qp_num, attr->qp_access_flags);
 		return -EINVAL;
 	}
-	if (mask & IB_QP_PATH_MTU) {
-		enum mr_mtu active = mr_mtu_from_netdev_mtu(dev->ndev->mtu);
-
-		if (attr->path_mtu < IB_MTU_256 ||
-		    attr->path_mtu > (enum ib_mtu)active) {
-			ibdev_dbg(ibdev, "QP %u: path MTU %d above the active MTU %d\n",
-				  qp->ibqp.qp_num, attr->path_mtu, active);
-			return -EINVAL;
-		}
+	if ((mask & IB_QP_PATH_MTU) &&
+	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096 ||
+	     mr_mtu_from_netdev_mtu(dev->ndev->mtu) == MR_MTU_NONE)) {
+		ibdev_dbg(ibdev, "QP %u: path MTU code %d invalid or netdev MTU %u too small\n",
+			  qp->ibqp.qp_num, attr->path_mtu, dev->ndev->mtu);
+		return -EINVAL;
 	}
 	if ((mask & IB_QP_DEST_QPN) && attr->dest_qp_num > MR_QPN_MAX) {
 		ibdev_dbg(ibdev, "QP %u: destination QPN %#x is not 24 bits\n",
@@ -440,6 +437,7 @@ static int mr_qp_check_attr(struct mr_qp *qp, const struct ib_qp_attr *attr,
 static void mr_qp_store_attr(struct mr_qp *qp, const struct ib_qp_attr *attr,
 			     int mask, const struct mr_flow *flow)
 {
+	struct mr_dev *dev = to_mr_dev(qp->ibqp.device);
 	struct ib_qp_attr *a = &qp->attr;
 
 	if (mask & IB_QP_ACCESS_FLAGS)
@@ -448,8 +446,14 @@ static void mr_qp_store_attr(struct mr_qp *qp, const struct ib_qp_attr *attr,
 		a->pkey_index = attr->pkey_index;
 	if (mask & IB_QP_PORT)
 		a->port_num = attr->port_num;
+	/*
+	 * rdma_cm sizes the path MTU for 96 header bytes, we need up to
+	 * MR_WIRE_OVERHEAD: a request one step above the port's active MTU
+	 * gets the active MTU, as query_qp then shows.
+	 */
 	if (mask & IB_QP_PATH_MTU)
-		a->path_mtu = attr->path_mtu;
+		a->path_mtu = min_t(enum ib_mtu, attr->path_mtu,
+				    (enum ib_mtu)mr_mtu_from_netdev_mtu(dev->ndev->mtu));
 	if (mask & IB_QP_DEST_QPN)
 		a->dest_qp_num = attr->dest_qp_num;
 	if (mask & IB_QP_RQ_PSN)

@@ -15,7 +15,7 @@ here=$(dirname "$0")
 . "$here/../lib/perftest.sh"
 trap topo_teardown EXIT
 
-ktap_plan 22
+ktap_plan 24
 
 # rdma_cm listeners show in `rdma resource show cm_id`, not in ss.
 PAIR_WAIT=cm_wait_listen
@@ -97,6 +97,16 @@ for dev in mrc0 mrc1; do
 		"$(mr_stat "$dev" gsi_rx_packets)" -gt 0
 done
 ktap_check "no datagram dropped for its Q_Key" "$(mr_sum ud_rx_drop_qkey)" -eq 0
+
+# A netdev MTU where rdma_cm (96 header bytes) asks one MTU step above the
+# port's active MTU (112 header bytes): 1130 gives 1024 against 512. The
+# QP gets the active MTU and the connection works.
+for end in h1 h2; do topo_exec "$end" ip link set "$(topo_ifc "$end")" mtu 1130; done
+ktap_check "netdev MTU 1130: the port's active_mtu is 512" \
+	"$(mr_devinfo_field mrc0 active_mtu)" = "512 (2)"
+cm_case "rping IPv4 at netdev MTU 1130: 20 pings of 1024 bytes, validated" 7174 \
+	rping -s -a "$TOPO_H2_IP" -C 20 -S 1024 -V -- \
+	rping -c -a "$TOPO_H2_IP" -C 20 -S 1024 -V
 
 # No listener: ib_cm answers the REQ with a REJ, and the client says so.
 ktap_run_fail "rping to a port nobody listens on is rejected" 'REJECTED|error|fail' \
