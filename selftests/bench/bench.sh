@@ -64,14 +64,6 @@ done
 
 num() { [[ $1 =~ ^[0-9]+(\.[0-9]+)?$ ]]; }
 veth_tx() { cat "/sys/class/net/$1/statistics/tx_packets"; }
-netem_drops() { # packets netem dropped on both ends so far
-	local end sum=0 n
-	for end in "$TOPO_A_IF" "$TOPO_B_IF"; do
-		n=$(tc -s qdisc show dev "$end" | awk '/dropped/ { sub(/,/, "", $7); print $7; exit }')
-		sum=$((sum + ${n:-0}))
-	done
-	echo "$sum"
-}
 mr_sum() { echo $(($(mr_stat mrc_a "$1") + $(mr_stat mrc_b "$1"))); }
 # metaroce's loss recovery, both ends, noted per run
 RECOVERY=(retransmits sack_gaps tail_probes rto_events duplicate_packets rnr_naks)
@@ -117,7 +109,7 @@ bw() {
 	local t=$1 op=$2 loss=$3 out rc=0 iters gbps='' drops0 tx0 extra='' c
 	local -A cnt0
 	for c in "${RECOVERY[@]}"; do cnt0[$c]=$(mr_sum "$c"); done
-	drops0=$(netem_drops) tx0=$(veth_tx "$TOPO_A_IF")
+	drops0=$(topo_netem_drops both) tx0=$(veth_tx "$TOPO_A_IF")
 	out=$(perf "$t" "ib_${op}_bw" -s "$BW_SIZE" -D "$SECS" -F --report_gbits) || rc=$?
 	# "#bytes #iterations BW-peak BW-average MsgRate", the client's line first
 	iters=$(awk -v s="$BW_SIZE" '$1 == s && NF >= 5 { print $2; exit }' <<<"$out")
@@ -131,7 +123,7 @@ bw() {
 	else
 		RESULT[$t:$op:$loss]="n/a (error)"
 	fi
-	note "$t $op ${loss}%: ${RESULT[$t:$op:$loss]} Gb/s, ${iters:-?} iterations in $(sample_secs "$SECS") s (exit $rc, netem drops +$(($(netem_drops) - drops0)), $TOPO_A_IF tx +$(($(veth_tx "$TOPO_A_IF") - tx0)) packets$extra)"
+	note "$t $op ${loss}%: ${RESULT[$t:$op:$loss]} Gb/s, ${iters:-?} iterations in $(sample_secs "$SECS") s (exit $rc, netem drops +$(($(topo_netem_drops both) - drops0)), $TOPO_A_IF tx +$(($(veth_tx "$TOPO_A_IF") - tx0)) packets$extra)"
 	[ $rc -eq 0 ] && [ -n "$gbps" ] || fail_diag "$out"
 }
 

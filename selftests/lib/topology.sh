@@ -212,6 +212,18 @@ topo_netem_show() {
 	done
 }
 
+# topo_netem_drops END|both: packets netem has dropped there so far.
+topo_netem_drops() {
+	local end ns dev n sum=0
+	for end in $(_topo_ends "$1"); do
+		read -r ns dev < <(_topo_end "$end") || return
+		n=$(topo_exec "$end" tc -s qdisc show dev "$dev" |
+			awk '/dropped/ { sub(/,/, "", $7); print $7; exit }')
+		sum=$((sum + ${n:-0}))
+	done
+	echo "$sum"
+}
+
 topo_loss() { topo_netem "$1" loss "$2"; }
 topo_delay() { topo_netem "$1" delay "$2ms" ${3:+"$3ms"}; }
 topo_reorder() { topo_netem "$1" delay "${3:-10}ms" reorder "$2"; }

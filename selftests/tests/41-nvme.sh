@@ -50,12 +50,12 @@ ktap_diag "$KTAP_LAST_OUTPUT"
 
 ktap_run "netem loss 1% on both ends" topo_netem "a b" loss 1%
 re0=$(both_sum retransmits)
-drops0=$(tc -s qdisc show dev "$TOPO_A_IF" | awk '/dropped/ { sub(/,/, "", $7); print $7; exit }')
+drops0=$(topo_netem_drops a)
 t0=$(date +%s)
 ktap_run "1% loss: $mib MiB written and read back, checksums equal" nvme_verify "$dev" "$mib"
 ktap_diag "$KTAP_LAST_OUTPUT (in $(($(date +%s) - t0)) s)"
 re1=$(both_sum retransmits)
-drops1=$(tc -s qdisc show dev "$TOPO_A_IF" | awk '/dropped/ { sub(/,/, "", $7); print $7; exit }')
+drops1=$(topo_netem_drops a)
 ktap_check "netem dropped packets on $TOPO_A_IF (${drops0:-0} -> ${drops1:-0}), metaroce resent (retransmits $re0 -> $re1)" \
 	"${drops1:-0}" -gt "${drops0:-0}" -a "$re1" -gt "$re0"
 ktap_run "netem off" topo_netem_clear "a b"
