@@ -131,13 +131,20 @@ static void mr_ud_drain(struct mr_qp *qp)
 			break;
 		sq->head = (sq->head + 1) % sq->depth;
 		sq->count--;
+		/* A failed send stops the send queue: SQE flushes the rest. */
+		if (wc.status != IB_WC_SUCCESS && qp->state == IB_QPS_RTS) {
+			spin_lock(&qp->rq.lock);
+			qp->state = IB_QPS_SQE;
+			spin_unlock(&qp->rq.lock);
+		}
 		spin_unlock_irqrestore(&sq->lock, flags);
 		if (signaled)
 			mr_cq_post(qp->scq, &wc, false);
 		spin_lock_irqsave(&sq->lock, flags);
 	}
 	sq->flushing = false;
-	flush = sq->count && qp->state == IB_QPS_ERR;
+	flush = sq->count &&
+		(qp->state == IB_QPS_ERR || qp->state == IB_QPS_SQE);
 	spin_unlock_irqrestore(&sq->lock, flags);
 	if (flush)
 		mr_wq_flush(qp, true);
@@ -220,8 +227,8 @@ void mr_ud_rcv(struct mr_qp *qp, struct sk_buff *skb,
 	wc.network_hdr_type = mr_ud_grh(skb, &grh);
 
 	spin_lock_irqsave(&rq->lock, flags);
-	if (!rq->count ||
-	    (qp->state != IB_QPS_RTR && qp->state != IB_QPS_RTS)) {
+	if (!rq->count || (qp->state != IB_QPS_RTR &&
+			   qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQE)) {
 		spin_unlock_irqrestore(&rq->lock, flags);
 		mr_ud_drop(dev, qp, MR_CNT_UD_RX_DROP_NO_RECV);
 		return;

@@ -17,7 +17,7 @@ here=$(dirname "$0")
 trap topo_teardown EXIT
 
 prog=/usr/local/bin/mr_ud
-prog_cases=30
+prog_cases=33
 
 ktap_plan $((prog_cases + 25))
 

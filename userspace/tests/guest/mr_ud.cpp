@@ -22,7 +22,7 @@ using Ah = std::unique_ptr<ibv_ah, Deleter<ibv_destroy_ah>>;
 constexpr uint32_t kQkey = 0x11111111;
 constexpr size_t kGrh = 40;
 constexpr size_t kBuf = 8192;
-constexpr int kCases = 30;
+constexpr int kCases = 33;
 
 // A UD QP with its buffer, on one end.
 struct UdEnd {
@@ -238,10 +238,24 @@ int main(int argc, char **argv) {
     long long tl1 = counter(a, "ud_tx_too_long");
     t.check(tl1 == tl0 + 1, "ud_tx_too_long counts it", "%lld -> %lld", tl0, tl1);
     t.check(!recv_wc(sb, &rwc, 300), "nothing was sent");
+    {
+        // The failed send moved the QP to SQE: sends flush until it is
+        // moved back to RTS.
+        ibv_qp_attr attr{};
+        ibv_qp_init_attr init{};
+        int ret = ibv_query_qp(sa.qp.get(), &attr, IBV_QP_STATE, &init);
+        t.check(ret == 0 && attr.qp_state == IBV_QPS_SQE, "after the length error the QP is in SQE",
+                "ret %d state %d", ret, attr.qp_state);
+        swc = send(sa, sb, ah.get(), 8, kQkey);
+        t.check(swc.status == IBV_WC_WR_FLUSH_ERR, "a send posted in SQE completes flushed",
+                "status %s", ibv_wc_status_str(swc.status));
+        attr.qp_state = IBV_QPS_RTS;
+        t.check(ibv_modify_qp(sa.qp.get(), &attr, IBV_QP_STATE) == 0, "modify SQE -> RTS");
+    }
     swc = send(sa, sb, ah.get(), 8, kQkey);
     got = recv_wc(sb, &rwc);
     t.check(swc.status == IBV_WC_SUCCESS && got && rwc.wr_id == 5 && rwc.byte_len == kGrh + 8,
-            "the QP goes on: the next send is delivered", "got %d", got);
+            "back in RTS the QP goes on: the next send is delivered", "got %d", got);
 
     // A receive shorter than GRH + payload: consumed with a length error.
     long long rl0 = counter(b, "ud_rx_too_long");
