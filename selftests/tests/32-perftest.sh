@@ -2,7 +2,9 @@
 # Every perftest tool over MetaRoCE, unmodified: bandwidth and latency of
 # RDMA WRITE, SEND and RDMA READ at 1 byte, exactly one MTU (1024 on a
 # 1500-byte veth), MTU+1 and 1 MiB, and the atomics (8 bytes). Each run
-# must finish with its result line on both sides.
+# must finish with its result line on both sides. The debug kernel skips
+# the one-MTU size (MTU+1 covers the same paths there): each perftest run
+# costs it about 17 s, mostly start-up.
 # timeout: 900
 here=$(dirname "$0")
 . "$here/../lib/ktap.sh"
@@ -12,6 +14,7 @@ here=$(dirname "$0")
 trap topo_teardown EXIT
 
 sizes=(1 1024 1025 1048576)
+if mr_debug_kernel; then sizes=(1 1025 1048576); fi
 ktap_plan $((2 + 6 * ${#sizes[@]} + 2 + 1))
 
 ktap_run "two hosts with mrc0 (h1) and mrc1 (h2)" mr_two_hosts 1500
