@@ -33,6 +33,10 @@ static bool mr_req_pop(struct mr_xport *x, enum ib_wc_status status)
 		 (wqe->send_flags & IB_SEND_SIGNALED) ||
 		 qp->sq_sig_type == IB_SIGNAL_ALL_WR;
 	wc.byte_len = wqe->length;
+	/* A READ or atomic failed before its response was in. */
+	if (x->msn_head != x->msn_send && mr_wr_is_rd(wqe->opcode) &&
+	    !x->wtx[sq->head].resp_done)
+		x->rd_out--;
 	sq->head = (sq->head + 1) % sq->depth;
 	sq->count--;
 	spin_unlock_irqrestore(&sq->lock, flags);
@@ -167,6 +171,9 @@ bool mr_req_resp_rcv(struct mr_xport *x, const struct mr_pkt *pkt,
 				  &orig, sizeof(orig), true);
 		wt->resp_done = true;
 	}
+	/* Counted while started: see mr_req_rd_recount(). */
+	if (wt->resp_done && mr_seq_before(msn, x->msn_send))
+		x->rd_out--;
 	if (err) {
 		ibdev_dbg(&dev->ib_dev, "QP %u: MSN %u: response not placed: %d\n",
 			  qp->ibqp.qp_num, msn, err);
@@ -178,6 +185,32 @@ bool mr_req_resp_rcv(struct mr_xport *x, const struct mr_pkt *pkt,
 	mr_req_complete(x);
 	mr_req_push(x);
 	return true;
+}
+
+/*
+ * The RTT sample of an ACK: from the oldest packet it newly acknowledges
+ * that went only once (Karn). That packet waited for the receiver's ACK
+ * coalescing (every MR_ACK_EVERY packets of the path, or a completion),
+ * so the estimate, and the tail probe and RTO built on it, cover the time
+ * an ACK really takes, as RFC 7323 timestamps do; the packet that
+ * triggered the ACK would measure only the wire.
+ */
+static void mr_ack_rtt_sample(struct mr_tx_path *p,
+			      const struct mr_sack_res *res)
+{
+	u32 w;
+
+	for (w = 0; w < MR_SACK_WORDS; w++) {
+		u64 once = res->acked[w] & ~res->ambiguous[w];
+		u32 psn;
+
+		if (!once)
+			continue;
+		psn = res->base + 64 * w + __ffs64(once);
+		mr_rto_sample(&p->rto,
+			      mr_now_ns() - p->pkt[psn % MR_SACK_WINDOW].sent_ns);
+		return;
+	}
 }
 
 /* An ACK from the responder, in softirq. */
@@ -209,13 +242,7 @@ void mr_ack_rcv(struct mr_qp *qp, const struct mr_pkt *pkt)
 				  MR_CNT_RX_DROP_MALFORMED);
 		goto out;
 	}
-	i = pkt->base.psn - res.base;
-	if (mr_sack_res_test(res.acked, i) &&
-	    !mr_sack_res_test(res.ambiguous, i)) {
-		u64 sent = p->pkt[pkt->base.psn % MR_SACK_WINDOW].sent_ns;
-
-		mr_rto_sample(&p->rto, mr_now_ns() - sent);
-	}
+	mr_ack_rtt_sample(p, &res);
 	mr_paths_ack(&x->ps, id, res.n_acked, res.n_lost);
 	if (res.n_acked) {
 		x->rtos = 0;
@@ -402,6 +429,7 @@ void mr_xport_timer(struct timer_list *t)
 		    (x->rnr_msn == x->msn_send && x->send_off)) {
 			x->msn_send = x->rnr_msn;
 			x->send_off = 0;
+			mr_req_rd_recount(x);
 		}
 		x->gen++;
 	}

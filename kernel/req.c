@@ -180,6 +180,7 @@ void mr_req_start(struct mr_xport *x, bool early)
 	x->tx_err = false;
 	x->msn_head = 0;
 	x->msn_send = 0;
+	x->rd_out = 0;
 	x->msn_hi = 0;
 	x->peer_done = 0;
 	x->send_off = 0;
@@ -496,38 +497,43 @@ arm:
 
 /*
  * Take a new PSN on a path with room, within the connection's window, or
- * return a negative value.
+ * return a negative value. A path whose scoreboard is full (an old hole
+ * waits for its probe or RTO while 256 later PSNs went out) is passed
+ * over: the others still have room.
  */
 int mr_req_take(struct mr_xport *x, u32 *psn)
 {
+	u32 tries;
 	int id;
 
 	if (x->ps.inflight >= MR_CONN_WINDOW)
 		return -MR_ENOSPC;
-	id = mr_paths_pick(&x->ps);
-
-	if (id < 0)
-		return id;
-	if (mr_sack_tx_send(&x->path[id].sb, psn)) {
+	for (tries = 0; tries < x->npaths; tries++) {
+		id = mr_paths_pick(&x->ps);
+		if (id < 0)
+			return id;
+		if (!mr_sack_tx_send(&x->path[id].sb, psn))
+			return id;
 		mr_paths_unpick(&x->ps, id);
-		return -MR_ENOSPC;
 	}
-	return id;
+	return -MR_ENOSPC;
 }
 
 /*
- * READs and atomics started whose response has not fully arrived. One
- * whose response is in, but which waits behind an earlier message to
- * complete, no longer occupies the responder: it does not count.
+ * Recount x->rd_out: READs and atomics started whose response has not
+ * fully arrived. One whose response is in, but which waits behind an
+ * earlier message to complete, no longer occupies the responder: it does
+ * not count. Kept as a running count (mr_req_push(), mr_req_resp_rcv(),
+ * mr_req_pop()); recounted only when an RNR rewind moves msn_send back.
  */
-static u32 mr_req_rd_out(struct mr_xport *x)
+void mr_req_rd_recount(struct mr_xport *x)
 {
-	u32 msn, n = 0;
+	u32 msn;
 
+	x->rd_out = 0;
 	for (msn = x->msn_head; msn != x->msn_send; msn++)
-		n += mr_wr_is_rd(mr_req_wqe(x, msn)->opcode) &&
-		     !mr_req_wtx(x, msn)->resp_done;
-	return n;
+		x->rd_out += mr_wr_is_rd(mr_req_wqe(x, msn)->opcode) &&
+			     !mr_req_wtx(x, msn)->resp_done;
 }
 
 /*
@@ -581,7 +587,7 @@ void mr_req_push(struct mr_xport *x)
 		struct mr_wqe_tx *wt = mr_req_wtx(x, x->msn_send);
 		bool rd = mr_wr_is_rd(wqe->opcode);
 
-		if (rd && mr_req_rd_out(x) >= rd_max)
+		if (rd && x->rd_out >= rd_max)
 			return;
 		id = mr_req_take(x, &psn);
 		if (id < 0)
@@ -595,6 +601,7 @@ void mr_req_push(struct mr_xport *x)
 					 .gen = x->gen };
 		x->send_off += x->mtu;
 		if (rd || x->send_off >= wqe->length) {
+			x->rd_out += rd && !wt->resp_done;
 			x->msn_send++;
 			x->send_off = 0;
 			if (mr_seq_before(x->msn_hi, x->msn_send))

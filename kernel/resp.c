@@ -17,10 +17,10 @@
  * recorded on their path, and go to mr_req_resp_rcv().
  *
  * ACKs, per path, carry the path's whole window: at once for ACK_REQ, a
- * packet that leaves or fills a hole, a duplicate, or a new epoch; else
- * every MR_ACK_EVERY packets; and on every path with unacknowledged
- * packets whenever a message completes, so that the requester learns of
- * completions without waiting for its RTO.
+ * packet that leaves a new hole or fills one, a duplicate, or a new
+ * epoch; else every MR_ACK_EVERY packets; and on every path with
+ * unacknowledged packets whenever a message completes, so that the
+ * requester learns of completions without waiting for its RTO.
  */
 #include <net/inet_ecn.h>
 #include <net/ip.h>
@@ -708,9 +708,15 @@ void mr_resp_rcv(struct mr_qp *qp, struct sk_buff *skb,
 	case MR_SACK_NEW:
 		break;
 	}
+	/*
+	 * At once for a packet that leaves a new hole behind it (it does not
+	 * follow the previous arrival) or fills one; one that follows the
+	 * previous arrival past an older hole, which the sender has been
+	 * told of, waits for the coalesced ACK.
+	 */
 	ack_now = (pkt->base.flags & MR_FLAG_ACK_REQ) || !r->seen ||
-		  prev_epoch != pkt->base.epoch || psn != prev_cum ||
-		  r->win.cum != psn + 1;
+		  prev_epoch != pkt->base.epoch || psn != r->last_psn + 1 ||
+		  (psn == prev_cum && r->win.cum != psn + 1);
 	if (psn != prev_cum && prev_epoch == pkt->base.epoch)
 		mr_stats_inc(dev, MR_CNT_OUT_OF_ORDER);
 	r->sport = sport;

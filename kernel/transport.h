@@ -148,6 +148,7 @@ struct mr_xport {
 	u32 msn_head;		/* MSN of the WQE at sq.head */
 	u32 msn_send;		/* the WQE whose new packets go out next */
 	u32 msn_hi;		/* msn_send before any RNR rewind */
+	u32 rd_out;		/* see mr_req_rd_recount() */
 	u32 peer_done;		/* the newest "MSN done" the peer reported */
 	u32 send_off;
 	u32 rsn_next;
@@ -184,6 +185,7 @@ void mr_xport_modify(struct mr_qp *qp, enum ib_qp_state old,
 		     enum ib_qp_state state);
 int mr_req_prepare(struct mr_qp *qp, u32 slot);
 bool mr_wr_is_rd(enum ib_wr_opcode op);
+void mr_req_rd_recount(struct mr_xport *x);
 void mr_req_start(struct mr_xport *x, bool early);
 void mr_req_kick(struct mr_qp *qp);
 void mr_req_push(struct mr_xport *x);
