@@ -47,7 +47,8 @@ d="uc pingpong 65536 bytes"
 on_stock "$d" uc_pingpong "$d" 65536 100
 d="uc pingpong 1 byte, completion events (-e)"
 on_stock "$d" uc_pingpong "$d" 1 200 -e
-uc_pingpong "uc pingpong 65536 bytes, completion events (-e)" 65536 50 -e
+d="uc pingpong 65536 bytes, completion events (-e)"
+on_stock "$d" uc_pingpong "$d" 65536 50 -e
 v4_gids="$gid1 $gid2"
 gid1=$(topo_gid_index mrc0 "$TOPO_H1_IP6") gid2=$(topo_gid_index mrc1 "$TOPO_H2_IP6")
 ktap_check "IPv6 RoCE v2 GID indexes (mrc0 $gid1, mrc1 $gid2)" -n "$gid1" -a -n "$gid2"
@@ -55,6 +56,7 @@ d="uc pingpong 1 byte over IPv6 GIDs"
 on_stock "$d" uc_pingpong "$d" 1 200
 uc_pingpong "uc pingpong 4096 bytes over IPv6 GIDs, completion events (-e)" 4096 100 -e
 read -r gid1 gid2 <<<"$v4_gids"
+ktap_diag "pingpongs done after ${SECONDS}s"
 ktap_check "tx_packets grew ($tx0 -> $(mr_sum tx_packets))" "$(mr_sum tx_packets)" -gt "$tx0"
 
 # Fewer iterations than ib_send_bw's receive depth (512): every receive
@@ -63,6 +65,7 @@ perf_case ib_write_bw 65536 "$(scaled 200)" -c UC
 on_stock "ib_write_bw -s 1024 -c UC" perf_case ib_write_bw 1024 500 -c UC
 perf_case ib_send_bw 4096 "$(scaled 400)" -c UC
 on_stock "ib_send_bw -s 1 -c UC" perf_case ib_send_bw 1 400 -c UC
+ktap_diag "perftest done after ${SECONDS}s"
 mr_stats_diag
 for c in $uc_drops; do
 	ktap_check "$c is 0 after clean runs" "$(mr_sum "$c")" -eq 0
@@ -71,6 +74,7 @@ done
 ktap_check "$prog is in the guest" -x "$prog"
 # Both devices are visible from h1 (the RDMA netns mode is shared).
 ktap_relay "$prog_cases" mr_uc ip netns exec h1 "$prog" mrc0 mrc1
+ktap_diag "mr_uc done after ${SECONDS}s"
 mr_stats_diag
 ktap_check "rnr_naks stays 0: UC never NAKs" "$(mr_sum rnr_naks)" -eq 0
 
