@@ -287,6 +287,11 @@ void mr_nak_rcv(struct mr_qp *qp, const struct mr_pkt *pkt)
 		mr_stats_inc(dev, MR_CNT_RX_DROP_NO_QP);
 		goto out;
 	}
+	/* A UC responder drops what it cannot take: it never NAKs. */
+	if (qp->ibqp.qp_type == IB_QPT_UC) {
+		mr_stats_inc(dev, MR_CNT_RX_DROP_MALFORMED);
+		goto out;
+	}
 	/* Only a message sent and not complete can be refused. */
 	if (mr_seq_before(msn, x->msn_head) ||
 	    !mr_seq_before(msn, x->msn_send + !!x->send_off)) {
@@ -375,9 +380,13 @@ static void mr_req_rto(struct mr_xport *x, u32 id, u64 now)
 {
 	struct mr_dev *dev = to_mr_dev(x->qp->ibqp.device);
 	struct mr_tx_path *p = &x->path[id];
-	/* Every path gets retry_cnt + 1 timeouts in a row, spread as may be. */
-	u32 budget = (x->qp->attr.retry_cnt + 1) * x->npaths *
-		     MR_PATH_DEFAULT_FAIL_AFTER;
+	/*
+	 * Every path gets retry_cnt + 1 timeouts in a row, spread as may be.
+	 * UC has no retry_cnt: its packets get the most RC may ask for.
+	 */
+	u32 retries = x->qp->ibqp.qp_type == IB_QPT_UC ? 7 :
+		      x->qp->attr.retry_cnt;
+	u32 budget = (retries + 1) * x->npaths * MR_PATH_DEFAULT_FAIL_AFTER;
 	u32 psn = p->sb.una;
 
 	p->deadline = 0;

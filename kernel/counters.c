@@ -33,6 +33,11 @@ static const struct rdma_stat_desc mr_counter_descs[] = {
 	[MR_CNT_UD_TX_TOO_LONG].name = "ud_tx_too_long",
 	[MR_CNT_GSI_TX_PACKETS].name = "gsi_tx_packets",
 	[MR_CNT_GSI_RX_PACKETS].name = "gsi_rx_packets",
+	[MR_CNT_UC_RX_DROP_NO_RECV].name = "uc_rx_drop_no_recv",
+	[MR_CNT_UC_RX_DROP_REMOTE_ACCESS].name = "uc_rx_drop_remote_access",
+	[MR_CNT_UC_RX_DROP_TOO_LONG].name = "uc_rx_drop_too_long",
+	[MR_CNT_UC_RX_DROP_RECV_FAULT].name = "uc_rx_drop_recv_fault",
+	[MR_CNT_UC_RX_DROP_INVALID].name = "uc_rx_drop_invalid",
 };
 
 static_assert(ARRAY_SIZE(mr_counter_descs) == MR_NUM_COUNTERS);

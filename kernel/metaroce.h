@@ -188,8 +188,8 @@ struct mr_ah {
 };
 
 /*
- * A queue pair (qp.c): reliable-connected, with the transport's state in
- * @xp, or unreliable datagram (ud.c), without.
+ * A queue pair (qp.c): reliable or unreliable connected, with the
+ * transport's state in @xp, or unreliable datagram (ud.c), without.
  */
 struct mr_qp {
 	struct ib_qp ibqp;
@@ -209,7 +209,7 @@ struct mr_qp {
 	struct ib_qp_attr attr;	/* ah_attr without its sgid_attr */
 	/* From the AV: the addresses of the peer (sport: the transport's). */
 	struct mr_flow flow;
-	struct mr_xport *xp;	/* RC: the transport (transport.h) */
+	struct mr_xport *xp;	/* RC, UC: the transport (transport.h) */
 	struct mr_local local;	/* RC: REG_MR and LOCAL_INV (local.c) */
 	/* UD: sends that a caller with IRQs off posted; datagram numbers */
 	struct work_struct ud_work;
@@ -217,9 +217,14 @@ struct mr_qp {
 };
 
 /* UD and GSI QPs: datagrams, sent and received by ud.c. */
+static inline bool mr_qp_is_ud_type(enum ib_qp_type type)
+{
+	return type == IB_QPT_UD || type == IB_QPT_GSI;
+}
+
 static inline bool mr_qp_is_ud(const struct mr_qp *qp)
 {
-	return qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;
+	return mr_qp_is_ud_type(qp->ibqp.qp_type);
 }
 
 static inline struct mr_ah *to_mr_ah(struct ib_ah *ibah)

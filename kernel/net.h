@@ -45,6 +45,12 @@ enum mr_counter {
 	MR_CNT_UD_TX_TOO_LONG,	/* a send WR above the path MTU */
 	MR_CNT_GSI_TX_PACKETS,	/* MADs sent from QP1 */
 	MR_CNT_GSI_RX_PACKETS,	/* MADs delivered to QP1 */
+	/* UC messages the responder dropped (never NAKed), by cause: */
+	MR_CNT_UC_RX_DROP_NO_RECV,	/* no receive posted at its first packet */
+	MR_CNT_UC_RX_DROP_REMOTE_ACCESS,	/* rkey, bounds or QP access */
+	MR_CNT_UC_RX_DROP_TOO_LONG,	/* longer than its receive */
+	MR_CNT_UC_RX_DROP_RECV_FAULT,	/* its receive's SGEs are unusable */
+	MR_CNT_UC_RX_DROP_INVALID,	/* READ, atomic or malformed on UC */
 	MR_NUM_COUNTERS
 };
 

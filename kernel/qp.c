@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Queue pairs, reliable-connected and unreliable datagram (ud.c sends and
- * receives those): creation, the state machine of modify_qp, and the send
+ * Queue pairs, reliable and unreliable connected (both over the transport
+ * of transport.h) and unreliable datagram (ud.c sends and receives those):
+ * creation, the state machine of modify_qp, and the send
  * and receive queues that post_send/post_recv fill. The queues are rings
  * of WQEs in kernel memory that hold a copy of everything the transport
  * needs (inline data included), so the caller's work requests and buffers
@@ -191,9 +192,9 @@ static int mr_qp_check_cap(struct mr_dev *dev, const struct ib_qp_cap *cap)
 static int mr_qp_check_init(struct mr_dev *dev,
 			    const struct ib_qp_init_attr *init, bool user)
 {
-	if (init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UD &&
-	    init->qp_type != IB_QPT_GSI) {
-		ibdev_dbg(&dev->ib_dev, "QP type %d not supported (RC, UD and GSI only)\n",
+	if (init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UC &&
+	    init->qp_type != IB_QPT_UD && init->qp_type != IB_QPT_GSI) {
+		ibdev_dbg(&dev->ib_dev, "QP type %d not supported (RC, UC, UD and GSI only)\n",
 			  init->qp_type);
 		return -EOPNOTSUPP;
 	}
@@ -203,7 +204,7 @@ static int mr_qp_check_init(struct mr_dev *dev,
 			  user ? "from user space" : "on a port we lack");
 		return -EINVAL;
 	}
-	if (init->qp_type != IB_QPT_RC && init->srq) {
+	if (mr_qp_is_ud_type(init->qp_type) && init->srq) {
 		ibdev_dbg(&dev->ib_dev, "UD QP with an SRQ not supported\n");
 		return -EOPNOTSUPP;
 	}
@@ -283,7 +284,7 @@ int mr_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->attr.ah_attr.port_num = MR_PORT;
 	memset(&qp->flow, 0, sizeof(qp->flow));
 	err = mr_local_init(qp, !udata && init->qp_type == IB_QPT_RC);
-	if (!err && init->qp_type == IB_QPT_RC)
+	if (!err && !mr_qp_is_ud_type(init->qp_type))
 		err = mr_xport_create(qp);
 	else if (!err)
 		mr_ud_qp_init(qp);
@@ -676,7 +677,7 @@ static int mr_send_copy_inline(struct mr_qp *qp, const struct ib_send_wr *wr,
 	return 0;
 }
 
-/* Check @wr as an RC send WR and copy it into @wqe (of sq.stride bytes). */
+/* Check @wr as a send WR of the QP's type and copy it into @wqe (of sq.stride bytes). */
 static int mr_send_build(struct mr_qp *qp, const struct ib_send_wr *wr,
 			 struct mr_send_wqe *wqe)
 {
@@ -729,6 +730,14 @@ static int mr_send_build(struct mr_qp *qp, const struct ib_send_wr *wr,
 		wqe->ud.flow = to_mr_ah(ud_wr(wr)->ah)->flow;
 		wqe->ud.remote_qpn = ud_wr(wr)->remote_qpn;
 		wqe->ud.remote_qkey = ud_wr(wr)->remote_qkey;
+	}
+	/* UC has no responses: no READ, no atomics; no invalidation either. */
+	if (qp->ibqp.qp_type == IB_QPT_UC && wr->opcode != IB_WR_SEND &&
+	    wr->opcode != IB_WR_SEND_WITH_IMM && wr->opcode != IB_WR_RDMA_WRITE &&
+	    wr->opcode != IB_WR_RDMA_WRITE_WITH_IMM) {
+		ibdev_dbg(ibdev, "QP %u: opcode %d not supported on UC\n", qpn,
+			  wr->opcode);
+		return -EINVAL;
 	}
 	switch (wr->opcode) {
 	case IB_WR_SEND:

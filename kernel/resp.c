@@ -21,6 +21,17 @@
  * epoch; else every MR_ACK_EVERY packets; and on every path with
  * unacknowledged packets whenever a message completes, so that the
  * requester learns of completions without waiting for its RTO.
+ *
+ * UC QPs use all of the above but refuse nothing: a message that fails
+ * at the responder (no receive posted, bad rkey or bounds, longer than
+ * its receive, READ or atomic, malformed) is dropped, counted in a
+ * uc_rx_drop_* counter, and treated as complete: its packets are still
+ * acknowledged and "MSN done" moves past it, no NAK goes out, and neither
+ * QP leaves RTS. A message that found no receive posted skips its RSN:
+ * the receives of the messages after it move up by one (mr_resp_recv()).
+ * A message that had taken its receive before it failed completes that
+ * receive in error, since later messages may already be placed in the
+ * receives after it.
  */
 #include <net/inet_ecn.h>
 #include <net/ip.h>
@@ -50,6 +61,8 @@ void mr_resp_init(struct mr_xport *x)
 	}
 	x->msn_done = 0;
 	x->rsn_head = 0;
+	x->rsn_skipped = 0;
+	x->uc_skips = 0;
 	x->fatal = 0;
 	mr_resp_reset(x);
 	x->mtu = mr_mtu_bytes((enum mr_mtu)qp->attr.path_mtu);
@@ -206,17 +219,42 @@ static void mr_req_info(const struct mr_pkt *pkt, struct mr_req_info *ri)
 	}
 }
 
-/* Whether the receive numbered @rsn is posted (with an SRQ: bound). */
-static bool mr_resp_posted(struct mr_xport *x, u32 rsn)
+static bool mr_resp_is_uc(const struct mr_xport *x)
+{
+	return x->qp->ibqp.qp_type == IB_QPT_UC;
+}
+
+/*
+ * The receive that the message numbered @rsn takes, counted like
+ * rsn_head: its RSN less the RSNs that UC messages before it skipped. A
+ * skip is always decided before any later message takes a receive (both
+ * are decided against the receives posted, which only grow), so the
+ * answer does not change once a message has its receive.
+ */
+static u32 mr_resp_recv(const struct mr_xport *x, u32 rsn)
+{
+	u32 skipped = x->rsn_skipped, i;
+
+	for (i = 0; x->uc_skips && i < MR_MSG_WINDOW; i++) {
+		const struct mr_rx_msg *m = &x->msg[i];
+
+		if (m->used && m->skipped && mr_seq_before(m->rsn, rsn))
+			skipped++;
+	}
+	return rsn - skipped;
+}
+
+/* Whether receive @recv is posted (with an SRQ: bound). */
+static bool mr_resp_posted(struct mr_xport *x, u32 recv)
 {
 	struct mr_wq *rq = &x->qp->rq;
 	unsigned long flags;
 	bool ok;
 
 	if (x->qp->ibqp.srq)
-		return mr_srq_bind(x->qp, x->rsn_head, rsn);
+		return mr_srq_bind(x->qp, x->rsn_head, recv);
 	spin_lock_irqsave(&rq->lock, flags);
-	ok = rsn - x->rsn_head < rq->count;
+	ok = recv - x->rsn_head < rq->count;
 	spin_unlock_irqrestore(&rq->lock, flags);
 	return ok;
 }
@@ -236,9 +274,11 @@ static int mr_resp_msg_init(struct mr_xport *x, struct mr_rx_msg *m,
 		m->map = (unsigned long *)&m->map1;
 	}
 	m->used = true;
+	m->consume = ri->consume;
 	m->opcode = pkt->base.opcode;
 	m->msn = ri->msn;
 	m->rsn = ri->rsn;
+	m->recv = ri->rsn;
 	m->imm = ri->imm;
 	m->length = ri->length;
 	m->nslices = nslices;
@@ -264,8 +304,8 @@ static void mr_resp_msg_free(struct mr_rx_msg *m)
 	memset(m, 0, sizeof(*m));
 }
 
-/* SEND: scatter @len bytes at message offset @off into receive @rsn. */
-static int mr_resp_scatter(struct mr_xport *x, u32 rsn, u32 msg_len,
+/* SEND: scatter @len bytes at message offset @off into receive @recv. */
+static int mr_resp_scatter(struct mr_xport *x, u32 recv, u32 msg_len,
 			   u32 off, const u8 *src, u32 len)
 {
 	struct mr_qp *qp = x->qp;
@@ -275,7 +315,7 @@ static int mr_resp_scatter(struct mr_xport *x, u32 rsn, u32 msg_len,
 	int err;
 
 	spin_lock_irqsave(&rq->lock, flags);
-	wqe = mr_wq_slot(rq, rq->head + (rsn - x->rsn_head));
+	wqe = mr_wq_slot(rq, rq->head + (recv - x->rsn_head));
 	if (msg_len > wqe->length)
 		err = -EMSGSIZE;
 	else
@@ -473,8 +513,12 @@ static void mr_resp_invalidate(struct mr_xport *x, u32 rkey, struct ib_wc *wc)
 	wc->ex.invalidate_rkey = rkey;
 }
 
-/* Complete the receive at the head of the ring for message @m. */
-static void mr_resp_complete_recv(struct mr_xport *x, struct mr_rx_msg *m)
+/*
+ * Complete the receive at the head of the ring for message @m: with
+ * IB_WC_SUCCESS, or the error that made UC drop @m.
+ */
+static void mr_resp_complete_recv(struct mr_xport *x, struct mr_rx_msg *m,
+				  enum ib_wc_status status)
 {
 	struct mr_qp *qp = x->qp;
 	struct mr_wq *rq = &qp->rq;
@@ -494,9 +538,14 @@ static void mr_resp_complete_recv(struct mr_xport *x, struct mr_rx_msg *m)
 	spin_unlock_irqrestore(&rq->lock, flags);
 	x->rsn_head++;
 
-	wc.status = IB_WC_SUCCESS;
+	wc.status = status;
 	wc.qp = &qp->ibqp;
 	wc.port_num = MR_PORT;
+	if (status != IB_WC_SUCCESS) {
+		wc.opcode = IB_WC_RECV;
+		mr_cq_post(qp->rcq, &wc, false);
+		return;
+	}
 	wc.byte_len = m->length;
 	if (m->opcode == MR_OP_WRITE_IMM) {
 		wc.opcode = IB_WC_RECV_RDMA_WITH_IMM;
@@ -528,6 +577,19 @@ static bool mr_resp_advance(struct mr_xport *x)
 
 		if (!m->used || !m->done || m->msn != x->msn_done)
 			break;
+		if (m->dropped) {
+			mr_stats_inc(to_mr_dev(x->qp->ibqp.device),
+				     m->drop_counter);
+			if (m->skipped) {
+				x->uc_skips--;
+				x->rsn_skipped++;
+			} else if (m->consume) {
+				mr_resp_complete_recv(x, m, m->drop_status);
+			}
+			mr_resp_msg_free(m);
+			x->msn_done++;
+			continue;
+		}
 		switch (m->opcode) {
 		case MR_OP_WRITE:
 			break;
@@ -542,13 +604,43 @@ static bool mr_resp_advance(struct mr_xport *x)
 			respond = true;
 			break;
 		default:
-			mr_resp_complete_recv(x, m);
+			mr_resp_complete_recv(x, m, IB_WC_SUCCESS);
 			break;
 		}
 		mr_resp_msg_free(m);
 		x->msn_done++;
 	}
 	return respond;
+}
+
+/* UC: drop message @m for good, @counter says why (see the top). */
+static void mr_resp_uc_drop(struct mr_rx_msg *m, enum mr_counter counter,
+			    enum ib_wc_status status, bool *complete)
+{
+	if (!m->dropped) {
+		m->dropped = true;
+		m->drop_counter = counter;
+		m->drop_status = status;
+	}
+	/* Complete as it stands: its other packets are only acknowledged. */
+	if (!m->done) {
+		m->done = true;
+		*complete = true;
+	}
+}
+
+/*
+ * An error in message @m: RC refuses it with the NAK @nak (returned), UC
+ * drops it and goes on (0).
+ */
+static u8 mr_resp_fail(struct mr_xport *x, struct mr_rx_msg *m, u8 nak,
+		       enum mr_counter counter, enum ib_wc_status status,
+		       bool *complete)
+{
+	if (!mr_resp_is_uc(x))
+		return nak;
+	mr_resp_uc_drop(m, counter, status, complete);
+	return 0;
 }
 
 /*
@@ -563,20 +655,29 @@ static u8 mr_resp_place(struct mr_xport *x, struct mr_rx_msg *m,
 	struct mr_dev *dev = to_mr_dev(x->qp->ibqp.device);
 	u32 slice = ri->offset / x->mtu;
 	u32 want = min(x->mtu, ri->length - ri->offset);
+	bool rd = pkt->base.opcode == MR_OP_READ_REQ ||
+		  pkt->base.opcode == MR_OP_CMP_SWAP ||
+		  pkt->base.opcode == MR_OP_FETCH_ADD;
 	int err;
 
+	/* UC: the rest of a dropped message only needs acknowledging. */
+	if (m->dropped) {
+		mr_resp_uc_drop(m, m->drop_counter, m->drop_status, complete);
+		return 0;
+	}
 	/* Slices are the MTU both ends agreed on; anything else is refused. */
 	if (ri->length != m->length || ri->offset % x->mtu ||
-	    pkt->payload_len != want || pkt->base.opcode != m->opcode)
-		return MR_NAK_INVALID_REQUEST;
+	    pkt->payload_len != want || pkt->base.opcode != m->opcode ||
+	    (rd && mr_resp_is_uc(x)))
+		return mr_resp_fail(x, m, MR_NAK_INVALID_REQUEST,
+				    MR_CNT_UC_RX_DROP_INVALID,
+				    IB_WC_REM_INV_REQ_ERR, complete);
 	if (test_and_set_bit(slice, m->map)) {
 		mr_stats_inc(dev, MR_CNT_DUPLICATE_PACKETS);
 		*dup = true;
 		return 0;
 	}
-	if (pkt->base.opcode == MR_OP_READ_REQ ||
-	    pkt->base.opcode == MR_OP_CMP_SWAP ||
-	    pkt->base.opcode == MR_OP_FETCH_ADD) {
+	if (rd) {
 		err = mr_resp_check_rd(x, m);
 		if (err)
 			return err;
@@ -584,12 +685,20 @@ static u8 mr_resp_place(struct mr_xport *x, struct mr_rx_msg *m,
 		   pkt->base.opcode == MR_OP_WRITE_IMM) {
 		err = mr_resp_write(x, pkt, data, pkt->payload_len);
 		if (err)
-			return MR_NAK_REMOTE_ACCESS;
+			return mr_resp_fail(x, m, MR_NAK_REMOTE_ACCESS,
+					    MR_CNT_UC_RX_DROP_REMOTE_ACCESS,
+					    IB_WC_REM_ACCESS_ERR, complete);
 	} else if (pkt->payload_len || ri->length) {
-		err = mr_resp_scatter(x, ri->rsn, ri->length, ri->offset, data,
+		err = mr_resp_scatter(x, m->recv, ri->length, ri->offset, data,
 				      pkt->payload_len);
+		if (err == -EMSGSIZE)
+			return mr_resp_fail(x, m, MR_NAK_INVALID_REQUEST,
+					    MR_CNT_UC_RX_DROP_TOO_LONG,
+					    IB_WC_LOC_LEN_ERR, complete);
 		if (err)
-			return MR_NAK_INVALID_REQUEST;
+			return mr_resp_fail(x, m, MR_NAK_INVALID_REQUEST,
+					    MR_CNT_UC_RX_DROP_RECV_FAULT,
+					    IB_WC_LOC_PROT_ERR, complete);
 	}
 	if (pkt->base.flags & MR_FLAG_SOLICITED)
 		m->solicited = true;
@@ -640,6 +749,7 @@ void mr_resp_rcv(struct mr_qp *qp, struct sk_buff *skb,
 	bool resp = mr_op_is_resp(pkt->base.opcode);
 	bool rnr = false, ack_now, complete = false, respond = false;
 	bool fresh = false;	/* this packet opened its message's slot */
+	bool uc = mr_resp_is_uc(x);
 	bool dup = false;	/* its slice had landed (on another path) */
 	enum mr_sack_rx_res res;
 	struct mr_req_info ri;
@@ -672,7 +782,10 @@ void mr_resp_rcv(struct mr_qp *qp, struct sk_buff *skb,
 		}
 		m = &x->msg[ri.msn % MR_MSG_WINDOW];
 		if (!m->used) {
-			if (ri.consume && !mr_resp_posted(x, ri.rsn)) {
+			u32 recv = uc ? mr_resp_recv(x, ri.rsn) : ri.rsn;
+			bool posted = !ri.consume || mr_resp_posted(x, recv);
+
+			if (!posted && !uc) {
 				rnr = true;
 				m = NULL;
 			} else if (mr_resp_msg_init(x, m, pkt, &ri)) {
@@ -681,6 +794,14 @@ void mr_resp_rcv(struct mr_qp *qp, struct sk_buff *skb,
 				goto out;
 			} else {
 				fresh = true;
+				m->recv = recv;
+				if (!posted) {
+					/* UC, no RNR: drop it, skip its RSN. */
+					m->dropped = true;
+					m->skipped = true;
+					m->drop_counter = MR_CNT_UC_RX_DROP_NO_RECV;
+					x->uc_skips++;
+				}
 			}
 		}
 	}
@@ -690,8 +811,11 @@ void mr_resp_rcv(struct mr_qp *qp, struct sk_buff *skb,
 	prev_cum = r->win.cum;
 	res = mr_sack_rx_record(&r->win, pkt->base.epoch, psn);
 	/* A packet the path drops must not define its message. */
-	if (res != MR_SACK_NEW && fresh)
+	if (res != MR_SACK_NEW && fresh) {
+		if (m->skipped)
+			x->uc_skips--;
 		mr_resp_msg_free(m);
+	}
 	switch (res) {
 	case MR_SACK_STALE:
 	case MR_SACK_BEYOND:

@@ -93,9 +93,16 @@ struct mr_rx_msg {
 	bool used;
 	bool done;
 	bool solicited;
+	bool consume;		/* takes a posted receive */
+	/* UC: dropped (see resp.c); the receive it owns completes in error */
+	bool dropped;
+	bool skipped;		/* dropped before it owned a receive */
+	u8 drop_counter;	/* enum mr_counter */
+	enum ib_wc_status drop_status;
 	u8 opcode;
 	u32 msn;
 	u32 rsn;
+	u32 recv;		/* the receive it takes: rsn, less UC skips */
 	u32 imm;
 	u32 length;
 	u32 nslices;		/* MTU-sized slices */
@@ -167,6 +174,8 @@ struct mr_xport {
 	u32 fatal_msn;
 	u32 msn_done;
 	u32 rsn_head;
+	u32 rsn_skipped;	/* UC: RSNs skipped by messages gone by */
+	u32 uc_skips;		/* ... and by messages in the window */
 	u32 resp_send;		/* the oldest MSN that may have a response to send */
 	struct mr_rx_path rx[MR_WIRE_MAX_PATHS];
 	struct mr_rx_msg msg[MR_MSG_WINDOW];

@@ -76,7 +76,7 @@ static void qp_create_limits(struct kunit *test)
 	struct ib_srq srq = {};
 	u32 qpn;
 
-	init.qp_type = IB_QPT_UC;
+	init.qp_type = IB_QPT_XRC_INI;
 	KUNIT_EXPECT_EQ(test, qp_create(test, f, &init, &qp), -EOPNOTSUPP);
 	init = rc_init(f);
 	init.qp_type = IB_QPT_UD;
@@ -105,6 +105,14 @@ static void qp_create_limits(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, mr_qp_get(f->dev, qpn + 1));
 	KUNIT_EXPECT_EQ(test, mr_destroy_qp(&qp->ibqp, NULL), 0);
 	KUNIT_EXPECT_NULL(test, mr_qp_get(f->dev, qpn));
+	KUNIT_EXPECT_EQ(test, atomic_read(&f->dev->num_qp), 0);
+
+	/* A UC QP: the transport, as RC has it. */
+	init = rc_init(f);
+	init.qp_type = IB_QPT_UC;
+	KUNIT_ASSERT_EQ(test, qp_create(test, f, &init, &qp), 0);
+	KUNIT_EXPECT_NOT_NULL(test, qp->xp);
+	KUNIT_EXPECT_EQ(test, mr_destroy_qp(&qp->ibqp, NULL), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&f->dev->num_qp), 0);
 
 	/* A UD QP: no transport state. */
@@ -218,9 +226,49 @@ static void qp_flush_in_order(struct kunit *test)
 	qp_fixture_fini(f);
 }
 
+/* UC: READ, atomics and SEND_WITH_INV refused at post; SEND taken. */
+static void qp_uc_opcodes(struct kunit *test)
+{
+	static const enum ib_wr_opcode refused[] = {
+		IB_WR_RDMA_READ, IB_WR_ATOMIC_CMP_AND_SWP,
+		IB_WR_ATOMIC_FETCH_AND_ADD, IB_WR_SEND_WITH_INV,
+	};
+	struct qp_fixture *f = qp_fixture(test);
+	struct ib_qp_init_attr init = rc_init(f);
+	static const char text[] = "uc";
+	struct ib_sge sge = { .addr = (uintptr_t)text, .length = sizeof(text) };
+	struct ib_send_wr send = { .wr_id = 1, .sg_list = &sge, .num_sge = 1,
+				   .opcode = IB_WR_SEND,
+				   .send_flags = IB_SEND_INLINE };
+	struct ib_rdma_wr bad = { .wr = send };
+	const struct ib_send_wr *sbad = NULL;
+	struct mr_qp *qp;
+	int i;
+
+	init.qp_type = IB_QPT_UC;
+	KUNIT_ASSERT_EQ(test, qp_create(test, f, &init, &qp), 0);
+	/* In ERR every WR that passes its checks is queued and flushed. */
+	KUNIT_ASSERT_EQ(test, qp_to(qp, IB_QPS_INIT), 0);
+	KUNIT_ASSERT_EQ(test, qp_to(qp, IB_QPS_ERR), 0);
+	send.next = &bad.wr;
+	for (i = 0; i < ARRAY_SIZE(refused); i++) {
+		bad.wr.wr_id = 2;
+		bad.wr.opcode = refused[i];
+		bad.wr.send_flags = 0;
+		KUNIT_EXPECT_EQ(test, mr_post_send(&qp->ibqp, &send, &sbad),
+				-EINVAL);
+		KUNIT_EXPECT_PTR_EQ(test, sbad, &bad.wr);
+		/* The SEND before it went. */
+		expect_flushed(test, f->scq, 1, 1, IB_WC_SEND);
+	}
+	KUNIT_EXPECT_EQ(test, mr_destroy_qp(&qp->ibqp, NULL), 0);
+	qp_fixture_fini(f);
+}
+
 static struct kunit_case qp_cases[] = {
 	KUNIT_CASE(qp_create_limits),
 	KUNIT_CASE(qp_flush_in_order),
+	KUNIT_CASE(qp_uc_opcodes),
 	{}
 };
 

@@ -4,8 +4,11 @@
  * KUnit module, so that the QPs of qp_kunit.c have them. net.c is not part
  * of this module: nothing here sends, and the two calls into it are stubs
  * that drop the packet.
- * The transport itself is covered by selftests/tests/30-rc-pingpong.sh.
+ * The transport itself is covered by selftests/tests/30-rc-pingpong.sh;
+ * here only the UC responder's bookkeeping of its drops (resp.c).
  */
+#include <kunit/test.h>
+
 #include "../req.c"
 #include "../resp.c"
 #include "../ack.c"
@@ -26,3 +29,100 @@ int mr_xmit(struct mr_dev *dev, struct sk_buff *skb,
 /* net.c defines the trace points in metaroce.ko; here, for this module. */
 #define CREATE_TRACE_POINTS
 #include "../trace.h"
+
+/* A transport with only what the UC drop bookkeeping reads. */
+static struct mr_xport *uc_xport(struct kunit *test, enum ib_qp_type type)
+{
+	struct mr_qp *qp = kunit_kzalloc(test, sizeof(*qp), GFP_KERNEL);
+	struct mr_xport *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, qp);
+	KUNIT_ASSERT_NOT_NULL(test, x);
+	qp->ibqp.qp_type = type;
+	x->qp = qp;
+	return x;
+}
+
+/* Skip the RSN of message @msn, as a UC drop for want of a receive does. */
+static void uc_skip(struct mr_xport *x, u32 msn, u32 rsn)
+{
+	struct mr_rx_msg *m = &x->msg[msn % MR_MSG_WINDOW];
+
+	m->used = true;
+	m->skipped = true;
+	m->msn = msn;
+	m->rsn = rsn;
+	x->uc_skips++;
+}
+
+/* Receives move up past skipped RSNs: in the window and gone by. */
+static void uc_recv_after_skips(struct kunit *test)
+{
+	struct mr_xport *x = uc_xport(test, IB_QPT_UC);
+
+	KUNIT_EXPECT_EQ(test, mr_resp_recv(x, 7), 7u);
+	uc_skip(x, 3, 5);
+	KUNIT_EXPECT_EQ(test, mr_resp_recv(x, 4), 4u);
+	KUNIT_EXPECT_EQ(test, mr_resp_recv(x, 6), 5u);
+	/* A skip decided later, of a later RSN, moves only those after it. */
+	uc_skip(x, 9, 10);
+	KUNIT_EXPECT_EQ(test, mr_resp_recv(x, 6), 5u);
+	KUNIT_EXPECT_EQ(test, mr_resp_recv(x, 11), 9u);
+	/* The first one gone by: counted in rsn_skipped instead. */
+	x->msg[3].used = false;
+	x->uc_skips--;
+	x->rsn_skipped++;
+	KUNIT_EXPECT_EQ(test, mr_resp_recv(x, 11), 9u);
+	KUNIT_EXPECT_EQ(test, mr_resp_recv(x, 8), 7u);
+
+	/* RSNs wrap: before and after are modulo 2^32. */
+	x = uc_xport(test, IB_QPT_UC);
+	uc_skip(x, 0, U32_MAX);
+	KUNIT_EXPECT_EQ(test, mr_resp_recv(x, 1), 0u);
+	KUNIT_EXPECT_EQ(test, mr_resp_recv(x, U32_MAX - 1), U32_MAX - 1);
+}
+
+/* An error fails an RC message with its NAK; UC drops it once, quietly. */
+static void uc_fail_drops(struct kunit *test)
+{
+	struct mr_xport *rc = uc_xport(test, IB_QPT_RC);
+	struct mr_xport *uc = uc_xport(test, IB_QPT_UC);
+	struct mr_rx_msg m = {};
+	bool complete = false;
+
+	KUNIT_EXPECT_EQ(test, mr_resp_fail(rc, &m, MR_NAK_REMOTE_ACCESS,
+					   MR_CNT_UC_RX_DROP_REMOTE_ACCESS,
+					   IB_WC_REM_ACCESS_ERR, &complete),
+			(u8)MR_NAK_REMOTE_ACCESS);
+	KUNIT_EXPECT_FALSE(test, m.dropped);
+	KUNIT_EXPECT_FALSE(test, complete);
+
+	KUNIT_EXPECT_EQ(test, mr_resp_fail(uc, &m, MR_NAK_INVALID_REQUEST,
+					   MR_CNT_UC_RX_DROP_TOO_LONG,
+					   IB_WC_LOC_LEN_ERR, &complete), 0);
+	KUNIT_EXPECT_TRUE(test, m.dropped);
+	KUNIT_EXPECT_TRUE(test, m.done);
+	KUNIT_EXPECT_TRUE(test, complete);
+	KUNIT_EXPECT_EQ(test, m.drop_counter, (u8)MR_CNT_UC_RX_DROP_TOO_LONG);
+	KUNIT_EXPECT_EQ(test, m.drop_status, IB_WC_LOC_LEN_ERR);
+	/* A second error in the same message changes nothing. */
+	complete = false;
+	KUNIT_EXPECT_EQ(test, mr_resp_fail(uc, &m, MR_NAK_REMOTE_ACCESS,
+					   MR_CNT_UC_RX_DROP_REMOTE_ACCESS,
+					   IB_WC_REM_ACCESS_ERR, &complete), 0);
+	KUNIT_EXPECT_FALSE(test, complete);
+	KUNIT_EXPECT_EQ(test, m.drop_counter, (u8)MR_CNT_UC_RX_DROP_TOO_LONG);
+}
+
+static struct kunit_case uc_cases[] = {
+	KUNIT_CASE(uc_recv_after_skips),
+	KUNIT_CASE(uc_fail_drops),
+	{}
+};
+
+static struct kunit_suite uc_suite = {
+	.name = "metaroce_uc",
+	.test_cases = uc_cases,
+};
+
+kunit_test_suite(uc_suite);

@@ -41,7 +41,8 @@ names="rx_packets rx_bytes tx_packets tx_bytes rx_drop_short rx_drop_version
 	tx_drop_no_route tx_drop_error retransmits sack_gaps rto_events
 	duplicate_packets out_of_order path_failovers tail_probes rnr_naks
 	ud_rx_drop_qkey ud_rx_drop_no_recv ud_rx_too_long ud_tx_too_long
-	gsi_tx_packets gsi_rx_packets"
+	gsi_tx_packets gsi_rx_packets uc_rx_drop_no_recv uc_rx_drop_remote_access
+	uc_rx_drop_too_long uc_rx_drop_recv_fault uc_rx_drop_invalid"
 missing=
 for n in $names; do
 	v=$(mr_stat mrc1 "$n")

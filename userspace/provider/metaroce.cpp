@@ -364,6 +364,8 @@ constexpr uint64_t kRcSendOps =
     IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM | IBV_QP_EX_WITH_SEND_WITH_INV |
     IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ |
     IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
+constexpr uint64_t kUcSendOps = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
+                                IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM;
 constexpr uint64_t kUdSendOps = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM;
 // create_qp_ex() comp_mask bits we honour. CREATE_FLAGS only with no flag set.
 constexpr uint32_t kQpInitAttrMask =
@@ -621,6 +623,7 @@ ibv_qp *create_qp_ex(ibv_context * /*ctx*/, ibv_qp_init_attr_ex *attr) noexcept 
     uint64_t send_ops = 0;
     if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
         const uint64_t supported = attr->qp_type == IBV_QPT_RC   ? kRcSendOps
+                                   : attr->qp_type == IBV_QPT_UC ? kUcSendOps
                                    : attr->qp_type == IBV_QPT_UD ? kUdSendOps
                                                                  : 0;
         send_ops = attr->send_ops_flags;

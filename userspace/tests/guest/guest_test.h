@@ -205,12 +205,14 @@ struct RcParams {
 // The steps from RESET to RTS, in order.
 constexpr ibv_qp_state kRcSteps[] = {IBV_QPS_INIT, IBV_QPS_RTR, IBV_QPS_RTS};
 
-// One step of an RC QP to @to (INIT, RTR or RTS) with the attributes that
-// step takes; ibv_modify_qp's result.
+// One step of an RC (or UC) QP to @to (INIT, RTR or RTS) with the
+// attributes that step takes for its type (UC: no READ/atomic depths, no
+// timers or retries); ibv_modify_qp's result.
 inline int modify_rc(ibv_qp *qp, ibv_qp_state to, const RcPath &path, const RcParams &params) {
     ibv_qp_attr a{};
     a.qp_state = to;
     int mask = IBV_QP_STATE;
+    const int rc_only = qp->qp_type == IBV_QPT_RC ? ~0 : 0;
     switch (to) {
     case IBV_QPS_INIT:
         a.port_num = 1;
@@ -229,7 +231,7 @@ inline int modify_rc(ibv_qp *qp, ibv_qp_state to, const RcPath &path, const RcPa
         a.ah_attr.grh.hop_limit = 64;
         a.ah_attr.port_num = 1;
         mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-                IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+                ((IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER) & rc_only);
         break;
     case IBV_QPS_RTS:
         a.timeout = params.timeout;
@@ -237,8 +239,9 @@ inline int modify_rc(ibv_qp *qp, ibv_qp_state to, const RcPath &path, const RcPa
         a.rnr_retry = params.rnr_retry;
         a.sq_psn = path.sq_psn;
         a.max_rd_atomic = params.max_rd_atomic;
-        mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-                IBV_QP_MAX_QP_RD_ATOMIC;
+        mask |= IBV_QP_SQ_PSN |
+                ((IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC) &
+                 rc_only);
         break;
     default:
         break;
@@ -296,6 +299,7 @@ struct RcPairOptions : RcParams {
     ibv_qp_state until = IBV_QPS_RTS;
     // Per end: the QP takes its receives from this SRQ instead of an RQ.
     ibv_srq *srq[2] = {nullptr, nullptr};
+    ibv_qp_type type = IBV_QPT_RC; // or IBV_QPT_UC
 };
 
 // Two RC QPs, qp[0] on end a and qp[1] on end b, connected to each other
@@ -315,7 +319,7 @@ public:
             init.cap.max_send_sge = opts.max_sge;
             init.cap.max_recv_sge = opts.max_sge;
             init.cap.max_inline_data = opts.max_inline;
-            init.qp_type = IBV_QPT_RC;
+            init.qp_type = opts.type;
             init.sq_sig_all = 1;
             init.srq = opts.srq[i];
             qp[i].reset(ibv_create_qp(end_[i]->pd.get(), &init));

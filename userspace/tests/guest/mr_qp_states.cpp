@@ -259,9 +259,9 @@ void run(Ktap &t, End &a, End &b) {
     none = create_qp(a, bad, &err);
     t.refused(err, EINVAL, "create_qp with 257 bytes of inline data: EINVAL");
     bad = rc_init(a);
-    bad.qp_type = IBV_QPT_UC;
+    bad.qp_type = IBV_QPT_RAW_PACKET;
     none = create_qp(a, bad, &err);
-    t.refused(err, EOPNOTSUPP, "create_qp UC: EOPNOTSUPP");
+    t.refused(err, EOPNOTSUPP, "create_qp RAW_PACKET: EOPNOTSUPP");
 
     // Refusals in RESET and INIT.
     errno = 0;
