@@ -32,7 +32,7 @@ namespace {
 
 using namespace guest;
 
-constexpr int kCases = 74;
+constexpr int kCases = 77;
 
 // A patterned buffer: a guard zone, the registered region, a guard zone.
 // The pattern depends on the position, so a shifted write shows too.
@@ -538,6 +538,57 @@ void Suite::memory_windows() {
         post_followers(p, 622);
         expect_fault(p, "MW type 2: WRITE after its invalidation", rc, 622, IBV_WC_REM_ACCESS_ERR);
         expect_intact(g, "MW type 2: nothing written after its invalidation");
+    }
+    {
+        // A type 2 window serves only the QP that bound it, even in its PD.
+        Guarded g(b.pd.get(), 4096, kBind);
+        Mw mw(ibv_alloc_mw(b.pd.get(), IBV_MW_TYPE_2));
+        RcPair owner = pair();
+        uint32_t rkey = 0;
+        const ibv_mw_bind_info win{g.mr(), g.addr() + kWinOff, kWinLen, kWinRw};
+        bind_type2(owner[1], bcq, 640, mw.get(), win, &rkey);
+        RcPair p = pair();
+        int rc = post_rdma(p[0], 641, IBV_WR_RDMA_WRITE, src.data(), 64, src_mr->lkey,
+                           g.addr() + kWinOff, rkey);
+        post_followers(p, 641);
+        expect_fault(p, "MW type 2: WRITE through another QP of its PD", rc, 641,
+                     IBV_WC_REM_ACCESS_ERR);
+    }
+    {
+        // One post_send list of BIND_MW, SEND, LOCAL_INV: the completions
+        // come in post order, the LOCAL_INV's after the SEND's.
+        Guarded g(b.pd.get(), 4096, kBind);
+        Mw mw(ibv_alloc_mw(b.pd.get(), IBV_MW_TYPE_2));
+        RcPair p = pair();
+        std::vector<uint8_t> in(64), msg(64, 0x33);
+        Mr in_mr(ibv_reg_mr(a.pd.get(), in.data(), in.size(), IBV_ACCESS_LOCAL_WRITE));
+        if (in_mr)
+            post_recv(p[0], 650, in.data(), 64, in_mr->lkey);
+        Mr msg_mr(ibv_reg_mr(b.pd.get(), msg.data(), msg.size(), IBV_ACCESS_LOCAL_WRITE));
+        ibv_sge sge{reinterpret_cast<uintptr_t>(msg.data()), 64, msg_mr ? msg_mr->lkey : 0};
+        ibv_send_wr wr[3]{};
+        wr[0].wr_id = 651;
+        wr[0].opcode = IBV_WR_BIND_MW;
+        wr[0].bind_mw.mw = mw.get();
+        wr[0].bind_mw.rkey = ibv_inc_rkey(mw->rkey);
+        wr[0].bind_mw.bind_info = {g.mr(), g.addr(), 4096, kWinRw};
+        wr[1] = send_wr(652, IBV_WR_SEND, &sge);
+        wr[2].wr_id = 653;
+        wr[2].opcode = IBV_WR_LOCAL_INV;
+        wr[2].invalidate_rkey = wr[0].bind_mw.rkey;
+        for (int i = 0; i < 3; i++) {
+            wr[i].send_flags = IBV_SEND_SIGNALED;
+            wr[i].next = i < 2 ? &wr[i + 1] : nullptr;
+        }
+        ibv_send_wr *bad = nullptr;
+        int rc = ibv_post_send(p[1], wr, &bad);
+        auto wcs = poll_wcs(bcq, 3);
+        bool in_order = wcs.size() == 3;
+        for (size_t i = 0; in_order && i < 3; i++)
+            in_order = wcs[i].wr_id == 651 + i && wcs[i].status == IBV_WC_SUCCESS;
+        t.check(rc == 0 && in_order, "MW: BIND_MW, SEND, LOCAL_INV in one list complete in order",
+                "rc %d, completions %s", rc, wcs_str(wcs).c_str());
+        poll_wcs(a.rcq.get(), 1);
     }
     {
         // Binds against the rules: no MW_BIND right, outside the MR, a
