@@ -130,9 +130,11 @@ static int mr_local_queue(struct mr_qp *qp, const struct mr_local_req *req)
 	/*
 	 * A user QP's runs first, unlocked: a bind sleeps (user QPs post in
 	 * process context). If the QP leaves RTS meanwhile, it completes as
-	 * flushed all the same.
+	 * flushed all the same. With the ring full it does not run, and is
+	 * refused below.
 	 */
-	if (req->uwr && READ_ONCE(qp->state) == IB_QPS_RTS) {
+	if (req->uwr && READ_ONCE(qp->state) == IB_QPS_RTS &&
+	    READ_ONCE(l->count) < qp->sq.depth) {
 		ran = true;
 		if (mr_local_run(qp, req))
 			status = req->opcode == IB_WC_BIND_MW ?
