@@ -56,6 +56,7 @@ static int mr_query_device(struct ib_device *ib_dev,
 	attr->vendor_part_id = METAROCE_VENDOR_PART_ID;
 	attr->max_pd = MR_MAX_PD;
 	attr->max_mr = MR_MAX_MR;
+	attr->max_mw = MR_MAX_MR;	/* MWs share the MRs' key space */
 	attr->max_mr_size = MR_MAX_MR_SIZE;
 	attr->page_size_cap = PAGE_SIZE;
 	attr->max_cq = MR_MAX_CQ;
@@ -75,7 +76,9 @@ static int mr_query_device(struct ib_device *ib_dev,
 	attr->max_ah = MR_MAX_AH;
 	attr->atomic_cap = IB_ATOMIC_HCA;
 	/* Fast registration, local and remote invalidation (mr.c, qp.c). */
-	attr->device_cap_flags = IB_DEVICE_MEM_MGT_EXTENSIONS;
+	attr->device_cap_flags = IB_DEVICE_MEM_MGT_EXTENSIONS |
+				 IB_DEVICE_MEM_WINDOW |
+				 IB_DEVICE_MEM_WINDOW_TYPE_2B;
 	attr->max_fast_reg_page_list_len = MR_MAX_FAST_REG_PAGES;
 	/* Devices are created by `rdma link add`, so users may delete them. */
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
@@ -190,6 +193,7 @@ static const struct ib_device_ops mr_dev_ops = {
 	.uverbs_abi_ver = METAROCE_UVERBS_ABI_VERSION,
 
 	.alloc_mr = mr_alloc_mr,
+	.alloc_mw = mr_alloc_mw,
 	.alloc_pd = mr_alloc_pd,
 	.alloc_ucontext = mr_alloc_ucontext,
 	.create_ah = mr_create_ah,
@@ -198,6 +202,7 @@ static const struct ib_device_ops mr_dev_ops = {
 	.create_srq = mr_create_srq,
 	.create_user_ah = mr_create_ah,
 	.dealloc_driver = mr_dealloc_driver,
+	.dealloc_mw = mr_dealloc_mw,
 	.dealloc_pd = mr_dealloc_pd,
 	.dealloc_ucontext = mr_dealloc_ucontext,
 	.dereg_mr = mr_dereg_mr,
@@ -227,6 +232,7 @@ static const struct ib_device_ops mr_dev_ops = {
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, mr_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, mr_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_mw, mr_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_pd, mr_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, mr_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, mr_srq, ibsrq),
@@ -265,6 +271,7 @@ int mr_dev_add(const char *ibdev_name, struct net_device *ndev)
 	mr_qp_dev_init(dev);
 
 	ib_set_device_ops(&dev->ib_dev, &mr_dev_ops);
+	dev->ib_dev.driver_def = mr_uapi_defs;	/* local.c: MW binds */
 
 	err = mr_net_dev_init(dev);
 	if (err)

@@ -7,6 +7,7 @@
 #include <linux/in6.h>
 #include <linux/netdevice.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
 
 #include "../uapi/metaroce-abi.h"
 #include "proto/mtu.h"
@@ -49,8 +50,9 @@ struct mr_dev {
 	struct mr_net __rcu *mrn;
 	struct list_head net_node;	/* in mrn's list of devices */
 	struct mr_stats __percpu *stats;
-	/* mr.c: MRs by key index; lookups and copies refused. */
+	/* mr.c: MRs (and MWs, mw.c) by key index; lookups and copies refused. */
 	struct xarray mr_xa;
+	struct mutex mw_lock;	/* binds against dereg_mr and dealloc_mw */
 	u32 mr_next;
 	atomic_t mr_variant;
 	atomic_long_t mr_refused;
@@ -168,12 +170,13 @@ struct mr_srq {
 struct mr_local_wc {
 	u64 wr_id;
 	enum ib_wc_opcode opcode;
+	enum ib_wc_status status;	/* of its execution */
 	u32 after;		/* send WQEs posted before it */
 };
 
-/* Local WRs of a kernel QP (local.c); under sq.lock. */
+/* Local WRs of an RC QP (local.c); under sq.lock. */
 struct mr_local {
-	struct mr_local_wc *ring;	/* sq.depth entries; NULL: user QP */
+	struct mr_local_wc *ring;	/* sq.depth entries; NULL: not RC */
 	u32 head;
 	u32 count;
 	u32 posted;		/* send WQEs queued since creation */
@@ -262,8 +265,12 @@ int mr_mr_fast_reg(struct mr_dev *dev, struct ib_pd *pd,
 		   const struct ib_reg_wr *wr);
 int mr_mr_invalidate(struct mr_dev *dev, struct ib_pd *pd, u32 key);
 struct mr_mr *mr_mr_get(struct mr_dev *dev, struct ib_pd *pd, u32 key,
-			bool remote);
+			const struct mr_qp *rqp);
 void mr_mr_put(struct mr_mr *mr);
+struct mr_mr *mr_mr_bind_window(struct mr_dev *dev, struct ib_pd *pd,
+				u32 lkey, u64 iova, u64 len, u32 access,
+				u32 rkey, u32 qpn);
+void mr_mr_unbind_window(struct mr_mr *view);
 int mr_mr_copy_to(struct mr_mr *mr, u64 iova, const void *src, u64 len,
 		  u32 need);
 int mr_mr_copy_from(struct mr_mr *mr, u64 iova, void *dst, u64 len, u32 need);
@@ -274,8 +281,25 @@ int mr_sgl_copy(struct mr_dev *dev, struct ib_pd *pd,
 		const struct mr_sge *sge, u32 num_sge, u32 off, void *buf,
 		u32 len, bool to_sgl);
 
-/* local.c: REG_MR and LOCAL_INV */
-int mr_local_init(struct mr_qp *qp, bool kernel_rc);
+/* mw.c: memory windows; their xarray entries carry the tag MR_XA_MW */
+#define MR_XA_MW 1
+struct mr_mw_key;
+struct mr_mw {
+	struct ib_mw ibmw;
+	struct mr_mw_key *key;
+	u32 index;
+};
+
+int mr_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int mr_dealloc_mw(struct ib_mw *ibmw);
+struct mr_mr *mr_mw_window(struct mr_mw_key *k);
+int mr_mw_bind(struct mr_qp *qp, const struct metaroce_local_wr *req);
+int mr_mw_invalidate(struct mr_dev *dev, struct mr_mw_key *k,
+		     struct ib_pd *pd, u32 key);
+
+/* local.c: REG_MR and LOCAL_INV; MW binds and LOCAL_INV of user QPs */
+extern const struct uapi_definition mr_uapi_defs[];
+int mr_local_init(struct mr_qp *qp, bool rc);
 void mr_local_fini(struct mr_qp *qp);
 int mr_local_post(struct mr_qp *qp, const struct ib_send_wr *wr);
 void mr_local_sq_done(struct mr_qp *qp);

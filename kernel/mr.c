@@ -11,6 +11,13 @@
  * Lookups take a reference under RCU; dereg unpublishes the MR, then waits
  * for those references to go before unpinning its pages.
  *
+ * Memory windows (mw.c) share the key space: their index holds a tagged
+ * pointer to the window's key state, and a bound window is a "view", an
+ * mr_mr of its own range and rights whose pages are its parent MR's. A
+ * view is made by each bind and holds a reference on the parent; unbinding
+ * drops the view's own reference, so a lookup in flight keeps both alive.
+ * An MR with windows bound to it cannot be deregistered (as rxe).
+ *
  * A fast-registration MR (ib_alloc_mr) gets its pages from ib_map_mr_sg()
  * and becomes usable only when an IB_WR_REG_MR gives it a key, rights and
  * a range; IB_WR_LOCAL_INV or a SEND with invalidate takes its keys away
@@ -50,6 +57,9 @@ struct mr_mr {
 	u32 index;
 	u32 lkey;		/* what lookups match; 0: invalid */
 	u32 rkey;		/* 0: no remote access */
+	struct mr_mr *parent;	/* a window's view: the MR it lies in */
+	u32 qpn;		/* a type 2 window's view: its QP; else 0 */
+	atomic_t num_mw;	/* windows bound to this MR */
 	refcount_t ref;		/* the registration's, plus one per lookup */
 	struct completion released;
 	struct rcu_head rcu;
@@ -63,6 +73,7 @@ static inline struct mr_mr *to_mr_mr(struct ib_mr *ibmr)
 void mr_mr_dev_init(struct mr_dev *dev)
 {
 	xa_init_flags(&dev->mr_xa, XA_FLAGS_ALLOC1);
+	mutex_init(&dev->mw_lock);
 	dev->mr_next = 1;
 	atomic_set(&dev->mr_variant, 0);
 	atomic_long_set(&dev->mr_refused, 0);
@@ -78,12 +89,14 @@ void mr_mr_dev_fini(struct mr_dev *dev)
 /* Rights as registered (the IB flags minus the hints we ignore), or -errno. */
 static int mr_rights_from_ib(struct mr_dev *dev, int access)
 {
-	if (access & ~(MR_ACC_MASK | MR_ACCESS_IGNORED)) {
+	const u32 known = MR_ACC_MASK | MR_ACC_MW_BIND;
+
+	if (access & ~(known | MR_ACCESS_IGNORED)) {
 		ibdev_dbg(&dev->ib_dev, "MR access flags %#x not supported\n",
-			  access & ~(MR_ACC_MASK | MR_ACCESS_IGNORED));
+			  access & ~(known | MR_ACCESS_IGNORED));
 		return -EOPNOTSUPP;
 	}
-	return access & MR_ACC_MASK;
+	return access & known;
 }
 
 /* Give @mr its keys and make it visible to lookups. */
@@ -118,12 +131,25 @@ static int mr_mr_publish(struct mr_dev *dev, struct mr_mr *mr)
 	return 0;
 }
 
-/* Hide @mr from lookups and wait until no packet uses it any more. */
-static void mr_mr_unpublish(struct mr_dev *dev, struct mr_mr *mr)
+/*
+ * Hide @mr from lookups and wait until no packet uses it any more; refused
+ * while windows are bound to it (IBA 10.6.7.2.6). mw_lock orders this
+ * against binds, which find the MR by its key.
+ */
+static int mr_mr_unpublish(struct mr_dev *dev, struct mr_mr *mr)
 {
+	mutex_lock(&dev->mw_lock);
+	if (atomic_read(&mr->num_mw)) {
+		mutex_unlock(&dev->mw_lock);
+		ibdev_dbg(&dev->ib_dev, "MR %#x has %d windows bound\n",
+			  mr->ibmr.lkey, atomic_read(&mr->num_mw));
+		return -EINVAL;
+	}
 	xa_erase(&dev->mr_xa, mr->index);
+	mutex_unlock(&dev->mw_lock);
 	mr_mr_put(mr);
 	wait_for_completion(&mr->released);
+	return 0;
 }
 
 /* Unpin the pages of a user MR, free a fast-reg MR's page list. */
@@ -179,7 +205,7 @@ struct ib_mr *mr_get_dma_mr(struct ib_pd *ibpd, int access)
 	if (rights < 0)
 		return ERR_PTR(rights);
 	/* A peer with a key to all of kernel memory: never. */
-	if (rights & MR_ACC_REMOTE) {
+	if (rights & (MR_ACC_REMOTE | MR_ACC_MW_BIND)) {
 		ibdev_dbg(&dev->ib_dev, "DMA MR with remote access refused\n");
 		return ERR_PTR(-EOPNOTSUPP);
 	}
@@ -258,7 +284,10 @@ int mr_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct mr_mr *mr = to_mr_mr(ibmr);
 
-	mr_mr_unpublish(to_mr_dev(ibmr->device), mr);
+	int err = mr_mr_unpublish(to_mr_dev(ibmr->device), mr);
+
+	if (err)
+		return err;
 	mr_mr_unpin(mr);
 	/* A lookup may still be looking at it under RCU. */
 	kfree_rcu(mr, rcu);
@@ -365,13 +394,24 @@ int mr_mr_fast_reg(struct mr_dev *dev, struct ib_pd *pd,
  * @pd: the PD of the QP that invalidates
  * @key: its current key (IB_WR_LOCAL_INV, or a received SEND_INV's rkey)
  *
- * Returns 0, or -EINVAL if @key names no valid fast-reg MR of @pd.
+ * @key may also name a memory window (mw.c). Returns 0, or -EINVAL if
+ * @key names no valid fast-reg MR or type 2 window of @pd.
  */
 int mr_mr_invalidate(struct mr_dev *dev, struct ib_pd *pd, u32 key)
 {
-	struct mr_mr *mr = mr_mr_get(dev, pd, key, false);
+	struct mr_mr *mr;
+	void *entry;
 	int err = 0;
 
+	rcu_read_lock();
+	entry = xa_load(&dev->mr_xa, key >> 8);
+	if (xa_pointer_tag(entry) == MR_XA_MW) {
+		err = mr_mw_invalidate(dev, xa_untag_pointer(entry), pd, key);
+		rcu_read_unlock();
+		return err;
+	}
+	rcu_read_unlock();
+	mr = mr_mr_get(dev, pd, key, NULL);
 	if (!mr) {
 		ibdev_dbg(&dev->ib_dev, "invalidate %#x: no valid MR with that key\n",
 			  key);
@@ -391,18 +431,27 @@ int mr_mr_invalidate(struct mr_dev *dev, struct ib_pd *pd, u32 key)
 
 /*
  * Find the MR of @key and take a reference; NULL if there is none, it is
- * stale, belongs to another PD than @pd (unless @pd is NULL), or, with
- * @remote, grants no remote access. Any context; release with mr_mr_put().
+ * stale, belongs to another PD than @pd (unless @pd is NULL), or, for a
+ * remote access by QP @rqp, grants no remote access. An rkey may name a
+ * bound memory window: that gives its view, whose range and rights are the
+ * window's; a type 2 window serves only the QP it is bound to. Any
+ * context; release with mr_mr_put().
  */
 struct mr_mr *mr_mr_get(struct mr_dev *dev, struct ib_pd *pd, u32 key,
-			bool remote)
+			const struct mr_qp *rqp)
 {
 	struct mr_mr *mr;
+	void *entry;
 
 	rcu_read_lock();
-	mr = xa_load(&dev->mr_xa, key >> 8);
-	if (mr && ((remote ? READ_ONCE(mr->rkey) : READ_ONCE(mr->lkey)) != key ||
+	entry = xa_load(&dev->mr_xa, key >> 8);
+	if (xa_pointer_tag(entry) == MR_XA_MW)
+		mr = rqp ? mr_mw_window(xa_untag_pointer(entry)) : NULL;
+	else
+		mr = entry;
+	if (mr && ((rqp ? READ_ONCE(mr->rkey) : READ_ONCE(mr->lkey)) != key ||
 		   (pd && mr->ibmr.pd != pd) ||
+		   (mr->qpn && mr->qpn != rqp->ibqp.qp_num) ||
 		   !refcount_inc_not_zero(&mr->ref)))
 		mr = NULL;
 	rcu_read_unlock();
@@ -415,8 +464,74 @@ struct mr_mr *mr_mr_get(struct mr_dev *dev, struct ib_pd *pd, u32 key,
 
 void mr_mr_put(struct mr_mr *mr)
 {
-	if (refcount_dec_and_test(&mr->ref))
+	if (!refcount_dec_and_test(&mr->ref))
+		return;
+	if (!mr->parent) {
 		complete(&mr->released);
+		return;
+	}
+	/* A window's view: unbound and no lookup left. */
+	mr_mr_put(mr->parent);
+	kfree_rcu(mr, rcu);
+}
+
+/**
+ * mr_mr_bind_window() - the view of a window to bind
+ * @dev: the device
+ * @pd: the PD of the window and of the binding QP
+ * @lkey: the key of the MR the window lies in
+ * @iova: the window's first byte
+ * @len: its length, not 0
+ * @access: its rights (IB_ACCESS_*; local write is the MR's, ignored)
+ * @rkey: the window's key while bound
+ * @qpn: a type 2 window's QP, or 0
+ *
+ * Called with mw_lock held, so the MR cannot go meanwhile. Returns the
+ * view, which lookups may use once the window publishes it, or an
+ * ERR_PTR with the reason logged.
+ */
+struct mr_mr *mr_mr_bind_window(struct mr_dev *dev, struct ib_pd *pd,
+				u32 lkey, u64 iova, u64 len, u32 access,
+				u32 rkey, u32 qpn)
+{
+	struct mr_mr *mr, *view;
+	int err;
+
+	lockdep_assert_held(&dev->mw_lock);
+	mr = mr_mr_get(dev, pd, lkey, NULL);
+	if (!mr) {
+		ibdev_dbg(&dev->ib_dev, "bind: no MR %#x in the PD\n", lkey);
+		return ERR_PTR(-EINVAL);
+	}
+	err = mr_check_window(mr->iova, mr->length, mr->access, iova, len,
+			      access);
+	if (err) {
+		ibdev_dbg(&dev->ib_dev, "bind to MR %#x refused: %s\n", lkey,
+			  err == -MR_ERANGE ? "window outside the MR" :
+			  err == -MR_EFLAGS ? "bad window access flags" :
+			  "MR without MW_BIND, or writable window on a read-only MR");
+		mr_mr_put(mr);
+		return ERR_PTR(-EINVAL);
+	}
+	view = mr_mr_alloc(pd, IB_MR_TYPE_USER, iova, len,
+			   access & MR_ACC_REMOTE);
+	if (!view) {
+		mr_mr_put(mr);
+		return ERR_PTR(-ENOMEM);
+	}
+	view->parent = mr;	/* our lookup's reference is the view's now */
+	view->qpn = qpn;
+	view->rkey = rkey;
+	refcount_set(&view->ref, 1);
+	atomic_inc(&mr->num_mw);
+	return view;
+}
+
+/* A window's view is no longer bound: the last lookup frees it. */
+void mr_mr_unbind_window(struct mr_mr *view)
+{
+	atomic_dec(&view->parent->num_mw);
+	mr_mr_put(view);
 }
 
 /* Check an access; 0, -EACCES (rights) or -ERANGE (bounds). */
@@ -465,6 +580,8 @@ static void mr_mr_walk(struct mr_mr *mr, u64 iova, u64 len,
 {
 	u64 pos;
 
+	if (mr->parent)	/* a window: the same addresses in its MR */
+		mr = mr->parent;
 	if (mr->page_list) {
 		mr_mr_walk_pages(mr, iova, len, fn, ctx);
 		return;
@@ -565,7 +682,7 @@ int mr_sgl_copy(struct mr_dev *dev, struct ib_pd *pd,
 			continue;
 		}
 		n = min(len, sge[i].length - off);
-		mr = mr_mr_get(dev, pd, sge[i].lkey, false);
+		mr = mr_mr_get(dev, pd, sge[i].lkey, NULL);
 		if (!mr)
 			return -EINVAL;
 		if (to_sgl)

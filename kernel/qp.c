@@ -283,7 +283,7 @@ int mr_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->attr.ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
 	qp->attr.ah_attr.port_num = MR_PORT;
 	memset(&qp->flow, 0, sizeof(qp->flow));
-	err = mr_local_init(qp, !udata && init->qp_type == IB_QPT_RC);
+	err = mr_local_init(qp, init->qp_type == IB_QPT_RC);
 	if (!err && !mr_qp_is_ud_type(init->qp_type))
 		err = mr_xport_create(qp);
 	else if (!err)
@@ -816,7 +816,7 @@ static int mr_send_check_sges(struct mr_qp *qp, const struct mr_send_wqe *wqe)
 		need = MR_ACC_LOCAL_WRITE;
 	for (i = 0; i < wqe->num_sge; i++) {
 		const struct mr_sge *sge = &wqe->sge[i];
-		struct mr_mr *mr = mr_mr_get(dev, qp->ibqp.pd, sge->lkey, false);
+		struct mr_mr *mr = mr_mr_get(dev, qp->ibqp.pd, sge->lkey, NULL);
 		int err;
 
 		if (!mr) {

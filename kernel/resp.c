@@ -339,7 +339,7 @@ static int mr_resp_write(struct mr_xport *x, const struct mr_pkt *pkt,
 		return -EACCES;
 	if (!len)
 		return 0;
-	mr = mr_mr_get(dev, qp->ibqp.pd, pkt->write.rkey, true);
+	mr = mr_mr_get(dev, qp->ibqp.pd, pkt->write.rkey, qp);
 	if (!mr)
 		return -EACCES;
 	err = mr_mr_copy_to(mr, pkt->write.va + pkt->write.offset, src, len,
@@ -368,7 +368,7 @@ static u8 mr_resp_check_rd(struct mr_xport *x, const struct mr_rx_msg *m)
 		return MR_NAK_INVALID_REQUEST;
 	if (!len)
 		return 0;	/* an empty READ names no memory */
-	mr = mr_mr_get(dev, qp->ibqp.pd, m->rkey, true);
+	mr = mr_mr_get(dev, qp->ibqp.pd, m->rkey, qp);
 	if (!mr)
 		return MR_NAK_REMOTE_ACCESS;
 	err = mr_mr_check(mr, m->va, len, read ? MR_ACC_REMOTE_READ :
@@ -400,7 +400,7 @@ static u8 mr_resp_execute(struct mr_xport *x, const struct mr_rx_msg *m)
 	} else {
 		r->npkts = 1;
 		mr = mr_mr_get(to_mr_dev(qp->ibqp.device), qp->ibqp.pd,
-			       m->rkey, true);
+			       m->rkey, qp);
 		if (!mr)
 			return MR_NAK_REMOTE_ACCESS;
 		err = mr_mr_atomic(mr, m->va, m->opcode == MR_OP_CMP_SWAP,
@@ -458,7 +458,7 @@ int mr_resp_gather(struct mr_xport *x, const struct mr_tx_pkt *tp, u8 *dst,
 	struct mr_mr *mr;
 	int err = -EACCES;
 
-	mr = mr_mr_get(to_mr_dev(qp->ibqp.device), qp->ibqp.pd, r->rkey, true);
+	mr = mr_mr_get(to_mr_dev(qp->ibqp.device), qp->ibqp.pd, r->rkey, qp);
 	if (mr) {
 		err = mr_mr_copy_from(mr, r->va + tp->offset, dst, len,
 				      MR_ACC_REMOTE_READ);

@@ -2,13 +2,13 @@
 #include "mr_bounds.h"
 
 /*
- * Registration flags: only the four rights, and remote write or atomic only
- * together with local write, as the IB spec requires: a peer may not write
- * memory that its owner may not.
+ * Registration flags: only the four rights and MW binding, and remote write
+ * or atomic only together with local write, as the IB spec requires: a peer
+ * may not write memory that its owner may not.
  */
 int mr_check_access_flags(u32 access)
 {
-	if (access & ~MR_ACC_MASK)
+	if (access & ~(MR_ACC_MASK | MR_ACC_MW_BIND))
 		return -MR_EFLAGS;
 	if ((access & (MR_ACC_REMOTE_WRITE | MR_ACC_REMOTE_ATOMIC)) &&
 	    !(access & MR_ACC_LOCAL_WRITE))
@@ -50,4 +50,26 @@ int mr_check_range(u64 mr_iova, u64 mr_len, u32 mr_access, u64 iova, u64 len,
 	if (off > mr_len || len > mr_len - off)
 		return -MR_ERANGE;
 	return 0;
+}
+
+/*
+ * Binding a window of @win_len bytes at @win_iova with the rights
+ * @win_access to a region: the region must allow binding (-MR_EACCESS),
+ * lend remote write or atomic only if it grants local write (-MR_EACCESS),
+ * and hold the whole window (-MR_ERANGE). An empty window (a type 1
+ * window's unbind) needs only the binding right.
+ */
+int mr_check_window(u64 mr_iova, u64 mr_len, u32 mr_access, u64 win_iova,
+		    u64 win_len, u32 win_access)
+{
+	if (win_access & ~MR_ACC_MASK)
+		return -MR_EFLAGS;
+	if (!(mr_access & MR_ACC_MW_BIND))
+		return -MR_EACCESS;
+	if ((win_access & (MR_ACC_REMOTE_WRITE | MR_ACC_REMOTE_ATOMIC)) &&
+	    !(mr_access & MR_ACC_LOCAL_WRITE))
+		return -MR_EACCESS;
+	if (!win_len)
+		return 0;
+	return mr_check_range(mr_iova, mr_len, mr_access, win_iova, win_len, 0);
 }

@@ -21,7 +21,8 @@ static void mr_access_flags(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mr_check_access_flags(RW), -MR_EFLAGS);
 	KUNIT_EXPECT_EQ(test, mr_check_access_flags(RA), -MR_EFLAGS);
 	KUNIT_EXPECT_EQ(test, mr_check_access_flags(RR | RW), -MR_EFLAGS);
-	KUNIT_EXPECT_EQ(test, mr_check_access_flags(LW | 0x10), -MR_EFLAGS);
+	KUNIT_EXPECT_EQ(test, mr_check_access_flags(LW | MR_ACC_MW_BIND), 0);
+	KUNIT_EXPECT_EQ(test, mr_check_access_flags(LW | 0x20), -MR_EFLAGS);
 	KUNIT_EXPECT_EQ(test, mr_check_access_flags(LR), -MR_EFLAGS);
 }
 
@@ -107,12 +108,32 @@ static void mr_range_rights(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mr_check_range(b, l, LW, b, 1, 0x20), -MR_EFLAGS);
 }
 
+static void mr_window(struct kunit *test)
+{
+	const u64 b = 0x10000, l = 0x2000;
+	const u32 mw = MR_ACC_MW_BIND;
+
+	KUNIT_EXPECT_EQ(test, mr_check_window(b, l, LW | mw, b, l, RW | RR), 0);
+	KUNIT_EXPECT_EQ(test, mr_check_window(b, l, LW | mw, b + l, 0, 0), 0);
+	KUNIT_EXPECT_EQ(test, mr_check_window(b, l, LW | RW, b, l, RW),
+			-MR_EACCESS);
+	KUNIT_EXPECT_EQ(test, mr_check_window(b, l, mw | RR, b, l, RW),
+			-MR_EACCESS);
+	KUNIT_EXPECT_EQ(test, mr_check_window(b, l, LW | mw, b, l + 1, RR),
+			-MR_ERANGE);
+	KUNIT_EXPECT_EQ(test, mr_check_window(b, l, LW | mw, b + 8, U64_MAX, RR),
+			-MR_ERANGE);
+	KUNIT_EXPECT_EQ(test, mr_check_window(b, l, LW | mw, b, l, mw),
+			-MR_EFLAGS);
+}
+
 static struct kunit_case mr_bounds_cases[] = {
 	KUNIT_CASE(mr_access_flags),
 	KUNIT_CASE(mr_region),
 	KUNIT_CASE(mr_range_bounds),
 	KUNIT_CASE(mr_range_overflow),
 	KUNIT_CASE(mr_range_rights),
+	KUNIT_CASE(mr_window),
 	{}
 };
 

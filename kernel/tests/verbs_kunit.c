@@ -9,6 +9,7 @@
 
 #include "../cq.c"
 #include "../mr.c"
+#include "../mw.c"
 #include "verbs_fixture.h"
 
 struct verbs_fixture {
@@ -18,6 +19,9 @@ struct verbs_fixture {
 	int completions;
 	int cq_errors;
 };
+
+/* The QP of remote lookups: only type 2 windows look at it. */
+static struct mr_qp any_qp;
 
 static void count_completion(struct ib_cq *ibcq, void *ctx)
 {
@@ -211,11 +215,11 @@ static void mr_dma(struct kunit *test)
 	KUNIT_EXPECT_NE(test, key >> 8, 0u);
 	KUNIT_EXPECT_EQ(test, ibmr->rkey, 0u);
 
-	KUNIT_EXPECT_NULL(test, mr_mr_get(f->dev, &f->pd, key, true));
-	KUNIT_EXPECT_NULL(test, mr_mr_get(f->dev, &f->other_pd, key, false));
-	KUNIT_EXPECT_NULL(test, mr_mr_get(f->dev, &f->pd, key ^ 1, false));
+	KUNIT_EXPECT_NULL(test, mr_mr_get(f->dev, &f->pd, key, &any_qp));
+	KUNIT_EXPECT_NULL(test, mr_mr_get(f->dev, &f->other_pd, key, NULL));
+	KUNIT_EXPECT_NULL(test, mr_mr_get(f->dev, &f->pd, key ^ 1, NULL));
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&f->dev->mr_refused), 3);
-	mr = mr_mr_get(f->dev, &f->pd, key, false);
+	mr = mr_mr_get(f->dev, &f->pd, key, NULL);
 	KUNIT_ASSERT_NOT_NULL(test, mr);
 
 	KUNIT_EXPECT_EQ(test, mr_mr_copy_to(mr, (uintptr_t)buf + 5, "metaroce",
@@ -231,13 +235,13 @@ static void mr_dma(struct kunit *test)
 	mr_mr_put(mr);
 
 	KUNIT_EXPECT_EQ(test, mr_dereg_mr(ibmr, NULL), 0);
-	KUNIT_EXPECT_NULL(test, mr_mr_get(f->dev, &f->pd, key, false));
+	KUNIT_EXPECT_NULL(test, mr_mr_get(f->dev, &f->pd, key, NULL));
 
 	/* The index may come back, the key may not. */
 	ibmr = mr_get_dma_mr(&f->pd, 0);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(ibmr));
 	KUNIT_EXPECT_NE(test, ibmr->lkey, key);
-	KUNIT_EXPECT_NULL(test, mr_mr_get(f->dev, &f->pd, key, false));
+	KUNIT_EXPECT_NULL(test, mr_mr_get(f->dev, &f->pd, key, NULL));
 	KUNIT_EXPECT_EQ(test, mr_dereg_mr(ibmr, NULL), 0);
 	mr_mr_dev_fini(f->dev);
 }
@@ -268,7 +272,7 @@ static void mr_fast_reg(struct kunit *test)
 	KUNIT_ASSERT_FALSE(test, IS_ERR(ibmr));
 	key = ibmr->rkey;
 	KUNIT_EXPECT_EQ(test, ibmr->lkey, key);
-	KUNIT_EXPECT_NULL(test, mr_mr_get(f->dev, &f->pd, key, false));
+	KUNIT_EXPECT_NULL(test, mr_mr_get(f->dev, &f->pd, key, NULL));
 
 	/* 100 bytes before a page boundary to 100 after it. */
 	start = PTR_ALIGN(buf, PAGE_SIZE) + PAGE_SIZE - 100;
@@ -294,7 +298,7 @@ static void mr_fast_reg(struct kunit *test)
 	wr.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
 	KUNIT_ASSERT_EQ(test, mr_mr_fast_reg(f->dev, &f->pd, &wr), 0);
 
-	mr = mr_mr_get(f->dev, &f->pd, key, true);
+	mr = mr_mr_get(f->dev, &f->pd, key, &any_qp);
 	KUNIT_ASSERT_NOT_NULL(test, mr);
 	KUNIT_EXPECT_EQ(test, mr_mr_copy_to(mr, ibmr->iova + 96, "metaroce",
 					    8, MR_ACC_REMOTE_WRITE), 0);
@@ -312,8 +316,8 @@ static void mr_fast_reg(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mr_mr_invalidate(f->dev, &f->other_pd, key),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, mr_mr_invalidate(f->dev, &f->pd, key), 0);
-	KUNIT_EXPECT_NULL(test, mr_mr_get(f->dev, &f->pd, key, true));
-	KUNIT_EXPECT_NULL(test, mr_mr_get(f->dev, &f->pd, key, false));
+	KUNIT_EXPECT_NULL(test, mr_mr_get(f->dev, &f->pd, key, &any_qp));
+	KUNIT_EXPECT_NULL(test, mr_mr_get(f->dev, &f->pd, key, NULL));
 	KUNIT_EXPECT_EQ(test, mr_mr_invalidate(f->dev, &f->pd, key), -EINVAL);
 	KUNIT_EXPECT_EQ(test, mr_dereg_mr(ibmr, NULL), 0);
 	mr_mr_dev_fini(f->dev);

@@ -22,6 +22,10 @@
 #include <cstring>
 #include <utility>
 
+#include <rdma/ib_user_ioctl_cmds.h>
+#include <rdma/rdma_user_ioctl_cmds.h>
+#include <sys/ioctl.h>
+
 namespace metaroce {
 namespace {
 
@@ -357,13 +361,135 @@ ibv_qp *create_qp(ibv_pd *pd, ibv_qp_init_attr *attr) noexcept {
     return qp ? &qp.release()->vqp.qp : nullptr;
 }
 
+// --- Memory windows and local work requests -------------------------------
+
+ibv_mw *alloc_mw(ibv_pd *pd, ibv_mw_type type) noexcept {
+    auto mw = zalloc<ibv_mw>();
+    if (!mw)
+        return fail_null<ibv_mw>(ENOMEM);
+    cmd::AllocMw cmd{};
+    ib_uverbs_alloc_mw_resp resp{};
+    if (int ret = ibv_cmd_alloc_mw(pd, type, mw.get(), &cmd, sizeof(cmd), &resp, sizeof(resp)))
+        return fail_null<ibv_mw>(ret);
+    return mw.release();
+}
+
+int dealloc_mw(ibv_mw *mw) noexcept {
+    return finish_destroy(ibv_cmd_dealloc_mw(mw), mw);
+}
+
+// The POST_SEND command takes neither binds nor LOCAL_INV: they go one by
+// one through the driver method METAROCE_METHOD_QP_LOCAL_WR. The kernel
+// runs them at once and orders their completions after earlier sends.
+int post_local_wr(ibv_qp *qp, const metaroce_local_wr &req) noexcept {
+    // The header ends in a flexible array: the attributes follow it.
+    struct {
+        alignas(ib_uverbs_ioctl_hdr)
+            uint8_t bytes[sizeof(ib_uverbs_ioctl_hdr) + 2 * sizeof(ib_uverbs_attr)];
+    } cmd{};
+    ib_uverbs_ioctl_hdr hdr{};
+    hdr.length = sizeof(cmd);
+    hdr.object_id = UVERBS_OBJECT_QP;
+    hdr.method_id = METAROCE_METHOD_QP_LOCAL_WR;
+    hdr.num_attrs = 2;
+    hdr.driver_id = METAROCE_DRIVER_ID;
+    ib_uverbs_attr attrs[2]{};
+    attrs[0].attr_id = METAROCE_ATTR_LOCAL_WR_QP;
+    attrs[0].flags = UVERBS_ATTR_F_MANDATORY;
+    attrs[0].data = qp->handle;
+    attrs[1].attr_id = METAROCE_ATTR_LOCAL_WR_REQ;
+    attrs[1].flags = UVERBS_ATTR_F_MANDATORY;
+    attrs[1].len = sizeof(req);
+    attrs[1].data = reinterpret_cast<uintptr_t>(&req);
+    std::memcpy(cmd.bytes, &hdr, sizeof(hdr));
+    std::memcpy(cmd.bytes + sizeof(hdr), attrs, sizeof(attrs));
+    if (ioctl(qp->context->cmd_fd, RDMA_VERBS_IOCTL, cmd.bytes))
+        return errno;
+    return 0;
+}
+
+metaroce_local_wr bind_request(uint64_t wr_id, unsigned send_flags, const ibv_mw *mw,
+                               uint32_t new_rkey, const ibv_mw_bind_info &info) noexcept {
+    metaroce_local_wr req{};
+    req.wr_id = wr_id;
+    req.send_flags = send_flags & IBV_SEND_SIGNALED;
+    req.opcode = METAROCE_LOCAL_WR_BIND_MW;
+    req.rkey = mw->rkey;
+    req.new_rkey = new_rkey;
+    req.mr_lkey = info.mr ? info.mr->lkey : 0;
+    req.addr = info.addr;
+    req.length = info.length;
+    req.access = info.mw_access_flags;
+    return req;
+}
+
+// ibv_bind_mw(): type 1 windows; the window takes the next key.
+int bind_mw(ibv_qp *qp, ibv_mw *mw, ibv_mw_bind *mw_bind) noexcept {
+    if (!mw || mw->type != IBV_MW_TYPE_1 || !mw_bind)
+        return fail(EINVAL);
+    const uint32_t new_rkey = ibv_inc_rkey(mw->rkey);
+    if (int ret = post_local_wr(qp, bind_request(mw_bind->wr_id, mw_bind->send_flags, mw, new_rkey,
+                                                 mw_bind->bind_info)))
+        return fail(ret);
+    mw->rkey = new_rkey;
+    return 0;
+}
+
+bool is_local_wr(const ibv_send_wr *wr) noexcept {
+    return wr->opcode == IBV_WR_BIND_MW || wr->opcode == IBV_WR_LOCAL_INV;
+}
+
+// IBV_WR_BIND_MW (type 2 windows) or IBV_WR_LOCAL_INV.
+int post_local_send_wr(ibv_qp *qp, const ibv_send_wr *wr) noexcept {
+    if (wr->opcode == IBV_WR_LOCAL_INV) {
+        metaroce_local_wr req{};
+        req.wr_id = wr->wr_id;
+        req.send_flags = wr->send_flags & IBV_SEND_SIGNALED;
+        req.opcode = METAROCE_LOCAL_WR_LOCAL_INV;
+        req.rkey = wr->invalidate_rkey;
+        return post_local_wr(qp, req);
+    }
+    const ibv_mw *mw = wr->bind_mw.mw;
+    if (!mw || mw->type != IBV_MW_TYPE_2)
+        return EINVAL;
+    return post_local_wr(
+        qp, bind_request(wr->wr_id, wr->send_flags, mw, wr->bind_mw.rkey, wr->bind_mw.bind_info));
+}
+
+// ibv_post_send(): runs of ordinary WRs go with POST_SEND, local WRs
+// between them one by one, so the list keeps its order.
+int post_send(ibv_qp *qp, ibv_send_wr *wr, ibv_send_wr **bad_wr) noexcept {
+    while (wr) {
+        if (is_local_wr(wr)) {
+            if (int ret = post_local_send_wr(qp, wr)) {
+                *bad_wr = wr;
+                return fail(ret);
+            }
+            wr = wr->next;
+            continue;
+        }
+        ibv_send_wr *last = wr;
+        while (last->next && !is_local_wr(last->next))
+            last = last->next;
+        // Cut the list after the run for the command, then mend it.
+        ibv_send_wr *rest = std::exchange(last->next, nullptr);
+        const int ret = ibv_cmd_post_send(qp, wr, bad_wr);
+        last->next = rest;
+        if (ret)
+            return fail(ret);
+        wr = rest;
+    }
+    return 0;
+}
+
 // --- Extended QPs: the ibv_wr_* calls batch ibv_send_wr for POST_SEND --------
 
 // The opcodes the kernel executes, per QP type.
 constexpr uint64_t kRcSendOps =
     IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM | IBV_QP_EX_WITH_SEND_WITH_INV |
     IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ |
-    IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
+    IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
+    IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV;
 constexpr uint64_t kUcSendOps = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
                                 IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM;
 constexpr uint64_t kUdSendOps = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM;
@@ -429,7 +555,7 @@ int wr_complete(ibv_qp_ex *qpx) noexcept {
     if (!count)
         return 0;
     ibv_send_wr *bad_wr = nullptr;
-    if (int ret = ibv_cmd_post_send(&qp->vqp.qp, qp->wrs, &bad_wr))
+    if (int ret = post_send(&qp->vqp.qp, qp->wrs, &bad_wr))
         return fail(ret);
     return 0;
 }
@@ -548,15 +674,22 @@ void wr_set_inline_data(ibv_qp_ex *qpx, void *addr, size_t length) noexcept {
     wr_set_inline_data_list(qpx, 1, &buf);
 }
 
+void wr_bind_mw(ibv_qp_ex *qpx, ibv_mw *mw, uint32_t rkey, const ibv_mw_bind_info *info) noexcept {
+    if (ibv_send_wr *wr = start_wr(qpx, IBV_WR_BIND_MW, IBV_QP_EX_WITH_BIND_MW)) {
+        wr->bind_mw.mw = mw;
+        wr->bind_mw.rkey = rkey;
+        wr->bind_mw.bind_info = *info;
+    }
+}
+
+void wr_local_inv(ibv_qp_ex *qpx, uint32_t invalidate_rkey) noexcept {
+    if (ibv_send_wr *wr = start_wr(qpx, IBV_WR_LOCAL_INV, IBV_QP_EX_WITH_LOCAL_INV))
+        wr->invalidate_rkey = invalidate_rkey;
+}
+
 // Verbs the kernel does not execute: the batch then fails at wr_complete().
 void record_unsupported(ibv_qp_ex *qpx) noexcept {
     record_error(to_qp(qpx), EOPNOTSUPP);
-}
-void wr_bind_mw(ibv_qp_ex *qpx, ibv_mw *, uint32_t, const ibv_mw_bind_info *) noexcept {
-    record_unsupported(qpx);
-}
-void wr_local_inv(ibv_qp_ex *qpx, uint32_t) noexcept {
-    record_unsupported(qpx);
 }
 void wr_send_tso(ibv_qp_ex *qpx, void *, uint16_t, uint16_t) noexcept {
     record_unsupported(qpx);
@@ -755,14 +888,17 @@ const verbs_device_ops kDeviceOps = {
 // Null slots get libibverbs' stubs, which fail with EOPNOTSUPP (the event
 // hooks async_event and cq_event do nothing).
 const verbs_context_ops kContextOps = {
+    .alloc_mw = alloc_mw,
     .alloc_pd = alloc_pd,
     .attach_mcast = ibv_cmd_attach_mcast,
+    .bind_mw = bind_mw,
     .create_ah = create_ah,
     .create_cq = create_cq,
     .create_cq_ex = create_cq_ex,
     .create_qp = create_qp,
     .create_qp_ex = create_qp_ex,
     .create_srq = create_srq,
+    .dealloc_mw = dealloc_mw,
     .dealloc_pd = dealloc_pd,
     .dereg_mr = dereg_mr,
     .destroy_ah = destroy_ah,
@@ -775,7 +911,7 @@ const verbs_context_ops kContextOps = {
     .modify_srq = modify_srq,
     .poll_cq = ibv_cmd_poll_cq,
     .post_recv = ibv_cmd_post_recv,
-    .post_send = ibv_cmd_post_send,
+    .post_send = post_send,
     .post_srq_recv = ibv_cmd_post_srq_recv,
     .query_device_ex = query_device_ex,
     .query_port = query_port,

@@ -251,6 +251,7 @@ using GetContext = WriteCmd<ib_uverbs_get_context>;
 using QueryPort = WriteCmd<ib_uverbs_query_port>;
 using AllocPd = WriteCmd<ib_uverbs_alloc_pd>;
 using RegMr = WriteCmd<ib_uverbs_reg_mr>;
+using AllocMw = WriteCmd<ib_uverbs_alloc_mw>;
 using CreateCq = WriteCmd<ib_uverbs_create_cq>;
 using ResizeCq = WriteCmd<ib_uverbs_resize_cq>;
 using CreateQp = WriteCmd<ib_uverbs_create_qp>;
@@ -294,6 +295,10 @@ int ibv_cmd_reg_mr(ibv_pd *pd, void *addr, size_t length, uint64_t hca_va, int a
                    verbs_mr *vmr, metaroce::cmd::RegMr *cmd, size_t cmd_size,
                    ib_uverbs_reg_mr_resp *resp, size_t resp_size) noexcept;
 int ibv_cmd_dereg_mr(verbs_mr *vmr) noexcept;
+// Fills mw->context, pd, rkey, handle and type.
+int ibv_cmd_alloc_mw(ibv_pd *pd, ibv_mw_type type, ibv_mw *mw, metaroce::cmd::AllocMw *cmd,
+                     size_t cmd_size, ib_uverbs_alloc_mw_resp *resp, size_t resp_size) noexcept;
+int ibv_cmd_dealloc_mw(ibv_mw *mw) noexcept;
 int ibv_cmd_create_cq(ibv_context *context, int cqe, ibv_comp_channel *channel, int comp_vector,
                       ibv_cq *cq, metaroce::cmd::CreateCq *cmd, size_t cmd_size,
                       ib_uverbs_create_cq_resp *resp, size_t resp_size) noexcept;
@@ -347,6 +352,8 @@ int ibv_cmd_detach_mcast(ibv_qp *qp, const ibv_gid *gid, uint16_t lid) noexcept;
     X(ibv_cmd_dealloc_pd)                                                                          \
     X(ibv_cmd_reg_mr)                                                                              \
     X(ibv_cmd_dereg_mr)                                                                            \
+    X(ibv_cmd_alloc_mw)                                                                            \
+    X(ibv_cmd_dealloc_mw)                                                                          \
     X(ibv_cmd_create_cq)                                                                           \
     X(ibv_cmd_destroy_cq)                                                                          \
     X(ibv_cmd_resize_cq)                                                                           \
@@ -417,6 +424,7 @@ static_assert(sizeof(metaroce::cmd::GetContext) == 8 + sizeof(ib_uverbs_get_cont
 static_assert(sizeof(metaroce::cmd::QueryPort) == 8 + sizeof(ib_uverbs_query_port));
 static_assert(sizeof(metaroce::cmd::AllocPd) == 8 + sizeof(ib_uverbs_alloc_pd));
 static_assert(sizeof(metaroce::cmd::RegMr) == 8 + sizeof(ib_uverbs_reg_mr));
+static_assert(sizeof(metaroce::cmd::AllocMw) == 8 + sizeof(ib_uverbs_alloc_mw));
 static_assert(sizeof(metaroce::cmd::CreateCq) == 8 + sizeof(ib_uverbs_create_cq));
 static_assert(sizeof(metaroce::cmd::ResizeCq) == 8 + sizeof(ib_uverbs_resize_cq));
 static_assert(sizeof(metaroce::cmd::CreateQp) == 8 + sizeof(ib_uverbs_create_qp));

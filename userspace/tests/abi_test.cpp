@@ -288,7 +288,7 @@ TEST(PrivateAbi, DeclaredFunctionsResolveAtPrivateVersion) {
     }
     METAROCE_VERBS_PRIVATE_SYMBOLS(X)
 #undef X
-    EXPECT_EQ(n, 31);
+    EXPECT_EQ(n, 33);
     // The versioned name of the registration entry point is ABI 34's.
     EXPECT_EQ(dlvsym(lib, "verbs_register_driver_34", "IBVERBS_PRIVATE_33"), nullptr);
     dlclose(lib);

@@ -61,7 +61,6 @@ TEST(ProviderTable, MatchDeviceKeepsTheTableVerdict) {
 TEST(ProviderTable, ImplementsTheKernelMediatedVerbs) {
     // The data path goes straight to libibverbs' command helpers.
     EXPECT_EQ(kContextOps.poll_cq, &ibv_cmd_poll_cq);
-    EXPECT_EQ(kContextOps.post_send, &ibv_cmd_post_send);
     EXPECT_EQ(kContextOps.post_recv, &ibv_cmd_post_recv);
     EXPECT_EQ(kContextOps.post_srq_recv, &ibv_cmd_post_srq_recv);
     EXPECT_EQ(kContextOps.req_notify_cq, &ibv_cmd_req_notify_cq);
@@ -88,7 +87,12 @@ TEST(ProviderTable, ImplementsTheKernelMediatedVerbs) {
                     reinterpret_cast<const void *>(kContextOps.destroy_srq),
                     reinterpret_cast<const void *>(kContextOps.create_ah),
                     reinterpret_cast<const void *>(kContextOps.destroy_ah),
-                    reinterpret_cast<const void *>(kContextOps.free_context)})
+                    reinterpret_cast<const void *>(kContextOps.free_context),
+                    // POST_SEND takes no binds or LOCAL_INV: ours splits the list.
+                    reinterpret_cast<const void *>(kContextOps.post_send),
+                    reinterpret_cast<const void *>(kContextOps.alloc_mw),
+                    reinterpret_cast<const void *>(kContextOps.bind_mw),
+                    reinterpret_cast<const void *>(kContextOps.dealloc_mw)})
         EXPECT_NE(op, nullptr);
     // Not offered yet: libibverbs answers these with EOPNOTSUPP.
     EXPECT_EQ(kContextOps.create_srq_ex, nullptr);
@@ -321,6 +325,59 @@ TEST_F(ProviderContext, UnimplementedKernelVerbsFailWithErrno) {
 
     for (const auto &hdr : kernel_->ioctls)
         EXPECT_EQ(hdr.driver_id, uint32_t{METAROCE_DRIVER_ID});
+}
+
+// A send list with a LOCAL_INV in it: the SEND before it goes alone with
+// POST_SEND, the LOCAL_INV through the driver method; the fake kernel has
+// no ioctl, so the list stops there, with the caller's list intact.
+TEST_F(ProviderContext, LocalWorkRequestsSplitTheSendList) {
+    open_context();
+    auto &k = *kernel_;
+    verbs_qp vqp{};
+    ibv_qp &qp = vqp.qp;
+    qp.context = ctx_;
+    qp.handle = 3;
+    qp.qp_type = IBV_QPT_RC;
+    ibv_send_wr swr[3]{};
+    for (int i = 0; i < 3; i++) {
+        swr[i].wr_id = 10 + i;
+        swr[i].opcode = IBV_WR_SEND;
+        swr[i].next = i < 2 ? &swr[i + 1] : nullptr;
+    }
+    swr[1].opcode = IBV_WR_LOCAL_INV;
+    swr[1].invalidate_rkey = 0x1234;
+    const size_t ioctls_before = k.ioctls.size(); // those of opening the context
+    std::vector<uint32_t> posted;
+    k.on(IB_USER_VERBS_CMD_POST_SEND, [&](const fake::Request &r) {
+        const auto c = r.as<ib_uverbs_post_send>();
+        for (uint32_t i = 0; i < c.wr_count; i++)
+            posted.push_back(
+                static_cast<uint32_t>(r.at<ib_uverbs_send_wr>(sizeof(c) + i * c.wqe_size).wr_id));
+        r.reply(ib_uverbs_post_send_resp{});
+        return 0;
+    });
+    ibv_send_wr *bad = nullptr;
+    EXPECT_NE(ibv_post_send(&qp, swr, &bad), 0);
+    EXPECT_EQ(bad, &swr[1]);
+    EXPECT_EQ(posted, std::vector<uint32_t>{10});
+    ASSERT_EQ(k.ioctls.size(), ioctls_before + 1);
+    EXPECT_EQ(k.ioctls.back().object_id, UVERBS_OBJECT_QP);
+    EXPECT_EQ(k.ioctls.back().method_id, METAROCE_METHOD_QP_LOCAL_WR);
+    EXPECT_EQ(k.ioctls.back().num_attrs, 2u);
+    EXPECT_EQ(k.ioctls.back().driver_id, uint32_t{METAROCE_DRIVER_ID});
+    EXPECT_EQ(swr[0].next, &swr[1]);
+    EXPECT_EQ(swr[1].next, &swr[2]);
+
+    // A type 1 window is bound with ibv_bind_mw, never with a bind WR.
+    ibv_mw mw{};
+    mw.context = ctx_;
+    mw.type = IBV_MW_TYPE_1;
+    swr[0].opcode = IBV_WR_BIND_MW;
+    swr[0].bind_mw.mw = &mw;
+    bad = nullptr;
+    EXPECT_EQ(ibv_post_send(&qp, swr, &bad), EINVAL);
+    EXPECT_EQ(bad, &swr[0]);
+    EXPECT_EQ(k.ioctls.size(), ioctls_before + 1);
 }
 
 // With a kernel that answers, the provider's objects carry what it returned,
@@ -807,7 +864,7 @@ TEST_F(ProviderContext, ExtendedQpBatchesWorkRequestsIntoOnePostSend) {
     EXPECT_EQ(ibv_create_qp_ex(ctx_, &init), nullptr);
     EXPECT_EQ(errno, EOPNOTSUPP);
     init.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
-    init.send_ops_flags = IBV_QP_EX_WITH_BIND_MW;
+    init.send_ops_flags = IBV_QP_EX_WITH_TSO;
     errno = 0;
     EXPECT_EQ(ibv_create_qp_ex(ctx_, &init), nullptr);
     EXPECT_EQ(errno, EOPNOTSUPP);

@@ -36,7 +36,9 @@ TEST(MrBounds, AccessFlags)
 		bool bad = (f & (RW | RA)) && !(f & LW);
 		EXPECT_EQ(mr_check_access_flags(f), bad ? -MR_EFLAGS : 0) << f;
 	}
-	EXPECT_EQ(mr_check_access_flags(0x10), -MR_EFLAGS);
+	EXPECT_EQ(mr_check_access_flags(MR_ACC_MW_BIND), 0);
+	EXPECT_EQ(mr_check_access_flags(MR_ACC_MW_BIND | RW), -MR_EFLAGS);
+	EXPECT_EQ(mr_check_access_flags(0x20), -MR_EFLAGS);
 	EXPECT_EQ(mr_check_access_flags(LR), -MR_EFLAGS);
 	EXPECT_EQ(mr_check_access_flags(0x80000000u | LW), -MR_EFLAGS);
 }
@@ -85,6 +87,31 @@ TEST(MrBounds, Rights)
 	EXPECT_EQ(mr_check_range(b, l, LW | RW | RR | RA, b, 8, RW | RR | RA), 0);
 	EXPECT_EQ(mr_check_range(b, l, 0, 0, 1, RW), -MR_EACCESS);
 	EXPECT_EQ(mr_check_range(b, l, LW, b, 1, 0x20), -MR_EFLAGS);
+}
+
+TEST(MrBounds, Window)
+{
+	const uint64_t b = 0x10000, l = 0x2000;
+	const uint32_t MW = MR_ACC_MW_BIND;
+
+	EXPECT_EQ(mr_check_window(b, l, LW | MW, b, l, LW | RW | RR | RA), 0);
+	EXPECT_EQ(mr_check_window(b, l, LW | MW, b + 8, 16, RR), 0);
+	EXPECT_EQ(mr_check_window(b, l, LW | MW, b + l, 0, 0), 0);
+	// The region must allow binding.
+	EXPECT_EQ(mr_check_window(b, l, LW | RW, b, l, RW), -MR_EACCESS);
+	EXPECT_EQ(mr_check_window(b, l, LW, b, 0, 0), -MR_EACCESS);
+	// Writable windows only on regions the owner may write.
+	EXPECT_EQ(mr_check_window(b, l, MW | RR, b, l, RW), -MR_EACCESS);
+	EXPECT_EQ(mr_check_window(b, l, MW | RR, b, l, RA), -MR_EACCESS);
+	EXPECT_EQ(mr_check_window(b, l, MW, b, l, RR), 0);
+	// The whole window inside the region, without wrapping.
+	EXPECT_EQ(mr_check_window(b, l, LW | MW, b - 1, 1, RR), -MR_ERANGE);
+	EXPECT_EQ(mr_check_window(b, l, LW | MW, b, l + 1, RR), -MR_ERANGE);
+	EXPECT_EQ(mr_check_window(b, l, LW | MW, b + l, 1, RR), -MR_ERANGE);
+	EXPECT_EQ(mr_check_window(b, l, LW | MW, b + 8, kMax, RR), -MR_ERANGE);
+	// Window rights are rights of access, nothing else.
+	EXPECT_EQ(mr_check_window(b, l, LW | MW, b, l, MW), -MR_EFLAGS);
+	EXPECT_EQ(mr_check_window(b, l, LW | MW, b, l, LR), -MR_EFLAGS);
 }
 
 // Random regions and accesses near the edges and near 2^64, against the

@@ -9,8 +9,10 @@
 // fault moves the requester to ERR and flushes the WRs behind it in order,
 // and the target memory, guard zones around each MR included, is never
 // touched. WRs refused at post time (state, SGE count, lkey, alignment)
-// give their errno. Prints KTAP; exits 1 if a case failed, 2 if the
-// devices cannot even be set up.
+// give their errno. Memory windows: binds that break the rules complete
+// with IBV_WC_MW_BIND_ERR, and accesses beyond a window, without its
+// rights or after it is invalidated fail like those of an MR. Prints KTAP; exits 1 if a case
+// failed, 2 if the devices cannot even be set up.
 //
 //   mr_bad_input DEVICE PEER_DEVICE
 #include "guest_test.h"
@@ -30,7 +32,7 @@ namespace {
 
 using namespace guest;
 
-constexpr int kCases = 56;
+constexpr int kCases = 77;
 
 // A patterned buffer: a guard zone, the registered region, a guard zone.
 // The pattern depends on the position, so a shifted write shows too.
@@ -169,6 +171,7 @@ struct Suite {
 
     void remote_write_faults();
     void remote_read_atomic_faults();
+    void memory_windows();
     void refused_at_post();
     void receive_faults();
     void rnr();
@@ -441,6 +444,189 @@ void Suite::retry_exhausted() {
                  60000);
 }
 
+// A window on end b, deallocated on scope exit.
+using Mw = std::unique_ptr<ibv_mw, Deleter<ibv_dealloc_mw>>;
+
+// Binds type 2 window @mw with a signaled IBV_WR_BIND_MW on @qp, whose send
+// CQ is @cq; the completion's status (IBV_WC_GENERAL_ERR if none came) and
+// the window's new key in *rkey.
+ibv_wc_status bind_type2(ibv_qp *qp, ibv_cq *cq, uint64_t wr_id, ibv_mw *mw,
+                         const ibv_mw_bind_info &info, uint32_t *rkey) {
+    ibv_send_wr wr{};
+    wr.wr_id = wr_id;
+    wr.opcode = IBV_WR_BIND_MW;
+    wr.send_flags = IBV_SEND_SIGNALED;
+    wr.bind_mw.mw = mw;
+    wr.bind_mw.rkey = *rkey = ibv_inc_rkey(mw->rkey);
+    wr.bind_mw.bind_info = info;
+    if (post_send_wr(qp, wr))
+        return IBV_WC_GENERAL_ERR;
+    auto wcs = poll_wcs(cq, 1);
+    return wcs.size() == 1 && wcs[0].wr_id == wr_id ? wcs[0].status : IBV_WC_GENERAL_ERR;
+}
+
+// A signaled IBV_WR_LOCAL_INV of @rkey on @qp; as bind_type2().
+ibv_wc_status local_inv(ibv_qp *qp, ibv_cq *cq, uint64_t wr_id, uint32_t rkey) {
+    ibv_send_wr wr{};
+    wr.wr_id = wr_id;
+    wr.opcode = IBV_WR_LOCAL_INV;
+    wr.send_flags = IBV_SEND_SIGNALED;
+    wr.invalidate_rkey = rkey;
+    if (post_send_wr(qp, wr))
+        return IBV_WC_GENERAL_ERR;
+    auto wcs = poll_wcs(cq, 1);
+    return wcs.size() == 1 && wcs[0].wr_id == wr_id ? wcs[0].status : IBV_WC_GENERAL_ERR;
+}
+
+void Suite::memory_windows() {
+    constexpr int kBind = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND;
+    constexpr unsigned kWinRw = IBV_ACCESS_REMOTE_WRITE;
+    constexpr size_t kWinOff = 1024, kWinLen = 1024;
+    ibv_cq *bcq = b.scq.get();
+    {
+        // The window: 1 KiB in the middle of a 4 KiB MR, write only.
+        Guarded g(b.pd.get(), 4096, kBind);
+        Mw mw(ibv_alloc_mw(b.pd.get(), IBV_MW_TYPE_2));
+        if (!g.mr() || !mw)
+            bail("MR with MW_BIND access or type 2 MW refused");
+        RcPair p = pair();
+        uint32_t rkey = 0;
+        const ibv_mw_bind_info win{g.mr(), g.addr() + kWinOff, kWinLen, kWinRw};
+        t.check(bind_type2(p[1], bcq, 600, mw.get(), win, &rkey) == IBV_WC_SUCCESS,
+                "MW type 2: bind of 1 KiB inside the MR completes");
+        int rc = post_rdma(p[0], 601, IBV_WR_RDMA_WRITE, src.data(), 64, src_mr->lkey,
+                           g.addr() + kWinOff + kWinLen - 64, rkey);
+        auto wcs = poll_wcs(a.scq.get(), 1);
+        t.check(rc == 0 && wcs.size() == 1 && wcs[0].status == IBV_WC_SUCCESS,
+                "MW type 2: WRITE of the window's last 64 bytes succeeds", "rc %d, completions %s",
+                rc, wcs_str(wcs).c_str());
+        expect_intact(g, "MW type 2: the WRITE landed inside the window only",
+                      kWinOff + kWinLen - 64, 64);
+        t.check(ibv_dereg_mr(g.mr()) == EINVAL, "MW type 2: dereg of its MR refused while bound");
+        rc = post_rdma(p[0], 602, IBV_WR_RDMA_WRITE, src.data(), 64, src_mr->lkey,
+                       g.addr() + kWinOff + kWinLen - 63, rkey);
+        post_followers(p, 602);
+        expect_fault(p, "MW type 2: WRITE 1 byte beyond the window", rc, 602,
+                     IBV_WC_REM_ACCESS_ERR);
+        expect_intact(g, "MW type 2: nothing written beyond the window", kWinOff + kWinLen - 64,
+                      64);
+    }
+    {
+        Guarded g(b.pd.get(), 4096, kBind);
+        Mw mw(ibv_alloc_mw(b.pd.get(), IBV_MW_TYPE_2));
+        RcPair p = pair();
+        uint32_t rkey = 0;
+        const ibv_mw_bind_info win{g.mr(), g.addr() + kWinOff, kWinLen, kWinRw};
+        bind_type2(p[1], bcq, 610, mw.get(), win, &rkey);
+        int rc = post_rdma(p[0], 611, IBV_WR_RDMA_READ, src.data(), 64, src_mr->lkey,
+                           g.addr() + kWinOff, rkey);
+        post_followers(p, 611);
+        expect_fault(p, "MW type 2: READ without the window's REMOTE_READ", rc, 611,
+                     IBV_WC_REM_ACCESS_ERR);
+    }
+    {
+        Guarded g(b.pd.get(), 4096, kBind);
+        Mw mw(ibv_alloc_mw(b.pd.get(), IBV_MW_TYPE_2));
+        RcPair p = pair();
+        uint32_t rkey = 0;
+        const ibv_mw_bind_info win{g.mr(), g.addr() + kWinOff, kWinLen, kWinRw};
+        bind_type2(p[1], bcq, 620, mw.get(), win, &rkey);
+        t.check(local_inv(p[1], bcq, 621, rkey) == IBV_WC_SUCCESS,
+                "MW type 2: LOCAL_INV of its key completes");
+        int rc = post_rdma(p[0], 622, IBV_WR_RDMA_WRITE, src.data(), 64, src_mr->lkey,
+                           g.addr() + kWinOff, rkey);
+        post_followers(p, 622);
+        expect_fault(p, "MW type 2: WRITE after its invalidation", rc, 622, IBV_WC_REM_ACCESS_ERR);
+        expect_intact(g, "MW type 2: nothing written after its invalidation");
+    }
+    {
+        // A type 2 window serves only the QP that bound it, even in its PD.
+        Guarded g(b.pd.get(), 4096, kBind);
+        Mw mw(ibv_alloc_mw(b.pd.get(), IBV_MW_TYPE_2));
+        RcPair owner = pair();
+        uint32_t rkey = 0;
+        const ibv_mw_bind_info win{g.mr(), g.addr() + kWinOff, kWinLen, kWinRw};
+        bind_type2(owner[1], bcq, 640, mw.get(), win, &rkey);
+        RcPair p = pair();
+        int rc = post_rdma(p[0], 641, IBV_WR_RDMA_WRITE, src.data(), 64, src_mr->lkey,
+                           g.addr() + kWinOff, rkey);
+        post_followers(p, 641);
+        expect_fault(p, "MW type 2: WRITE through another QP of its PD", rc, 641,
+                     IBV_WC_REM_ACCESS_ERR);
+    }
+    {
+        // One post_send list of BIND_MW, SEND, LOCAL_INV: the completions
+        // come in post order, the LOCAL_INV's after the SEND's.
+        Guarded g(b.pd.get(), 4096, kBind);
+        Mw mw(ibv_alloc_mw(b.pd.get(), IBV_MW_TYPE_2));
+        RcPair p = pair();
+        std::vector<uint8_t> in(64), msg(64, 0x33);
+        Mr in_mr(ibv_reg_mr(a.pd.get(), in.data(), in.size(), IBV_ACCESS_LOCAL_WRITE));
+        if (in_mr)
+            post_recv(p[0], 650, in.data(), 64, in_mr->lkey);
+        Mr msg_mr(ibv_reg_mr(b.pd.get(), msg.data(), msg.size(), IBV_ACCESS_LOCAL_WRITE));
+        ibv_sge sge{reinterpret_cast<uintptr_t>(msg.data()), 64, msg_mr ? msg_mr->lkey : 0};
+        ibv_send_wr wr[3]{};
+        wr[0].wr_id = 651;
+        wr[0].opcode = IBV_WR_BIND_MW;
+        wr[0].bind_mw.mw = mw.get();
+        wr[0].bind_mw.rkey = ibv_inc_rkey(mw->rkey);
+        wr[0].bind_mw.bind_info = {g.mr(), g.addr(), 4096, kWinRw};
+        wr[1] = send_wr(652, IBV_WR_SEND, &sge);
+        wr[2].wr_id = 653;
+        wr[2].opcode = IBV_WR_LOCAL_INV;
+        wr[2].invalidate_rkey = wr[0].bind_mw.rkey;
+        for (int i = 0; i < 3; i++) {
+            wr[i].send_flags = IBV_SEND_SIGNALED;
+            wr[i].next = i < 2 ? &wr[i + 1] : nullptr;
+        }
+        ibv_send_wr *bad = nullptr;
+        int rc = ibv_post_send(p[1], wr, &bad);
+        auto wcs = poll_wcs(bcq, 3);
+        bool in_order = wcs.size() == 3;
+        for (size_t i = 0; in_order && i < 3; i++)
+            in_order = wcs[i].wr_id == 651 + i && wcs[i].status == IBV_WC_SUCCESS;
+        t.check(rc == 0 && in_order, "MW: BIND_MW, SEND, LOCAL_INV in one list complete in order",
+                "rc %d, completions %s", rc, wcs_str(wcs).c_str());
+        poll_wcs(a.rcq.get(), 1);
+    }
+    {
+        // Binds against the rules: no MW_BIND right, outside the MR, a
+        // writable window on an MR without local write.
+        Guarded plain(b.pd.get(), 4096, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+        Guarded g(b.pd.get(), 4096, kBind);
+        Guarded ro(b.pd.get(), 4096, IBV_ACCESS_MW_BIND);
+        Mw mw(ibv_alloc_mw(b.pd.get(), IBV_MW_TYPE_2));
+        RcPair p = pair();
+        uint32_t rkey = 0;
+        ibv_wc_status st =
+            bind_type2(p[1], bcq, 630, mw.get(), {plain.mr(), plain.addr(), 1024, kWinRw}, &rkey);
+        t.check(st == IBV_WC_MW_BIND_ERR, "MW bind to an MR without MW_BIND: MW_BIND_ERR", "got %s",
+                ibv_wc_status_str(st));
+        st = bind_type2(p[1], bcq, 631, mw.get(), {g.mr(), g.end() - 512, 1024, kWinRw}, &rkey);
+        t.check(st == IBV_WC_MW_BIND_ERR, "MW bind reaching past the MR end: MW_BIND_ERR", "got %s",
+                ibv_wc_status_str(st));
+        st = bind_type2(p[1], bcq, 632, mw.get(), {ro.mr(), ro.addr(), 1024, kWinRw}, &rkey);
+        t.check(st == IBV_WC_MW_BIND_ERR,
+                "MW bind of a writable window on an MR without local write: MW_BIND_ERR", "got %s",
+                ibv_wc_status_str(st));
+        // Type 1 windows are unbound by a bind of length 0, never invalidated.
+        Mw mw1(ibv_alloc_mw(b.pd.get(), IBV_MW_TYPE_1));
+        ibv_mw_bind bind{};
+        bind.wr_id = 633;
+        bind.send_flags = IBV_SEND_SIGNALED;
+        bind.bind_info = {g.mr(), g.addr(), 4096, kWinRw};
+        int rc = mw1 ? ibv_bind_mw(p[1], mw1.get(), &bind) : -1;
+        auto wcs = poll_wcs(bcq, 1);
+        t.check(rc == 0 && wcs.size() == 1 && wcs[0].status == IBV_WC_SUCCESS,
+                "MW type 1: ibv_bind_mw completes", "rc %d, completions %s", rc,
+                wcs_str(wcs).c_str());
+        st = mw1 ? local_inv(p[1], bcq, 634, mw1->rkey) : IBV_WC_GENERAL_ERR;
+        t.check(st == IBV_WC_LOC_QP_OP_ERR, "MW type 1: LOCAL_INV refused (LOC_QP_OP_ERR)",
+                "got %s", ibv_wc_status_str(st));
+    }
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -451,6 +637,7 @@ int main(int argc, char **argv) {
     Suite s(t, a, b);
     s.refused_at_post();
     s.remote_write_faults();
+    s.memory_windows();
     s.receive_faults();
     s.rnr();
     s.retry_exhausted();
