@@ -19,8 +19,9 @@
  * ACKs, per path, carry the path's whole window: at once for ACK_REQ, a
  * packet that leaves a new hole or fills one, a duplicate, or a new
  * epoch; else every MR_ACK_EVERY packets; and on every path with
- * unacknowledged packets whenever a message completes, so that the
- * requester learns of completions without waiting for its RTO.
+ * unacknowledged packets whenever a message completes (at least two
+ * paths), so that the requester learns of completions without waiting
+ * for its RTO.
  *
  * UC QPs use all of the above but refuse nothing: a message that fails
  * at the responder (no receive posted, bad rkey or bounds, longer than
@@ -118,17 +119,31 @@ static void mr_resp_ack(struct mr_xport *x, u32 id, u32 psn)
 	mr_resp_xmit(x, &pkt, r->sport);
 }
 
-/* Acknowledge every path with packets not yet acknowledged. */
+/*
+ * Acknowledge every path with packets not yet acknowledged, after a
+ * completion. When that is one ACK (a one-packet message), another path
+ * carries its "MSN done" too: a peer that leaves as soon as it has our
+ * reply (ibv_rc_pingpong's last pong) would never answer a resend, so a
+ * lost lone ACK would fail the QP with a retry error.
+ */
 static void mr_resp_ack_all(struct mr_xport *x)
 {
-	u32 i;
+	u32 i, acks = 0, spare = MR_WIRE_MAX_PATHS;
 
 	for (i = 0; i < MR_WIRE_MAX_PATHS; i++) {
 		struct mr_rx_path *r = &x->rx[i];
 
-		if (r->unacked && r->epoch == r->win.epoch)
+		if (!r->seen || r->epoch != r->win.epoch)
+			continue;
+		if (r->unacked) {
 			mr_resp_ack(x, i, r->last_psn);
+			acks++;
+		} else if (spare == MR_WIRE_MAX_PATHS) {
+			spare = i;
+		}
 	}
+	if (acks == 1 && spare < MR_WIRE_MAX_PATHS)
+		mr_resp_ack(x, spare, x->rx[spare].last_psn);
 }
 
 /* NAK @msn, naming the packet path @path, @epoch, @psn that caused it. */
