@@ -213,6 +213,25 @@ static void mr_ack_rtt_sample(struct mr_tx_path *p,
 	}
 }
 
+/* Note the connection's delivery progress for mr_rto_early(). */
+static void mr_ack_progress(struct mr_xport *x, const struct mr_tx_path *p,
+			    const struct mr_sack_res *res)
+{
+	u32 w, i;
+
+	x->acked_ns = mr_now_ns();
+	for (w = 0; w < MR_SACK_WORDS; w++) {
+		u64 bits = res->acked[w];
+
+		while (bits) {
+			i = __ffs64(bits);
+			bits &= bits - 1;
+			i = (res->base + 64 * w + i) % MR_SACK_WINDOW;
+			x->acked_front = max(x->acked_front, p->pkt[i].order);
+		}
+	}
+}
+
 /* An ACK from the responder, in softirq. */
 void mr_ack_rcv(struct mr_qp *qp, const struct mr_pkt *pkt)
 {
@@ -245,6 +264,7 @@ void mr_ack_rcv(struct mr_qp *qp, const struct mr_pkt *pkt)
 	mr_ack_rtt_sample(p, &res);
 	mr_paths_ack(&x->ps, id, res.n_acked, res.n_lost);
 	if (res.n_acked) {
+		mr_ack_progress(x, p, &res);
 		x->rtos = 0;
 		p->deadline = 0;
 		p->probed = false;
@@ -375,6 +395,31 @@ static void mr_req_failover(struct mr_xport *x, u32 id)
 				     x->ps.path[id].sport, moved);
 }
 
+/*
+ * Whether the timer of path @p fired too early for its oldest packet, PSN
+ * @psn: older packets of the connection are still coming back
+ * (mr_rto_early()), or it is a READ request whose response is arriving.
+ */
+static bool mr_req_timer_early(struct mr_xport *x, const struct mr_tx_path *p,
+			       u32 psn)
+{
+	const struct mr_tx_pkt *tp = &p->pkt[psn % MR_SACK_WINDOW];
+	struct mr_wq *sq = &x->qp->sq;
+	const struct mr_wqe_tx *wt;
+	u32 slot;
+
+	if (mr_rto_early(tp->order, x->acked_front, MR_ACK_EVERY * x->npaths,
+			 p->armed_ns, x->acked_ns))
+		return true;
+	if (tp->resp || mr_seq_before(tp->msn, x->msn_head) ||
+	    !mr_seq_before(tp->msn, x->msn_hi))
+		return false;
+	slot = (sq->head + (tp->msn - x->msn_head)) % sq->depth;
+	wt = &x->wtx[slot];
+	return ((struct mr_send_wqe *)mr_wq_slot(sq, slot))->opcode ==
+	       IB_WR_RDMA_READ && wt->resp_got && !wt->resp_done;
+}
+
 /* The RTO of path @id fired. */
 static void mr_req_rto(struct mr_xport *x, u32 id, u64 now)
 {
@@ -392,6 +437,11 @@ static void mr_req_rto(struct mr_xport *x, u32 id, u64 now)
 	p->deadline = 0;
 	if (!mr_sack_tx_next_unacked(&p->sb, &psn))
 		return;
+	if (mr_req_timer_early(x, p, psn)) {
+		mr_stats_inc(dev, MR_CNT_RTO_DEFERRED);
+		mr_req_arm_path(p, now);
+		return;
+	}
 	if (!p->probed) {
 		/* The tail probe: the oldest packet again, no backoff. */
 		p->probed = true;

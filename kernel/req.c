@@ -327,6 +327,7 @@ void mr_req_arm_path(struct mr_tx_path *p, u64 now)
 				     p->rto.srtt + 4 * p->rto.rttvar),
 			    MR_PTO_MIN_NS, rto);
 	p->deadline = now + t;
+	p->armed_ns = now;
 }
 
 /* The RTO of a path that has packets in flight runs; arm the QP timer. */
@@ -432,6 +433,7 @@ void mr_req_send_pkt(struct mr_xport *x, u32 id, u32 psn,
 
 	p->pkt[psn % MR_SACK_WINDOW] = *tp;
 	p->pkt[psn % MR_SACK_WINDOW].sent_ns = mr_now_ns();
+	p->pkt[psn % MR_SACK_WINDOW].order = ++x->tx_order;
 	pkt.base.path = id;
 	pkt.base.epoch = p->sb.epoch;
 	pkt.base.qpn = qp->attr.dest_qp_num;

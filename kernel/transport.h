@@ -49,12 +49,14 @@ struct mr_tx_pkt {
 	u32 gen;		/* RNR rewind generation it was sent in */
 	bool resp;
 	u64 sent_ns;
+	u64 order;		/* the connection's count of packets sent */
 };
 
 struct mr_tx_path {
 	struct mr_sack_tx sb;
 	struct mr_rto rto;
 	u64 deadline;		/* ns when its timer fires; 0: not armed */
+	u64 armed_ns;		/* when the deadline was set */
 	bool probed;		/* the tail probe went: next is the RTO */
 	struct mr_tx_pkt pkt[MR_SACK_WINDOW];	/* by PSN % 256 */
 };
@@ -160,6 +162,9 @@ struct mr_xport {
 	u32 send_off;
 	u32 rsn_next;
 	u32 rtos;		/* RTOs in a row, any path, no ACK progress */
+	u64 tx_order;		/* packets sent, resends included */
+	u64 acked_ns;		/* an ACK last acknowledged something new */
+	u64 acked_front;	/* newest order acknowledged: mr_rto_early() */
 	u32 gen;		/* RNR rewinds */
 	bool rnr_wait;
 	u32 rnr_msn;

@@ -26,6 +26,30 @@ void mr_rto_init(struct mr_rto *r, u64 initial_ns, u64 min_ns, u64 max_ns);
 void mr_rto_sample(struct mr_rto *r, u64 rtt_ns);
 u64 mr_rto_timeout(struct mr_rto *r);
 
+/**
+ * mr_rto_early() - whether a path's timer fired while older packets of the
+ * connection are still coming back
+ * @oldest: send order of the path's oldest unacknowledged packet (the
+ *	connection's count of packets sent, when it went)
+ * @acked_front: the newest send order of any packet acknowledged so far
+ * @slack: packets sent after ours that may arrive before our ACK leaves,
+ *	since the receiver acknowledges each path every few packets
+ * @armed_ns: when the timer was armed
+ * @acked_ns: when an ACK last acknowledged something new
+ *
+ * A queue delivers in order: a packet comes back after every packet sent
+ * before it. While ACKs keep arriving since the timer was armed and none
+ * is for a packet sent well after ours, our packet is queued behind them
+ * (a slow receiver, not a loss): the caller re-arms instead of resending.
+ * Once the acknowledged front passes ours by @slack, the timer counts
+ * again (the loss rule of RACK, RFC 8985, in packets instead of time).
+ */
+static inline bool mr_rto_early(u64 oldest, u64 acked_front, u64 slack,
+				u64 armed_ns, u64 acked_ns)
+{
+	return acked_ns > armed_ns && acked_front < oldest + slack;
+}
+
 /* The timeout to arm for the path now. */
 static inline u64 mr_rto_get(const struct mr_rto *r)
 {

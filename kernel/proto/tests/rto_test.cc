@@ -134,3 +134,23 @@ TEST(Rto, BackoffCannotOverflow)
 	mr_rto_sample(&r, UINT64_MAX);
 	EXPECT_EQ(mr_rto_get(&r), MR_RTO_LIMIT_NS);
 }
+
+// A timer is early only while ACKs keep coming, since it was armed, and
+// none for a packet sent more than the slack after the path's oldest one.
+TEST(Rto, EarlyWhileOlderPacketsAreStillAcknowledged)
+{
+	const uint64_t oldest = 1000, slack = 64, armed = 101 * kMs;
+
+	EXPECT_TRUE(mr_rto_early(oldest, 900, slack, armed, 102 * kMs));
+	// Later packets back, but within what ACK coalescing may hold back.
+	EXPECT_TRUE(mr_rto_early(oldest, oldest + slack - 1, slack, armed,
+				 102 * kMs));
+	// No ACK since the timer was armed: a loss or a dead path.
+	EXPECT_FALSE(mr_rto_early(oldest, 900, slack, armed, armed));
+	EXPECT_FALSE(mr_rto_early(oldest, 900, slack, armed, 50 * kMs));
+	// The front passed ours by the slack: ours is late, not queued.
+	EXPECT_FALSE(mr_rto_early(oldest, oldest + slack, slack, armed,
+				  102 * kMs));
+	// Nothing ever acknowledged.
+	EXPECT_FALSE(mr_rto_early(oldest, 0, slack, armed, 0));
+}
