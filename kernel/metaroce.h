@@ -334,6 +334,7 @@ int mr_recv_wqe_add(struct ib_device *ibdev, struct mr_wq *rq,
 		    const struct ib_recv_wr *wr, const char *owner, u32 num);
 
 void mr_wq_flush(struct mr_qp *qp, bool send);
+void mr_qp_set_state_locked(struct mr_qp *qp, enum ib_qp_state state);
 
 /* ah.c: address handles */
 int mr_av_to_flow(struct mr_dev *dev, const struct rdma_ah_attr *ah,

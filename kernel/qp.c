@@ -485,6 +485,24 @@ static void mr_qp_store_attr(struct mr_qp *qp, const struct ib_qp_attr *attr,
 	}
 }
 
+/*
+ * Set the QP state, with sq.lock held; rq.lock is taken too, as either
+ * lock guards it for readers. RESET empties both rings.
+ */
+void mr_qp_set_state_locked(struct mr_qp *qp, enum ib_qp_state state)
+{
+	lockdep_assert_held(&qp->sq.lock);
+	spin_lock(&qp->rq.lock);
+	qp->state = state;
+	if (state == IB_QPS_RESET) {
+		qp->sq.head = 0;
+		qp->sq.count = 0;
+		qp->rq.head = 0;
+		qp->rq.count = 0;
+	}
+	spin_unlock(&qp->rq.lock);
+}
+
 int mr_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		 struct ib_udata *udata)
 {
@@ -503,15 +521,7 @@ int mr_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (mask & IB_QP_STATE) {
 		old = qp->state;
 		spin_lock_irqsave(&qp->sq.lock, flags);
-		spin_lock(&qp->rq.lock);
-		qp->state = attr->qp_state;
-		if (qp->state == IB_QPS_RESET) {
-			qp->sq.head = 0;
-			qp->sq.count = 0;
-			qp->rq.head = 0;
-			qp->rq.count = 0;
-		}
-		spin_unlock(&qp->rq.lock);
+		mr_qp_set_state_locked(qp, attr->qp_state);
 		spin_unlock_irqrestore(&qp->sq.lock, flags);
 		/* Before the flush: the transport lets go of the WQEs. */
 		if (qp->xp)

@@ -132,11 +132,8 @@ static void mr_ud_drain(struct mr_qp *qp)
 		sq->head = (sq->head + 1) % sq->depth;
 		sq->count--;
 		/* A failed send stops the send queue: SQE flushes the rest. */
-		if (wc.status != IB_WC_SUCCESS && qp->state == IB_QPS_RTS) {
-			spin_lock(&qp->rq.lock);
-			qp->state = IB_QPS_SQE;
-			spin_unlock(&qp->rq.lock);
-		}
+		if (wc.status != IB_WC_SUCCESS && qp->state == IB_QPS_RTS)
+			mr_qp_set_state_locked(qp, IB_QPS_SQE);
 		spin_unlock_irqrestore(&sq->lock, flags);
 		if (signaled)
 			mr_cq_post(qp->scq, &wc, false);

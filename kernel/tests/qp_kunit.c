@@ -70,11 +70,18 @@ static int qp_create(struct kunit *test, struct qp_fixture *f,
 
 static void qp_create_limits(struct kunit *test)
 {
+	static const struct {
+		enum ib_qp_type type;
+		bool xport;	/* has transport state */
+	} transport_by_type[] = {
+		{ IB_QPT_UC, true },
+		{ IB_QPT_UD, false },
+	};
 	struct qp_fixture *f = qp_fixture(test);
 	struct ib_qp_init_attr init = rc_init(f);
 	struct mr_qp *qp, *other;
 	struct ib_srq srq = {};
-	u32 qpn;
+	u32 qpn, i;
 
 	init.qp_type = IB_QPT_XRC_INI;
 	KUNIT_EXPECT_EQ(test, qp_create(test, f, &init, &qp), -EOPNOTSUPP);
@@ -107,21 +114,15 @@ static void qp_create_limits(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, mr_qp_get(f->dev, qpn));
 	KUNIT_EXPECT_EQ(test, atomic_read(&f->dev->num_qp), 0);
 
-	/* A UC QP: the transport, as RC has it. */
-	init = rc_init(f);
-	init.qp_type = IB_QPT_UC;
-	KUNIT_ASSERT_EQ(test, qp_create(test, f, &init, &qp), 0);
-	KUNIT_EXPECT_NOT_NULL(test, qp->xp);
-	KUNIT_EXPECT_EQ(test, mr_destroy_qp(&qp->ibqp, NULL), 0);
-	KUNIT_EXPECT_EQ(test, atomic_read(&f->dev->num_qp), 0);
-
-	/* A UD QP: no transport state. */
-	init = rc_init(f);
-	init.qp_type = IB_QPT_UD;
-	KUNIT_ASSERT_EQ(test, qp_create(test, f, &init, &qp), 0);
-	KUNIT_EXPECT_NULL(test, qp->xp);
-	KUNIT_EXPECT_EQ(test, mr_destroy_qp(&qp->ibqp, NULL), 0);
-	KUNIT_EXPECT_EQ(test, atomic_read(&f->dev->num_qp), 0);
+	/* UC has the transport, as RC has it; UD has no transport state. */
+	for (i = 0; i < ARRAY_SIZE(transport_by_type); i++) {
+		init = rc_init(f);
+		init.qp_type = transport_by_type[i].type;
+		KUNIT_ASSERT_EQ(test, qp_create(test, f, &init, &qp), 0);
+		KUNIT_EXPECT_EQ(test, !!qp->xp, transport_by_type[i].xport);
+		KUNIT_EXPECT_EQ(test, mr_destroy_qp(&qp->ibqp, NULL), 0);
+		KUNIT_EXPECT_EQ(test, atomic_read(&f->dev->num_qp), 0);
+	}
 
 	/* The GSI QP: QPN 1, one per device, on our port only. */
 	init = rc_init(f);
