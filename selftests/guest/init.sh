@@ -76,14 +76,23 @@ check_splat() {
 	fi
 }
 
-# $1 = case number: "no kmemleak report" (debug kernel only). kmemleak reports
-# only objects older than 5 s when a scan starts, so the second scan starts at
-# least 5 s after the test ended (a scan under KASAN+TCG takes ~10 s itself).
+# kmemleak reports an object unreferenced in two scans in a row (the first
+# records its checksum) and older than 5 s when the second starts. The first
+# scan starts as the test ends, in the background while the harness tidies
+# up (a scan under KASAN+TCG takes several seconds); the second at least 5 s
+# after the test ended.
+kmemleak_first_scan() {
+	KMEMLEAK_T0=$(date +%s)
+	echo scan >$KMEMLEAK &
+	KMEMLEAK_PID=$!
+}
+
+# $1 = case number: "no kmemleak report" (debug kernel only), after
+# kmemleak_first_scan.
 check_kmemleak() {
-	local rep start
-	start=$(date +%s)
-	echo scan >$KMEMLEAK
-	sleep $((KMEMLEAK_AGE + start - $(date +%s))) 2>/dev/null
+	local rep
+	wait "$KMEMLEAK_PID"
+	sleep $((KMEMLEAK_AGE + KMEMLEAK_T0 - $(date +%s))) 2>/dev/null
 	echo scan >$KMEMLEAK
 	rep=$(cat $KMEMLEAK)
 	echo clear >$KMEMLEAK
@@ -157,6 +166,7 @@ run_test() {
 	# timeout made its own process group: kill whatever the test left running
 	kill -KILL -- -"$pid" 2>/dev/null
 	[ $rc -eq 124 ] || [ $rc -eq 137 ] && echo "# $name: timed out after ${tmo}s"
+	[ -z "$KMEMLEAK" ] || kmemleak_first_scan
 	reset_state "$name"
 	check_after "$(last_case "$log")"
 	echo "#@ end $name rc=$rc secs=$(($(date +%s) - start))"
@@ -176,6 +186,7 @@ run_kunit() {
 	cat "$log"
 	modprobe -r "$name" 2>/dev/null
 	[ $rc -eq 0 ] || echo "# modprobe $name failed (exit $rc)"
+	[ -z "$KMEMLEAK" ] || kmemleak_first_scan
 	check_after "$(last_case "$log")"
 	echo "#@ end $name rc=$rc secs=$(($(date +%s) - start))"
 }

@@ -13,8 +13,6 @@
 #   cm_wait_listen END PORT  wait up to 5 s for an rdma_cm listener on PORT
 #                          (`rdma resource show cm_id`; END is unused: the
 #                          RDMA netns mode is shared)
-#   scaled N               N, or N/10 on the debug kernel (KASAN and kmemleak
-#                          under TCG move about 1000 packets a second)
 #   pp_case TOOL DESC SIZE ITERS [ARGS...]
 #                          one run of an ibv_*_pingpong TOOL as a KTAP case
 #                          (ITERS scaled); its rate and the retransmits/RTOs
@@ -69,12 +67,6 @@ cm_wait_listen() {
 		sleep 0.1
 	done
 	return 1
-}
-
-mr_debug_kernel() { [ -e /sys/kernel/debug/kmemleak ]; }
-
-scaled() {
-	if mr_debug_kernel; then echo $(($1 / 10 > 0 ? $1 / 10 : 1)); else echo "$1"; fi
 }
 
 pp_case() {

@@ -23,17 +23,9 @@ drops="rx_drop_short rx_drop_version rx_drop_malformed rx_drop_no_csum rx_drop_n
 
 ktap_plan $((bad_cases + 1 + craft_cases + 1 + 11))
 
-# stat DEV NAME: one counter of `rdma statistic show link DEV/1`.
-stat() {
-	rdma statistic show link "$1/1" |
-		awk -v n="$2" '{ for (i = 1; i < NF; i++) if ($i == n) { print $(i + 1); exit } }'
-}
-
 # The debug kernel (KASAN, kmemleak) under TCG is about 10x slower per
-# packet: a tenth of the crafted datagrams and pingpong iterations there.
-debug=0
-[ -e /sys/kernel/debug/kmemleak ] && debug=1
-scaled() { if [ "$debug" = 1 ]; then echo $(($1 / 10)); else echo "$1"; fi; }
+# packet: a tenth of the crafted datagrams and pingpong iterations there
+# (scaled).
 
 ktap_run "two hosts with mrc0 (h1) and mrc1 (h2)" mr_two_hosts 1500
 ktap_check "mr_bad_input and mr_craft are in the guest" \
@@ -47,7 +39,7 @@ gid2=$(topo_gid_index mrc1 "$TOPO_H2_IP")
 ktap_check "IPv4 RoCE v2 GID indexes (mrc0 $gid1, mrc1 $gid2)" -n "$gid1" -a -n "$gid2"
 
 declare -A before
-for c in $drops; do before[$c]=$(stat mrc1 "$c"); done
+for c in $drops; do before[$c]=$(mr_stat mrc1 "$c"); done
 
 # Traffic alongside the storm: a pingpong between the hosts.
 iters=$(scaled 3000)
@@ -75,7 +67,7 @@ rm -f "$log"
 
 ktap_diag "$(rdma statistic show link mrc1/1)"
 for c in $drops; do
-	now=$(stat mrc1 "$c")
+	now=$(mr_stat mrc1 "$c")
 	ktap_check "mrc1 $c grew (${before[$c]} -> $now)" "${now:-0}" -gt "${before[$c]:-0}"
 done
 
