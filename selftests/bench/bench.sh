@@ -12,8 +12,10 @@
 # GIDs, metaroce traffic not crossing the veth).
 # Settings (from run.conf, see selftests/run): BENCH_LOSSES (percent, the
 # first one is the reference for the ratios; default "0 0.1 1 5 10"),
-# BENCH_SECS (seconds per bandwidth run, default 10), BENCH_NVME_MIB (MiB per
-# NVMe-oF run, default 256, 0: none); for a quicker look, BENCH_OPS (a subset of
+# BENCH_SECS (seconds per bandwidth run, default 10), BENCH_REPS (bandwidth
+# runs per point, default 3: the table shows their median, the notes each
+# run), BENCH_NVME_MIB (MiB per NVMe-oF run, default 256, 0: none); for a
+# quicker look, BENCH_OPS (a subset of
 # "write send read") and BENCH_TRANSPORTS (a subset of "metaroce rxe tcp";
 # latency runs for the RDMA ones).
 # Last, NVMe over Fabrics loss-free: nvmet-rdma on b exports a null_blk and
@@ -29,6 +31,7 @@ trap 'nvme_cleanup; topo_teardown' EXIT
 
 LOSSES=(${BENCH_LOSSES:-0 0.1 1 5 10})
 SECS=${BENCH_SECS:-10}
+REPS=${BENCH_REPS:-3}
 BW_SIZE=65536
 LAT_SIZE=64
 LAT_ITERS=1000
@@ -44,6 +47,7 @@ BW_OPS=(${BENCH_OPS:-write send read})
 declare -A DEV_A=([metaroce]=mrc_a [rxe]=$TOPO_A_RXE) DEV_B=([metaroce]=mrc_b [rxe]=$TOPO_B_RXE)
 declare -A GID_A GID_B
 declare -A RESULT # "transport op loss" -> value, or "n/a (error)"
+declare -A RUNS   # "transport op loss" -> each bandwidth run's Gb/s
 
 note() { printf '# %s\n' "$*"; }
 die() {
@@ -66,7 +70,7 @@ num() { [[ $1 =~ ^[0-9]+(\.[0-9]+)?$ ]]; }
 veth_tx() { cat "/sys/class/net/$1/statistics/tx_packets"; }
 mr_sum() { echo $(($(mr_stat mrc_a "$1") + $(mr_stat mrc_b "$1"))); }
 # metaroce's loss recovery, both ends, noted per run
-RECOVERY=(retransmits sack_gaps tail_probes rto_events duplicate_packets rnr_naks)
+RECOVERY=(retransmits sack_gaps tail_probes rto_deferred rto_events duplicate_packets rnr_naks)
 
 # perf TRANSPORT TOOL ARGS...: server on side b (CPU 1), client on side a
 # (CPU 0), exchanging QP data over localhost TCP so only RDMA traffic uses the
@@ -118,13 +122,21 @@ bw() {
 	if [ "$t" = metaroce ]; then
 		for c in "${RECOVERY[@]}"; do extra+=", $c +$(($(mr_sum "$c") - ${cnt0[$c]}))"; done
 	fi
-	if [ $rc -eq 0 ] && [ -n "$gbps" ]; then
-		RESULT[$t:$op:$loss]=$gbps
-	else
-		RESULT[$t:$op:$loss]="n/a (error)"
-	fi
-	note "$t $op ${loss}%: ${RESULT[$t:$op:$loss]} Gb/s, ${iters:-?} iterations in $(sample_secs "$SECS") s (exit $rc, netem drops +$(($(topo_netem_drops both) - drops0)), $TOPO_A_IF tx +$(($(veth_tx "$TOPO_A_IF") - tx0)) packets$extra)"
-	[ $rc -eq 0 ] && [ -n "$gbps" ] || fail_diag "$out"
+	[ $rc -eq 0 ] && [ -n "$gbps" ] || gbps="n/a (error)"
+	RUNS[$t:$op:$loss]+="${RUNS[$t:$op:$loss]:+ }${gbps// /_}"
+	note "$t $op ${loss}%: $gbps Gb/s, ${iters:-?} iterations in $(sample_secs "$SECS") s (exit $rc, netem drops +$(($(topo_netem_drops both) - drops0)), $TOPO_A_IF tx +$(($(veth_tx "$TOPO_A_IF") - tx0)) packets$extra)"
+	num "$gbps" || fail_diag "$out"
+}
+
+# median RUNS...: of the numeric ones, "n/a (error)" if none is
+median() {
+	printf '%s\n' "$@" | grep -E '^[0-9]+(\.[0-9]+)?$' | sort -g |
+		awk '{ v[NR] = $1 }
+			END {
+				if (!NR) { print "n/a (error)"; exit }
+				if (NR % 2) printf "%.4f\n", v[(NR + 1) / 2]
+				else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2
+			}'
 }
 
 # lat TRANSPORT LOSS: ib_write_lat; RESULT is "typical/average" in usec.
@@ -160,9 +172,10 @@ tcp() {
 	[ $rc -eq 0 ] || kill "$spid" 2>/dev/null
 	wait "$spid"
 	gbps=$(awk '/receiver/ { for (i = 2; i <= NF; i++) if ($i == "Mbits/sec") { printf "%.4f", $(i - 1) / 1000; exit } }' <<<"$out")
-	if [ $rc -eq 0 ] && [ -n "$gbps" ]; then RESULT[tcp:tcp:$loss]=$gbps; else RESULT[tcp:tcp:$loss]="n/a (error)"; fi
-	note "tcp ${loss}%: ${RESULT[tcp:tcp:$loss]} Gb/s (exit $rc)"
-	[ $rc -eq 0 ] && [ -n "$gbps" ] || fail_diag "$out"
+	[ $rc -eq 0 ] && [ -n "$gbps" ] || gbps="n/a (error)"
+	RUNS[tcp:tcp:$loss]+="${RUNS[tcp:tcp:$loss]:+ }${gbps// /_}"
+	note "tcp ${loss}%: $gbps Gb/s (exit $rc)"
+	num "$gbps" || fail_diag "$out"
 }
 
 set_loss() {
@@ -178,18 +191,43 @@ note "check: mrc_a sent $mtx packets, $TOPO_A_IF transmitted $vtx"
 [ "$mtx" -gt 0 ] && [ "$vtx" -ge "$mtx" ] ||
 	die "metaroce traffic does not cross $TOPO_A_IF (mrc_a tx_packets +$mtx, $TOPO_A_IF tx_packets +$vtx)"
 
-# --- the runs, transports interleaved at each loss level
+# --- warm-up, not counted: the first runs after boot are up to a third
+# slower (TCG translates the code paths afresh)
+for op in "${BW_OPS[@]}"; do
+	for t in "${TRANSPORTS[@]}"; do
+		out=$(SECS=4 perf "$t" "ib_${op}_bw" -s "$BW_SIZE" -D 4 -F) || note "warm-up $t $op failed"
+	done
+done
+
+# --- REPS rounds. In each, every op runs at every loss level back to back,
+# transports interleaved, so that the runs a ratio compares are close in
+# time: the host's load drifts over minutes.
 start=$(date +%s)
+ops=("${BW_OPS[@]}")
+[ $TCP = 0 ] || ops+=(tcp)
+for ((rep = 1; rep <= REPS; rep++)); do
+	for op in "${ops[@]}"; do
+		for loss in "${LOSSES[@]}"; do
+			set_loss "$loss" || die "netem loss $loss% on $TOPO_A_IF and $TOPO_B_IF"
+			if [ "$op" = tcp ]; then
+				tcp "$loss"
+			else
+				for t in "${TRANSPORTS[@]}"; do bw "$t" "$op" "$loss"; done
+			fi
+		done
+	done
+	note "round $rep of $REPS done after $(($(date +%s) - start)) s"
+done
 for loss in "${LOSSES[@]}"; do
 	set_loss "$loss" || die "netem loss $loss% on $TOPO_A_IF and $TOPO_B_IF"
-	for op in "${BW_OPS[@]}"; do
-		for t in "${TRANSPORTS[@]}"; do bw "$t" "$op" "$loss"; done
-	done
 	for t in "${TRANSPORTS[@]}"; do lat "$t" "$loss"; done
-	[ $TCP = 0 ] || tcp "$loss"
-	note "loss ${loss}% done after $(($(date +%s) - start)) s"
 done
 set_loss 0
+for key in "${!RUNS[@]}"; do
+	# shellcheck disable=SC2086 # one word per run
+	RESULT[$key]=$(median ${RUNS[$key]})
+	note "median of ${key//:/ }%: ${RESULT[$key]} Gb/s (runs: ${RUNS[$key]})"
+done
 
 # --- NVMe over Fabrics, each transport alone on the veth
 NVME_MIB=${BENCH_NVME_MIB:-256}
@@ -243,10 +281,23 @@ ratio() { # A B: A/B with two decimals, n/a unless both are numbers and B > 0
 		echo n/a
 	fi
 }
+# pratio KEY-A KEY-B: the median of the per-round ratios of two RUNS lists
+pratio() {
+	local -a a b r=()
+	local i
+	read -ra a <<<"${RUNS[$1]}"
+	read -ra b <<<"${RUNS[$2]}"
+	for i in "${!a[@]}"; do
+		r+=("$(ratio "${a[$i]}" "${b[$i]:-}")")
+	done
+	ratio "$(median "${r[@]}")" 1
+}
 ref=${LOSSES[0]}
 echo "#@ table"
 echo "Bandwidth: ${BW_SIZE} B messages, 1 QP, perftest -D $SECS (iterations completed in its $(sample_secs "$SECS") s"
-echo "sample window); TCP: one iperf3 stream for $SECS s, the same run repeated in each op's rows."
+echo "sample window); TCP: one iperf3 stream for $SECS s, the same runs repeated in each op's rows."
+echo "Gb/s: the median of $REPS rounds, after a warm-up (the console log lists each run). Ratios: the median"
+echo "of the per-round ratios; a round runs each op at every loss level back to back, transports interleaved."
 echo "netem loss on both veth ends. Ratios to ${ref}% loss, all from this run."
 echo
 echo "| op | loss | metaroce Gb/s | ratio to ${ref}% | rxe Gb/s | ratio to ${ref}% | metaroce/rxe | TCP Gb/s | ratio to ${ref}% | metaroce/TCP |"
@@ -254,7 +305,7 @@ echo "|---|---|---|---|---|---|---|---|---|---|"
 for op in "${BW_OPS[@]}"; do
 	for loss in "${LOSSES[@]}"; do
 		m=${RESULT[metaroce:$op:$loss]} r=${RESULT[rxe:$op:$loss]} c=${RESULT[tcp:tcp:$loss]}
-		echo "| $op | ${loss}% | $m | $(ratio "$m" "${RESULT[metaroce:$op:$ref]}") | $r | $(ratio "$r" "${RESULT[rxe:$op:$ref]}") | $(ratio "$m" "$r") | $c | $(ratio "$c" "${RESULT[tcp:tcp:$ref]}") | $(ratio "$m" "$c") |"
+		echo "| $op | ${loss}% | $m | $(pratio "metaroce:$op:$loss" "metaroce:$op:$ref") | $r | $(pratio "rxe:$op:$loss" "rxe:$op:$ref") | $(pratio "metaroce:$op:$loss" "rxe:$op:$loss") | $c | $(pratio "tcp:tcp:$loss" "tcp:tcp:$ref") | $(pratio "metaroce:$op:$loss" "tcp:tcp:$loss") |"
 	done
 done
 echo
@@ -266,14 +317,16 @@ echo "|---|---|---|"
 for loss in "${LOSSES[@]}"; do
 	echo "| ${loss}% | ${RESULT[metaroce:lat:$loss]} | ${RESULT[rxe:lat:$loss]} |"
 done
-echo
-echo "NVMe over Fabrics (nvme-rdma to nvmet-rdma on a null_blk), ${NVME_MIB} MiB O_DIRECT dd, 1 MiB blocks, no loss, MB/s."
-echo
-echo "| direction | metaroce | rxe | metaroce/rxe |"
-echo "|---|---|---|---|"
-for d in write read; do
-	m=${RESULT[metaroce:nvme_$d]} r=${RESULT[rxe:nvme_$d]}
-	echo "| $d | $m | $r | $(ratio "$m" "$r") |"
-done
+if [ "$NVME_MIB" -gt 0 ]; then
+	echo
+	echo "NVMe over Fabrics (nvme-rdma to nvmet-rdma on a null_blk), ${NVME_MIB} MiB O_DIRECT dd, 1 MiB blocks, no loss, MB/s."
+	echo
+	echo "| direction | metaroce | rxe | metaroce/rxe |"
+	echo "|---|---|---|---|"
+	for d in write read; do
+		m=${RESULT[metaroce:nvme_$d]} r=${RESULT[rxe:nvme_$d]}
+		echo "| $d | $m | $r | $(ratio "$m" "$r") |"
+	done
+fi
 echo "#@ end table"
 exit 0
