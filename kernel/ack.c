@@ -130,8 +130,8 @@ bool mr_req_resp_rcv(struct mr_xport *x, const struct mr_pkt *pkt,
 		mr_stats_inc(dev, MR_CNT_DUPLICATE_PACKETS);
 		return false;
 	}
-	wqe = mr_wq_slot(&qp->sq, qp->sq.head + (msn - x->msn_head));
-	wt = &x->wtx[(qp->sq.head + (msn - x->msn_head)) % qp->sq.depth];
+	wqe = mr_req_wqe(x, msn);
+	wt = mr_req_wtx(x, msn);
 	wqe_read = wqe->opcode == IB_WR_RDMA_READ;
 	if (!mr_wr_is_rd(wqe->opcode) || read != wqe_read) {
 		mr_stats_inc(dev, MR_CNT_RX_DROP_MALFORMED);
@@ -404,9 +404,7 @@ static bool mr_req_timer_early(struct mr_xport *x, const struct mr_tx_path *p,
 			       u32 psn)
 {
 	const struct mr_tx_pkt *tp = &p->pkt[psn % MR_SACK_WINDOW];
-	struct mr_wq *sq = &x->qp->sq;
 	const struct mr_wqe_tx *wt;
-	u32 slot;
 
 	if (mr_rto_early(tp->order, x->acked_front, MR_ACK_EVERY * x->npaths,
 			 p->armed_ns, x->acked_ns))
@@ -414,10 +412,9 @@ static bool mr_req_timer_early(struct mr_xport *x, const struct mr_tx_path *p,
 	if (tp->resp || mr_seq_before(tp->msn, x->msn_head) ||
 	    !mr_seq_before(tp->msn, x->msn_hi))
 		return false;
-	slot = (sq->head + (tp->msn - x->msn_head)) % sq->depth;
-	wt = &x->wtx[slot];
-	return ((struct mr_send_wqe *)mr_wq_slot(sq, slot))->opcode ==
-	       IB_WR_RDMA_READ && wt->resp_got && !wt->resp_done;
+	wt = mr_req_wtx(x, tp->msn);
+	return mr_req_wqe(x, tp->msn)->opcode == IB_WR_RDMA_READ &&
+	       wt->resp_got && !wt->resp_done;
 }
 
 /* The RTO of path @id fired. */

@@ -265,14 +265,14 @@ void mr_req_kick(struct mr_qp *qp)
 }
 
 /* The WQE of message @msn, which must be in the ring. */
-static struct mr_send_wqe *mr_req_wqe(struct mr_xport *x, u32 msn)
+struct mr_send_wqe *mr_req_wqe(struct mr_xport *x, u32 msn)
 {
 	struct mr_wq *sq = &x->qp->sq;
 
 	return mr_wq_slot(sq, sq->head + (msn - x->msn_head));
 }
 
-static struct mr_wqe_tx *mr_req_wtx(struct mr_xport *x, u32 msn)
+struct mr_wqe_tx *mr_req_wtx(struct mr_xport *x, u32 msn)
 {
 	struct mr_wq *sq = &x->qp->sq;
 

@@ -198,6 +198,8 @@ void mr_xport_destroy(struct mr_qp *qp);
 void mr_xport_modify(struct mr_qp *qp, enum ib_qp_state old,
 		     enum ib_qp_state state);
 int mr_req_prepare(struct mr_qp *qp, u32 slot);
+struct mr_send_wqe *mr_req_wqe(struct mr_xport *x, u32 msn);
+struct mr_wqe_tx *mr_req_wtx(struct mr_xport *x, u32 msn);
 bool mr_wr_is_rd(enum ib_wr_opcode op);
 void mr_req_rd_recount(struct mr_xport *x);
 void mr_req_start(struct mr_xport *x, bool early);
