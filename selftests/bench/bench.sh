@@ -17,7 +17,11 @@
 # run), BENCH_NVME_MIB (MiB per NVMe-oF run, default 256, 0: none); for a
 # quicker look, BENCH_OPS (a subset of
 # "write send read") and BENCH_TRANSPORTS (a subset of "metaroce rxe tcp";
-# latency runs for the RDMA ones).
+# latency runs for the RDMA ones). BENCH_PIN=1 pins the perftest server to
+# CPU 1 and the client to CPU 0 (default: the scheduler places them). Over a
+# veth, all of a connection's softirq work runs on the CPU that started it,
+# the client's; once the kernel hands that work to ksoftirqd, a client
+# pinned there and busy-polling its CQ takes half of that CPU from it.
 # Last, NVMe over Fabrics loss-free: nvmet-rdma on b exports a null_blk and
 # nvme-rdma on a reads and writes it with O_DIRECT dd, over each transport in
 # turn (rdma_cm picks the device by GID, so the other transport's devices are
@@ -72,23 +76,26 @@ mr_sum() { echo $(($(mr_stat mrc_a "$1") + $(mr_stat mrc_b "$1"))); }
 # metaroce's loss recovery, both ends, noted per run
 RECOVERY=(retransmits sack_gaps tail_probes rto_deferred rto_events duplicate_packets rnr_naks)
 
-# perf TRANSPORT TOOL ARGS...: server on side b (CPU 1), client on side a
-# (CPU 0), exchanging QP data over localhost TCP so only RDMA traffic uses the
-# veth. Prints both outputs; fails if either side fails or times out.
+# perf TRANSPORT TOOL ARGS...: server on side b, client on side a (with
+# BENCH_PIN=1 on CPU 1 and CPU 0), exchanging QP data over localhost TCP so
+# only RDMA traffic uses the veth. Prints both outputs; fails if either side
+# fails or times out.
 port=18515
+PIN_SERVER=() PIN_CLIENT=()
+[ "${BENCH_PIN:-0}" = 1 ] && PIN_SERVER=(taskset -c 1) PIN_CLIENT=(taskset -c 0)
 perf() {
 	local t=$1 tool=$2 srv rc=0 src=0 spid limit
 	shift 2
 	limit=$((SECS + 40))
 	port=$((port + 1))
 	srv=$(mktemp)
-	taskset -c 1 timeout "$limit" "$tool" -d "${DEV_B[$t]}" -x "${GID_B[$t]}" -p "$port" "$@" >"$srv" 2>&1 &
+	"${PIN_SERVER[@]}" timeout "$limit" "$tool" -d "${DEV_B[$t]}" -x "${GID_B[$t]}" -p "$port" "$@" >"$srv" 2>&1 &
 	spid=$!
 	if ! topo_wait_listen a "$port"; then
 		echo "server did not listen on port $port"
 		rc=1
 	else
-		taskset -c 0 timeout "$limit" "$tool" -d "${DEV_A[$t]}" -x "${GID_A[$t]}" -p "$port" "$@" 127.0.0.1 2>&1 || rc=$?
+		"${PIN_CLIENT[@]}" timeout "$limit" "$tool" -d "${DEV_A[$t]}" -x "${GID_A[$t]}" -p "$port" "$@" 127.0.0.1 2>&1 || rc=$?
 	fi
 	# A client that gave up leaves the server waiting: give it a moment.
 	[ $rc -eq 0 ] || { sleep 2; kill "$spid" 2>/dev/null; }
@@ -299,6 +306,11 @@ echo "sample window); TCP: one iperf3 stream for $SECS s, the same runs repeated
 echo "Gb/s: the median of $REPS rounds, after a warm-up (the console log lists each run). Ratios: the median"
 echo "of the per-round ratios; a round runs each op at every loss level back to back, transports interleaved."
 echo "netem loss on both veth ends. Ratios to ${ref}% loss, all from this run."
+if [ ${#PIN_CLIENT[@]} -gt 0 ]; then
+	echo "perftest pinned: server on CPU 1, client on CPU 0 (BENCH_PIN=1)."
+else
+	echo "perftest not pinned: the scheduler places server and client (BENCH_PIN=1 pins them)."
+fi
 echo
 echo "| op | loss | metaroce Gb/s | ratio to ${ref}% | rxe Gb/s | ratio to ${ref}% | metaroce/rxe | TCP Gb/s | ratio to ${ref}% | metaroce/TCP |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
