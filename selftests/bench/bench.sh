@@ -11,7 +11,9 @@
 # shows as "n/a (error)". It exits non-zero only on setup errors (devices,
 # GIDs, metaroce traffic not crossing the veth).
 # Settings (from run.conf, see selftests/run): BENCH_LOSSES (percent, the
-# first one is the reference for the ratios; default "0 0.1 1 5 10"),
+# first one is the reference for the ratios; default "0.0 0.1 1 5 10"; "0"
+# removes the qdisc, veth's default, while "0.0" is netem losing nothing, so
+# that only the loss differs between the reference and the other levels),
 # BENCH_SECS (seconds per bandwidth run, default 10), BENCH_REPS (bandwidth
 # runs per point, default 3: the table shows their median, the notes each
 # run), BENCH_NVME_MIB (MiB per NVMe-oF run, default 256, 0: none); for a
@@ -33,7 +35,7 @@ here=$(dirname "$0")
 [ -r /selftests/run.conf ] && . /selftests/run.conf
 trap 'nvme_cleanup; topo_teardown' EXIT
 
-LOSSES=(${BENCH_LOSSES:-0 0.1 1 5 10})
+LOSSES=(${BENCH_LOSSES:-0.0 0.1 1 5 10})
 SECS=${BENCH_SECS:-10}
 REPS=${BENCH_REPS:-3}
 BW_SIZE=65536
@@ -72,7 +74,6 @@ done
 
 num() { [[ $1 =~ ^[0-9]+(\.[0-9]+)?$ ]]; }
 veth_tx() { cat "/sys/class/net/$1/statistics/tx_packets"; }
-mr_sum() { echo $(($(mr_stat mrc_a "$1") + $(mr_stat mrc_b "$1"))); }
 # metaroce's loss recovery, both ends, noted per run
 RECOVERY=(retransmits sack_gaps tail_probes rto_deferred rto_events duplicate_packets rnr_naks)
 
@@ -119,7 +120,7 @@ sample_secs() { echo $(($1 - 2 * ($1 / 4))); }
 bw() {
 	local t=$1 op=$2 loss=$3 out rc=0 iters gbps='' drops0 tx0 extra='' c
 	local -A cnt0
-	for c in "${RECOVERY[@]}"; do cnt0[$c]=$(mr_sum "$c"); done
+	for c in "${RECOVERY[@]}"; do cnt0[$c]=$(mr_sum "$c" mrc_a mrc_b); done
 	drops0=$(topo_netem_drops both) tx0=$(veth_tx "$TOPO_A_IF")
 	out=$(perf "$t" "ib_${op}_bw" -s "$BW_SIZE" -D "$SECS" -F --report_gbits) || rc=$?
 	# "#bytes #iterations BW-peak BW-average MsgRate", the client's line first
@@ -127,7 +128,7 @@ bw() {
 	[ -n "$iters" ] && gbps=$(awk -v n="$iters" -v s="$BW_SIZE" -v w="$(sample_secs "$SECS")" \
 		'BEGIN { printf "%.4f", n * s * 8 / w / 1e9 }')
 	if [ "$t" = metaroce ]; then
-		for c in "${RECOVERY[@]}"; do extra+=", $c +$(($(mr_sum "$c") - ${cnt0[$c]}))"; done
+		for c in "${RECOVERY[@]}"; do extra+=", $c +$(($(mr_sum "$c" mrc_a mrc_b) - ${cnt0[$c]}))"; done
 	fi
 	[ $rc -eq 0 ] && [ -n "$gbps" ] || gbps="n/a (error)"
 	RUNS[$t:$op:$loss]+="${RUNS[$t:$op:$loss]:+ }${gbps// /_}"

@@ -15,6 +15,7 @@
 #                          (read from sysfs hw_counters when visible: no
 #                          process to start, ~0.6 s each on the debug kernel)
 #   mr_stats DEV           all of them, one "NAME VALUE" per line
+#   mr_sum NAME [DEV...]   a counter summed over DEVs (default mrc0 mrc1)
 #   mr_debug_kernel        true on the debug kernel (KASAN, kmemleak)
 #   scaled N               N, or N/10 on the debug kernel (KASAN and kmemleak
 #                          under TCG move about 1000 packets a second)
@@ -84,6 +85,18 @@ mr_stat() {
 		return
 	fi
 	mr_stats "$1" | awk -v n="$2" '$1 == n { print $2; f = 1 } END { exit !f }'
+}
+
+mr_sum() {
+	local name=$1 dev v sum=0 devs
+	shift
+	devs=("$@")
+	[ $# -gt 0 ] || devs=(mrc0 mrc1)
+	for dev in "${devs[@]}"; do
+		v=$(mr_stat "$dev" "$name")
+		sum=$((sum + ${v:-0}))
+	done
+	echo "$sum"
 }
 
 mr_debug_kernel() { [ -e /sys/kernel/debug/kmemleak ]; }

@@ -2,7 +2,6 @@
 # over the two-host topology (bash). Source after ktap.sh, topology.sh and
 # metaroce.sh (mr_stat).
 #
-#   mr_sum NAME            a counter (mr_stat) summed over mrc0 and mrc1
 #   mr_stats_diag          both devices' counters as KTAP diagnostics
 #   run_pair LIMIT SERVER-CMD... -- CLIENT-CMD...
 #                          server in h2, client in h1; both must exit 0 within
@@ -22,12 +21,6 @@
 #                          exit 0 and print their result line; the line and
 #                          the retransmits/RTOs it cost go to diagnostics.
 #                          Needs $gid1 and $gid2 (GID indexes of mrc0/mrc1).
-
-mr_sum() {
-	local a b
-	a=$(mr_stat mrc0 "$1") b=$(mr_stat mrc1 "$1")
-	echo $((${a:-0} + ${b:-0}))
-}
 
 mr_stats_diag() {
 	ktap_diag "$(rdma statistic show link mrc0/1)"
