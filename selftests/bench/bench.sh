@@ -20,10 +20,8 @@
 # quicker look, BENCH_OPS (a subset of
 # "write send read") and BENCH_TRANSPORTS (a subset of "metaroce rxe tcp";
 # latency runs for the RDMA ones). BENCH_PIN=1 pins the perftest server to
-# CPU 1 and the client to CPU 0 (default: the scheduler places them). Over a
-# veth, all of a connection's softirq work runs on the CPU that started it,
-# the client's; once the kernel hands that work to ksoftirqd, a client
-# pinned there and busy-polling its CQ takes half of that CPU from it.
+# CPU 1 and the client to CPU 0 (default: the scheduler places them; why
+# pinning costs metaroce's READ: admin guide, "CPUs and polling").
 # Last, NVMe over Fabrics loss-free: nvmet-rdma on b exports a null_blk and
 # nvme-rdma on a reads and writes it with O_DIRECT dd, over each transport in
 # turn (rdma_cm picks the device by GID, so the other transport's devices are
