@@ -15,7 +15,7 @@
 # removes the qdisc, veth's default, while "0.0" is netem losing nothing, so
 # that only the loss differs between the reference and the other levels),
 # BENCH_SECS (seconds per bandwidth run, default 10), BENCH_REPS (bandwidth
-# runs per point, default 3: the table shows their median, the notes each
+# runs per point, default 5: the table shows their median, the notes each
 # run), BENCH_NVME_MIB (MiB per NVMe-oF run, default 256, 0: none); for a
 # quicker look, BENCH_OPS (a subset of
 # "write send read") and BENCH_TRANSPORTS (a subset of "metaroce rxe tcp";
@@ -35,7 +35,7 @@ trap 'nvme_cleanup; topo_teardown' EXIT
 
 LOSSES=(${BENCH_LOSSES:-0.0 0.1 1 5 10})
 SECS=${BENCH_SECS:-10}
-REPS=${BENCH_REPS:-3}
+REPS=${BENCH_REPS:-5}
 BW_SIZE=65536
 LAT_SIZE=64
 LAT_ITERS=1000
@@ -287,23 +287,29 @@ ratio() { # A B: A/B with two decimals, n/a unless both are numbers and B > 0
 		echo n/a
 	fi
 }
-# pratio KEY-A KEY-B: the median of the per-round ratios of two RUNS lists
+# pratio KEY-A KEY-B: the median of the per-round ratios of two RUNS lists,
+# and with several rounds their range: the host's noise shows in the table.
 pratio() {
 	local -a a b r=()
-	local i
+	local i m range
 	read -ra a <<<"${RUNS[$1]}"
 	read -ra b <<<"${RUNS[$2]}"
 	for i in "${!a[@]}"; do
 		r+=("$(ratio "${a[$i]}" "${b[$i]:-}")")
 	done
-	ratio "$(median "${r[@]}")" 1
+	m=$(ratio "$(median "${r[@]}")" 1)
+	range=$(printf '%s\n' "${r[@]}" | grep -E '^[0-9]+(\.[0-9]+)?$' | sort -g |
+		awk 'NR == 1 { lo = $1 } { hi = $1 } END { if (NR > 1) printf " (%s–%s)", lo, hi }')
+	[ "$m" = n/a ] || m+=$range
+	echo "$m"
 }
 ref=${LOSSES[0]}
 echo "#@ table"
 echo "Bandwidth: ${BW_SIZE} B messages, 1 QP, perftest -D $SECS (iterations completed in its $(sample_secs "$SECS") s"
 echo "sample window); TCP: one iperf3 stream for $SECS s, the same runs repeated in each op's rows."
 echo "Gb/s: the median of $REPS rounds, after a warm-up (the console log lists each run). Ratios: the median"
-echo "of the per-round ratios; a round runs each op at every loss level back to back, transports interleaved."
+echo "of the per-round ratios (their range in brackets); a round runs each op at every loss level back to back,"
+echo "transports interleaved."
 echo "netem loss on both veth ends. Ratios to ${ref}% loss, all from this run."
 if [ ${#PIN_CLIENT[@]} -gt 0 ]; then
 	echo "perftest pinned: server on CPU 1, client on CPU 0 (BENCH_PIN=1)."
