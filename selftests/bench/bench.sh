@@ -134,9 +134,12 @@ bw() {
 	num "$gbps" || fail_diag "$out"
 }
 
+# sorted_nums VALUES...: the numeric ones, one per line, ascending
+sorted_nums() { printf '%s\n' "$@" | grep -E '^[0-9]+(\.[0-9]+)?$' | sort -g; }
+
 # median RUNS...: of the numeric ones, "n/a (error)" if none is
 median() {
-	printf '%s\n' "$@" | grep -E '^[0-9]+(\.[0-9]+)?$' | sort -g |
+	sorted_nums "$@" |
 		awk '{ v[NR] = $1 }
 			END {
 				if (!NR) { print "n/a (error)"; exit }
@@ -298,7 +301,7 @@ pratio() {
 		r+=("$(ratio "${a[$i]}" "${b[$i]:-}")")
 	done
 	m=$(ratio "$(median "${r[@]}")" 1)
-	range=$(printf '%s\n' "${r[@]}" | grep -E '^[0-9]+(\.[0-9]+)?$' | sort -g |
+	range=$(sorted_nums "${r[@]}" |
 		awk 'NR == 1 { lo = $1 } { hi = $1 } END { if (NR > 1) printf " (%s–%s)", lo, hi }')
 	[ "$m" = n/a ] || m+=$range
 	echo "$m"
