@@ -5,6 +5,8 @@
 #   make install    install module, provider and driver file (DESTDIR-aware)
 #   make bench      metaroce vs rxe vs TCP under netem loss, in one guest
 #                   (KERNEL=stock|debug); table in build/bench/
+#   make scale      the ns-3 scale model (build/scale/mr-scale); its short
+#                   run is `make scale-check`, its tables `make scale-tables`
 # KDIR= builds the module against another kernel tree.
 
 TOP := $(CURDIR)
@@ -15,7 +17,7 @@ KERNEL ?= stock
 MODULE_FLAGS ?= W=1
 
 .PHONY: all deps module module-debug test-kernel userspace guest-artifacts \
-	install check demo bench checkpatch unit-tests clean
+	install check demo bench checkpatch unit-tests clean scale scale-check scale-tables
 
 all: module userspace
 
@@ -67,6 +69,17 @@ demo: deps
 
 bench: deps
 	@selftests/run --bench --kernel $(KERNEL)
+
+# The scale model on ns-3 (userspace/scale/README.md). JOBS=2 runs two
+# simulations at once for the tables.
+scale:
+	$(MAKE) -C userspace/scale
+
+scale-check:
+	$(MAKE) -C userspace/scale check
+
+scale-tables:
+	$(MAKE) -C userspace/scale tables
 
 # Kernel style: checkpatch from Debian's linux-source tarball, as unpacked
 # for the test kernel.

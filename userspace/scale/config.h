@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+//
+// The scale model's parameters: one struct with the defaults, filled from the
+// command line. Rates are bit/s, times nanoseconds, sizes bytes.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mrscale {
+
+enum class Aqm { kRed, kTailDrop };
+
+struct Config {
+    // Links and switch ports.
+    uint64_t rate_bps = 100'000'000'000; // host links and the incast port
+    uint64_t delay_ns = 1000;            // per link, one way
+    uint64_t buffer_bytes = 512 * 1024;  // per switch port
+    uint64_t red_min_bytes = 64 * 1024;  // RED ramp, on the instantaneous queue
+    uint64_t red_max_bytes = 256 * 1024;
+    double red_pmax = 0.2; // marking probability at red_max
+    // ECMP fabric: `links` spine links whose rates add up to fabric_bps.
+    std::vector<uint32_t> links = {4, 8};
+    uint64_t fabric_bps = 100'000'000'000;
+    // Transport.
+    uint32_t mtu = 4096;            // RDMA payload per packet
+    uint32_t paths = 16;            // UDP source ports per connection
+    uint32_t msg_bytes = 64 * 1024; // one WRITE message
+    uint64_t rto_init_ns = 200'000;
+    uint64_t rto_min_ns = 100'000;
+    uint64_t rto_max_ns = 5'000'000;
+    uint64_t pto_min_ns = 20'000;
+    uint64_t share_interval_ns = 0; // shortest share round; 0: auto (see README)
+    // Congestion control: mr_cc_params_default() unless set here.
+    std::optional<uint32_t> cc_init_path_window, cc_init_conn_window;
+    std::optional<uint32_t> cc_max_path_window, cc_max_conn_window;
+    std::optional<uint64_t> cc_target_floor_ns, cc_target_scale_ns;
+    std::optional<bool> cc_ecn, cc_delay, cc_loss;
+    // Experiments.
+    std::vector<uint32_t> senders = {2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
+    uint64_t incast_total_bytes = 64ull << 20; // split over the senders...
+    uint64_t incast_min_bytes = 256 * 1024;    // ...with at least this each
+    // Join/leave: base senders + senders that join, then leave.
+    std::vector<std::pair<uint32_t, uint32_t>> join_cases = {
+        {1, 1}, {8, 1}, {8, 8}, {64, 1}, {64, 64}};
+    uint64_t ecmp_bytes = 96ull << 20;
+    std::vector<bool> cc = {true, false};
+    std::vector<Aqm> aqm = {Aqm::kRed, Aqm::kTailDrop};
+    double tolerance = 0.10; // "within 10 % of the fair share"
+    uint32_t seed = 1;
+    uint32_t jobs = 1; // simulations run at once
+    bool verbose = false;
+};
+
+// How much faster the model's clocks run than the kernel's defaults: RTO,
+// tail probe and the delay target are the kernel's divided by this.
+constexpr uint64_t kTimeScale = 100;
+
+// The per-link wire overhead ns-3 serialises besides our UDP payload:
+// IPv4 (20), UDP (8) and the point-to-point PPP header (2).
+constexpr uint32_t kLinkOverhead = 20 + 8 + 2;
+
+// Parse "--name value" options into cfg; returns an error message or "".
+std::string ParseOptions(const std::vector<std::string> &args, Config &cfg);
+std::string OptionsHelp();
+
+std::string FormatRate(double bps);
+std::string FormatBytes(double bytes);
+
+} // namespace mrscale

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+//
+// MetaRoCE endpoints over ns-3 UDP sockets, driven by the kernel's own
+// protocol units (proto.h): a sender that writes messages to one receiver,
+// and a receiver that takes many senders. They follow kernel/req.c, ack.c
+// and resp.c step for step where those decide what goes on the wire (path
+// choice, PSNs, ACK coalescing, resends, tail probe, RTO, failover), and
+// leave out what does not (memory regions, completion queues, READs).
+#pragma once
+
+#include "proto.h"
+
+#include <ns3/core-module.h>
+#include <ns3/internet-module.h>
+#include <ns3/network-module.h>
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+namespace mrscale {
+
+constexpr uint16_t kRoceV2Port = 4791;
+constexpr uint32_t kAckEvery = 4;    // the responder's ACK coalescing (MR_ACK_EVERY)
+constexpr uint32_t kMsgWindow = 128; // messages started and not complete
+constexpr uint32_t kFailAfter = MR_PATH_DEFAULT_FAIL_AFTER;
+constexpr uint32_t kRetryCnt = 7; // the QP's retry_cnt
+constexpr uint8_t kEct0 = 0x02;   // IP ECN field
+constexpr uint8_t kCe = 0x03;
+
+// What both ends of a connection agree on, and the sender's timers.
+struct TransportParams {
+    uint32_t mtu = 4096;
+    uint32_t paths = 16;
+    uint32_t msg_bytes = 64 * 1024;
+    mr_cc_params cc{};
+    uint64_t rto_init_ns = 200'000;
+    uint64_t rto_min_ns = 100'000;
+    uint64_t rto_max_ns = 5'000'000;
+    uint64_t pto_min_ns = 20'000;
+};
+
+// Counters of one sender, read by the experiments.
+struct SenderStats {
+    uint64_t packets = 0;     // every transmission
+    uint64_t retransmits = 0; // of which resends: SACK, probe, RTO, moved
+    uint64_t sack_resends = 0;
+    uint64_t probes = 0;
+    uint64_t rtos = 0;
+    uint64_t deferred = 0; // timers that fired early and waited
+    uint64_t failovers = 0;
+    uint64_t moved = 0;     // packets moved off failed paths
+    uint64_t ce_acked = 0;  // CE marks reported back
+    uint64_t decreases = 0; // window decreases mr_cc_ack() reported
+    int64_t start_ns = -1;
+    int64_t done_ns = -1;
+    bool failed = false; // retry budget exhausted
+};
+
+class MrSender {
+public:
+    // Writes `bytes` to `dst` as messages of params.msg_bytes, from `start`.
+    MrSender(ns3::Ptr<ns3::Node> node, const TransportParams &params, ns3::Ipv4Address dst,
+             uint32_t qpn, uint32_t seed, uint64_t bytes, ns3::Time start);
+    MrSender(const MrSender &) = delete;
+    MrSender &operator=(const MrSender &) = delete;
+
+    // Start no new message after the current ones: the sender leaves.
+    void Leave();
+    bool Done() const { return stats_.done_ns >= 0 || stats_.failed; }
+    bool Started() const { return stats_.start_ns >= 0; }
+    uint32_t Qpn() const { return qpn_; }
+    const SenderStats &Stats() const { return stats_; }
+    const mr_paths &Paths() const { return ps_; }
+    const mr_cc_conn &Cc() const { return cc_; }
+    // The rate congestion control lets the connection send at, bit/s of
+    // link bytes: its pacing rate, or without one its windows over its SRTT.
+    double RateBps() const;
+    uint32_t WirePacketBytes() const { return wire_pkt_; }
+
+private:
+    struct TxPkt {
+        uint32_t msn;
+        uint32_t offset;
+        uint64_t sent_ns;
+        uint64_t order; // connection send order, for mr_rto_early()
+    };
+    struct Path {
+        mr_sack_tx sb;
+        mr_rto rto;
+        mr_cc_path cc;
+        std::array<TxPkt, MR_SACK_WINDOW> pkt;
+        uint64_t deadline = 0;
+        uint64_t armed_ns = 0;
+        bool probed = false;
+        ns3::Ptr<ns3::Socket> sock;
+    };
+    struct Requeued {
+        uint32_t msn;
+        uint32_t offset;
+    };
+
+    void Start();
+    void OpenSocket(uint32_t id);
+    uint32_t MsgLen(uint32_t msn) const;
+    void Push();
+    int Take(uint32_t *psn);
+    void SendPkt(uint32_t id, uint32_t psn, const TxPkt &tp, bool resend);
+    void Resend(uint32_t id, uint32_t psn, bool charge);
+    void RecvAck(ns3::Ptr<ns3::Socket> sock);
+    void OnAck(const mr_pkt &pkt);
+    void ArmPath(Path &p, uint64_t now);
+    void ArmTimer();
+    void Timer();
+    void PathTimeout(uint32_t id, uint64_t now);
+    bool TimerEarly(const Path &p, uint32_t psn) const;
+    void Failover(uint32_t id);
+    void Finish();
+    static uint64_t Now();
+
+    ns3::Ptr<ns3::Node> node_;
+    TransportParams params_;
+    ns3::Ipv4Address dst_;
+    uint32_t qpn_;
+    uint64_t bytes_;
+    uint32_t msgs_;
+    uint32_t wire_pkt_; // link bytes of a full data packet
+
+    mr_paths ps_{};
+    mr_cc_conn cc_{};
+    std::vector<Path> path_;
+    ns3::Ptr<ns3::Socket> ack_sock_;
+    std::vector<ns3::Ptr<ns3::Socket>> old_socks_; // of restarted paths
+    std::deque<Requeued> requeue_;
+    uint32_t msn_send_ = 0; // next message to start
+    uint32_t send_off_ = 0;
+    uint32_t peer_done_ = 0; // the receiver's MSN done
+    uint64_t tx_order_ = 0;
+    uint64_t acked_front_ = 0;
+    uint64_t acked_ns_ = 0;
+    uint32_t rtos_ = 0; // timeouts without progress
+    bool leaving_ = false;
+    ns3::EventId timer_;
+    uint64_t timer_at_ = 0;
+    ns3::EventId pace_;
+    SenderStats stats_;
+};
+
+// Counters of one sender at the receiver.
+struct FlowStats {
+    uint64_t wire_bytes = 0;    // link bytes of every data packet that arrived
+    uint64_t payload_bytes = 0; // new payload: goodput
+    uint64_t packets = 0;
+    uint64_t duplicates = 0;
+    uint64_t ce = 0;
+};
+
+class MrReceiver {
+public:
+    // capacity_bps: its ingress link, which the shares divide. A share round
+    // comes every 4 packet gaps at the even share of the active senders,
+    // at most every min_interval_ns (see Share()).
+    MrReceiver(ns3::Ptr<ns3::Node> node, const TransportParams &params, uint64_t capacity_bps,
+               uint64_t min_interval_ns);
+    MrReceiver(const MrReceiver &) = delete;
+    MrReceiver &operator=(const MrReceiver &) = delete;
+
+    // Flow of sender QPN qpn, created by its first packet; nullptr before.
+    const FlowStats *Flow(uint32_t qpn) const;
+    // Senders mr_cc_share() counted as active in its last call.
+    uint32_t ActiveFlows() const { return share_stats_.active; }
+    uint64_t AcksSent() const { return acks_; }
+    uint64_t ShareCalls() const { return share_calls_; }
+
+private:
+    struct RxPath {
+        mr_sack_rx win;
+        uint16_t sport = 0;
+        bool seen = false;
+        uint16_t epoch = 0;
+        uint32_t last_psn = 0;
+        uint32_t unacked = 0;
+        uint32_t ecn = 0;
+    };
+    struct RxMsg {
+        std::vector<bool> landed;
+        uint32_t count = 0;
+    };
+    struct Conn {
+        uint32_t qpn;
+        ns3::Ipv4Address peer;
+        std::vector<RxPath> rx;
+        std::unordered_map<uint32_t, RxMsg> msgs;
+        uint32_t msn_done = 0;
+        size_t flow;         // its entry in flows_
+        bool shared = false; // has been through a share round
+        FlowStats stats;
+    };
+
+    void Recv(ns3::Ptr<ns3::Socket> sock);
+    void OnData(Conn &c, const mr_pkt &pkt, uint16_t sport, bool ce, uint32_t wire);
+    bool Place(Conn &c, const mr_pkt &pkt, bool *complete);
+    void Ack(Conn &c, uint32_t id, uint32_t psn);
+    void AckAll(Conn &c);
+    void Share();
+    uint32_t Hint(const Conn &c) const;
+
+    ns3::Ptr<ns3::Socket> sock_;
+    ns3::Ptr<ns3::Socket> ack_raw_;
+    TransportParams params_;
+    uint64_t capacity_bps_;
+    uint64_t min_interval_ns_;
+    uint64_t last_share_ns_ = 0;
+    uint32_t fresh_kbps_ = 0; // what a sender not yet in a share round gets
+    std::vector<mr_cc_flow> flows_;
+    std::vector<Conn *> flow_conn_;
+    mr_cc_share_stats share_stats_{};
+    uint64_t share_calls_ = 0;
+    std::unordered_map<uint32_t, std::unique_ptr<Conn>> conns_;
+    uint64_t acks_ = 0;
+};
+
+} // namespace mrscale

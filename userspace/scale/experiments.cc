@@ -1,0 +1,1021 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+//
+// Incast, ECMP with a link failure, and senders joining and leaving: the
+// topologies, the sampling of rates and queues, and the markdown tables.
+#include "experiments.h"
+
+#include "endpoint.h"
+#include "fabric.h"
+
+#include <ns3/core-module.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <sys/wait.h>
+#include <type_traits>
+#include <unistd.h>
+
+using namespace ns3;
+
+namespace mrscale {
+namespace {
+
+constexpr uint32_t kFirstQpn = 16; // the kernel numbers QPs from 16
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+uint32_t Hash32(uint32_t a, uint32_t b) {
+    uint64_t x = (static_cast<uint64_t>(a) << 32 | b) * 0x9e3779b97f4a7c15ull;
+    x ^= x >> 29;
+    x *= 0xbf58476d1ce4e5b9ull;
+    return static_cast<uint32_t>(x >> 32);
+}
+
+} // namespace
+
+TransportParams MakeParams(const Config &cfg, bool cc) {
+    TransportParams p;
+    p.mtu = cfg.mtu;
+    p.paths = cfg.paths;
+    p.msg_bytes = cfg.msg_bytes;
+    mr_cc_params_default(&p.cc);
+    p.cc.enabled = cc;
+    if (cfg.cc_init_path_window)
+        p.cc.init_path_window = *cfg.cc_init_path_window;
+    if (cfg.cc_init_conn_window)
+        p.cc.init_conn_window = *cfg.cc_init_conn_window;
+    if (cfg.cc_max_path_window)
+        p.cc.max_path_window = *cfg.cc_max_path_window;
+    if (cfg.cc_max_conn_window)
+        p.cc.max_conn_window = *cfg.cc_max_conn_window;
+    // The kernel's time constants suit the guest's millisecond RTTs; the
+    // model's fabric has 5 us ones, so it scales them by 1/100, as it does
+    // the RTO's.
+    p.cc.target_floor_ns = cfg.cc_target_floor_ns.value_or(p.cc.target_floor_ns / kTimeScale);
+    p.cc.target_scale_ns = cfg.cc_target_scale_ns.value_or(p.cc.target_scale_ns / kTimeScale);
+    if (cfg.cc_ecn)
+        p.cc.ecn = *cfg.cc_ecn;
+    if (cfg.cc_delay)
+        p.cc.delay = *cfg.cc_delay;
+    if (cfg.cc_loss)
+        p.cc.loss = *cfg.cc_loss;
+    p.rto_init_ns = cfg.rto_init_ns;
+    p.rto_min_ns = cfg.rto_min_ns;
+    p.rto_max_ns = cfg.rto_max_ns;
+    p.pto_min_ns = cfg.pto_min_ns;
+    return p;
+}
+
+namespace {
+
+uint32_t WirePacket(const Config &cfg) {
+    return MR_BASE_HDR_LEN + MR_WRITE_HDR_LEN + cfg.mtu + kLinkOverhead;
+}
+
+// Propagation both ways plus a data packet's and an ACK's serialisation at
+// every hop: the RTT of an idle network.
+double BaseRtt(const Config &cfg, const std::vector<uint64_t> &hop_bps) {
+    const double data = WirePacket(cfg) * 8.0,
+                 ack = (MR_BASE_HDR_LEN + MR_ACK_HDR_LEN + kLinkOverhead) * 8.0;
+    double rtt = 0;
+    for (uint64_t bps : hop_bps)
+        rtt += 2.0 * cfg.delay_ns + (data + ack) * 1e9 / static_cast<double>(bps);
+    return rtt;
+}
+
+// The receiver's shortest share interval: 4 base RTTs unless set.
+uint64_t ShareInterval(const Config &cfg, double base_rtt) {
+    return cfg.share_interval_ns ? cfg.share_interval_ns
+                                 : static_cast<uint64_t>(std::ceil(4 * base_rtt));
+}
+
+double Jain(const std::vector<double> &x) {
+    double s = 0, s2 = 0;
+    for (double v : x) {
+        s += v;
+        s2 += v * v;
+    }
+    return s2 > 0 ? s * s / (static_cast<double>(x.size()) * s2) : kNaN;
+}
+
+double WallSeconds(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Samples every tick (one base RTT): each sender's congestion-control rate
+// and the bytes the receiver got from it, against the fair share of the
+// capacity among the senders active then; the queue; the goodput.
+class Sampler {
+public:
+    Sampler(const Config &cfg, uint64_t tick_ns, uint64_t capacity_bps, uint32_t window_ticks,
+            const std::vector<std::unique_ptr<MrSender>> &senders, const MrReceiver &rx,
+            Ptr<QueueDisc> queue, std::function<bool()> stop)
+        : tol_(cfg.tolerance), tick_ns_(tick_ns), capacity_(static_cast<double>(capacity_bps)),
+          window_(window_ticks), senders_(senders), rx_(rx), queue_(queue), stop_(std::move(stop)),
+          ring_(senders.size() * (window_ticks + 1), 0) {
+        if (const char *path = std::getenv("MR_SCALE_TRACE"))
+            trace_ = std::fopen((std::string(path) + "." + std::to_string(getpid())).c_str(), "w");
+        Simulator::Schedule(NanoSeconds(tick_ns_), &Sampler::Tick, this);
+    }
+
+    // One entry per tick.
+    std::vector<double> time_ns, err_rate, err_delivered, queue_bytes;
+    std::vector<uint64_t> payload; // all senders' new payload so far
+    // Per-sender payload at checkpoints.
+    std::vector<double> cp_time;
+    std::vector<std::vector<uint64_t>> cp_payload;
+
+    // Settling after an event at t_event, judged until t_end: the first tick
+    // from which on every sample is within the tolerance; at least 5 ticks
+    // must remain. Returns RTTs (ticks) or -1.
+    double SettleRtts(const std::vector<double> &err, double t_event, double t_end) const {
+        int64_t first = -1, last_bad = -1, end = -1;
+        for (size_t i = 0; i < time_ns.size(); i++) {
+            if (time_ns[i] < t_event || time_ns[i] >= t_end)
+                continue;
+            if (first < 0)
+                first = static_cast<int64_t>(i);
+            end = static_cast<int64_t>(i);
+            if (!(err[i] <= tol_))
+                last_bad = static_cast<int64_t>(i);
+        }
+        if (first < 0 || end - std::max(first, last_bad + 1) < 4)
+            return -1;
+        int64_t ok = std::max(first, last_bad + 1);
+        return (time_ns[ok] - t_event) / static_cast<double>(tick_ns_);
+    }
+
+    // Payload per sender between the checkpoints nearest to [a, b].
+    std::vector<double> PayloadBetween(double a, double b, double *span) const {
+        size_t ia = 0, ib = 0;
+        for (size_t i = 0; i < cp_time.size(); i++) {
+            if (cp_time[i] <= a)
+                ia = i;
+            if (cp_time[i] <= b)
+                ib = i;
+        }
+        std::vector<double> out;
+        *span = ib > ia ? cp_time[ib] - cp_time[ia] : 0;
+        if (ib <= ia)
+            return out;
+        for (size_t s = 0; s < senders_.size(); s++)
+            out.push_back(static_cast<double>(cp_payload[ib][s] - cp_payload[ia][s]));
+        return out;
+    }
+
+    double MeanQueue(double a, double b) const {
+        double sum = 0;
+        size_t n = 0;
+        for (size_t i = 0; i < time_ns.size(); i++)
+            if (time_ns[i] >= a && time_ns[i] < b) {
+                sum += queue_bytes[i];
+                n++;
+            }
+        return n ? sum / static_cast<double>(n) : kNaN;
+    }
+
+private:
+    void Tick() {
+        const double now = static_cast<double>(Simulator::Now().GetNanoSeconds());
+        uint32_t active = 0;
+        for (const auto &s : senders_)
+            active += s->Started() && !s->Done();
+        const double fair = active ? capacity_ / active : kNaN;
+
+        double err_rate = active ? 0 : kNaN;
+        for (const auto &s : senders_)
+            if (s->Started() && !s->Done())
+                err_rate = std::max(err_rate, std::fabs(s->RateBps() / fair - 1));
+
+        // The delivered rate over the last window, of senders that sent
+        // through all of it.
+        const size_t slot = ticks_ % (window_ + 1), old = (ticks_ + 1) % (window_ + 1);
+        double err_del = ticks_ >= window_ && active ? 0 : kNaN;
+        const double span = static_cast<double>(window_) * static_cast<double>(tick_ns_);
+        uint64_t total = 0;
+        for (size_t i = 0; i < senders_.size(); i++) {
+            const FlowStats *f = rx_.Flow(senders_[i]->Qpn());
+            uint64_t wire = f ? f->wire_bytes : 0;
+            total += f ? f->payload_bytes : 0;
+            ring_[i * (window_ + 1) + slot] = wire;
+            const MrSender &s = *senders_[i];
+            if (std::isnan(err_del) || !s.Started() || s.Done() ||
+                static_cast<double>(s.Stats().start_ns) > now - span)
+                continue;
+            double got = static_cast<double>(wire - ring_[i * (window_ + 1) + old]) * 8e9 / span;
+            err_del = std::max(err_del, std::fabs(got / fair - 1));
+        }
+        time_ns.push_back(now);
+        this->err_rate.push_back(err_rate);
+        if (trace_) {
+            std::fprintf(trace_, "%.0f %u", now, active);
+            for (size_t i = 0; i < senders_.size(); i++) {
+                const MrSender &s = *senders_[i];
+                const FlowStats *f = rx_.Flow(s.Qpn());
+                std::fprintf(trace_, " | %.3g %u %.3g %u %u %" PRIu64 " %u", s.RateBps() / 1e9,
+                             s.Cc().hint_kbps, s.Cc().w.cwnd / 1024.0, s.Cc().paths_cwnd,
+                             s.Paths().inflight, static_cast<uint64_t>(s.Cc().srtt),
+                             f ? static_cast<unsigned>(f->wire_bytes / 4200) : 0u);
+            }
+            std::fprintf(trace_, "\n");
+        }
+        err_delivered.push_back(err_del);
+        queue_bytes.push_back(queue_ ? static_cast<double>(queue_->GetNBytes()) : 0);
+        payload.push_back(total);
+        // Checkpoints 1 % of the time apart: any window [t/2, t] is resolved
+        // to a few per cent, in O(log t) of them.
+        if (cp_time.empty() || now - cp_time.back() >= 0.01 * now)
+            Checkpoint(now);
+        ticks_++;
+
+        bool all_done =
+            std::all_of(senders_.begin(), senders_.end(), [](const auto &s) { return s->Done(); });
+        if ((stop_ && stop_()) || (!stop_ && all_done)) {
+            Checkpoint(now);
+            if (trace_)
+                std::fclose(trace_);
+            trace_ = nullptr;
+            Simulator::Stop();
+            return;
+        }
+        Simulator::Schedule(NanoSeconds(tick_ns_), &Sampler::Tick, this);
+    }
+
+    void Checkpoint(double now) {
+        if (!cp_time.empty() && cp_time.back() == now)
+            return;
+        std::vector<uint64_t> row(senders_.size());
+        for (size_t i = 0; i < senders_.size(); i++) {
+            const FlowStats *f = rx_.Flow(senders_[i]->Qpn());
+            row[i] = f ? f->payload_bytes : 0;
+        }
+        cp_time.push_back(now);
+        cp_payload.push_back(std::move(row));
+    }
+
+    double tol_;
+    uint64_t tick_ns_;
+    double capacity_;
+    uint32_t window_;
+    const std::vector<std::unique_ptr<MrSender>> &senders_;
+    const MrReceiver &rx_;
+    Ptr<QueueDisc> queue_;
+    std::function<bool()> stop_;
+    std::vector<uint64_t> ring_;
+    FILE *trace_ = nullptr; // debugging: MR_SCALE_TRACE=file, per tick
+    uint64_t ticks_ = 0;
+};
+
+// The delivered rate is judged over windows long enough for 30 packets of
+// each sender at its fair share, and at least 2 ticks.
+uint32_t DeliveredWindow(const Config &cfg, uint32_t senders, uint64_t capacity_bps,
+                         uint64_t tick_ns) {
+    double t = 30.0 * senders * WirePacket(cfg) * 8 * 1e9 / static_cast<double>(capacity_bps);
+    return std::max<uint32_t>(2,
+                              static_cast<uint32_t>(std::ceil(t / static_cast<double>(tick_ns))));
+}
+
+struct QueuePeak {
+    Ptr<QueueDisc> q;
+    uint64_t peak = 0;
+    void Watch(Ptr<QueueDisc> qd) {
+        q = qd;
+        q->TraceConnectWithoutContext(
+            "Enqueue", Callback<void, Ptr<const QueueDiscItem>>([this](Ptr<const QueueDiscItem>) {
+                peak = std::max<uint64_t>(peak, q->GetNBytes());
+            }));
+    }
+};
+
+// A star: senders and the receiver on one switch; its port toward the
+// receiver is the bottleneck.
+struct Star {
+    std::unique_ptr<Fabric> fabric;
+    uint32_t rx_host;
+    uint32_t rx_link;
+    std::vector<uint32_t> tx_hosts;
+    double base_rtt;
+};
+
+Star BuildStar(const Config &cfg, Aqm aqm, uint32_t senders) {
+    Star s;
+    s.fabric = std::make_unique<Fabric>(cfg, aqm);
+    uint32_t sw = s.fabric->AddSwitch();
+    s.rx_host = s.fabric->AddHost();
+    s.rx_link = s.fabric->Connect(sw, s.rx_host, cfg.rate_bps, Port::kSwitch, Port::kHost);
+    for (uint32_t i = 0; i < senders; i++) {
+        uint32_t h = s.fabric->AddHost();
+        s.fabric->Connect(h, sw, cfg.rate_bps, Port::kHost, Port::kSwitch);
+        s.tx_hosts.push_back(h);
+    }
+    s.fabric->Route();
+    s.base_rtt = BaseRtt(cfg, {cfg.rate_bps, cfg.rate_bps});
+    return s;
+}
+
+uint64_t StartJitter(const Config &cfg, uint32_t i) {
+    return Hash32(cfg.seed, i) % 1000;
+}
+
+} // namespace
+
+IncastResult RunIncast(const Config &cfg, uint32_t n, bool cc, Aqm aqm) {
+    auto t0 = std::chrono::steady_clock::now();
+    IncastResult r{};
+    r.senders = n;
+    r.cc = cc;
+    r.aqm = aqm;
+    Star star = BuildStar(cfg, aqm, n);
+    r.base_rtt_ns = star.base_rtt;
+    const TransportParams params = MakeParams(cfg, cc);
+    MrReceiver rx(star.fabric->Node(star.rx_host), params, cfg.rate_bps,
+                  ShareInterval(cfg, star.base_rtt));
+    const Ipv4Address dst = star.fabric->HostAddress(star.rx_host);
+    const uint64_t bytes = std::max(cfg.incast_total_bytes / n, cfg.incast_min_bytes);
+    std::vector<std::unique_ptr<MrSender>> senders;
+    for (uint32_t i = 0; i < n; i++)
+        senders.push_back(std::make_unique<MrSender>(
+            star.fabric->Node(star.tx_hosts[i]), params, dst, kFirstQpn + i,
+            Hash32(cfg.seed, kFirstQpn + i), bytes, NanoSeconds(StartJitter(cfg, i))));
+
+    Ptr<QueueDisc> q = star.fabric->Qdisc(star.rx_link, 0);
+    QueuePeak peak;
+    peak.Watch(q);
+    const uint64_t tick = static_cast<uint64_t>(std::llround(star.base_rtt));
+    const uint32_t window = DeliveredWindow(cfg, n, cfg.rate_bps, tick);
+    r.window_rtts = window;
+    Sampler sampler(cfg, tick, cfg.rate_bps, window, senders, rx, q, nullptr);
+    const double ideal_ns = static_cast<double>(n) *
+                                static_cast<double>((bytes + cfg.mtu - 1) / cfg.mtu) *
+                                WirePacket(cfg) * 8e9 / static_cast<double>(cfg.rate_bps) +
+                            star.base_rtt;
+    Simulator::Stop(NanoSeconds(static_cast<uint64_t>(20 * ideal_ns) + 50'000'000));
+    Simulator::Run();
+
+    double first = std::numeric_limits<double>::max(), last = 0;
+    for (const auto &s : senders) {
+        const SenderStats &st = s->Stats();
+        if (st.failed) {
+            r.failed++;
+            last = std::max(last, static_cast<double>(Simulator::Now().GetNanoSeconds()));
+        } else if (st.done_ns >= 0) {
+            first = std::min(first, static_cast<double>(st.done_ns));
+            last = std::max(last, static_cast<double>(st.done_ns));
+        } else {
+            last = std::max(last, static_cast<double>(Simulator::Now().GetNanoSeconds()));
+        }
+        r.retransmits += st.retransmits;
+        r.rtos += st.rtos;
+        r.failovers += st.failovers;
+        if (cfg.verbose)
+            std::fprintf(
+                stderr,
+                "sender %u: packets %" PRIu64 " resends %" PRIu64 " (sack %" PRIu64
+                ", probes %" PRIu64 ", moved %" PRIu64 ") RTOs %" PRIu64 " deferred %" PRIu64
+                " failovers %" PRIu64 " decreases %" PRIu64 " done %.0f us%s\n",
+                s->Qpn(), st.packets, st.retransmits, st.sack_resends, st.probes, st.moved, st.rtos,
+                st.deferred, st.failovers, static_cast<uint64_t>(s->Cc().decreases),
+                static_cast<double>(st.done_ns) / 1e3, st.failed ? " FAILED" : "");
+    }
+    if (first == std::numeric_limits<double>::max())
+        first = last;
+    r.settle.rate_rtts = sampler.SettleRtts(sampler.err_rate, 0, first);
+    r.settle.delivered_rtts = sampler.SettleRtts(sampler.err_delivered, 0, first);
+    double span;
+    std::vector<double> got = sampler.PayloadBetween(first / 2, first, &span);
+    r.jain = got.empty() ? kNaN : Jain(got);
+    double sum = 0;
+    for (double g : got)
+        sum += g;
+    r.goodput = span > 0 ? sum * 8e9 / span / static_cast<double>(cfg.rate_bps) : kNaN;
+    r.peak_queue = static_cast<double>(peak.peak);
+    r.mean_queue = sampler.MeanQueue(first / 2, first);
+    QueueDisc::Stats qs = q->GetStats();
+    r.qdisc_packets = qs.nTotalReceivedPackets;
+    r.drops = qs.nTotalDroppedPackets;
+    r.marks = qs.nTotalMarkedPackets;
+    r.done_ratio = last / ideal_ns;
+    Simulator::Destroy();
+    r.wall_s = WallSeconds(t0);
+    return r;
+}
+
+EcmpResult RunEcmp(const Config &cfg, uint32_t links, bool cc, bool fail) {
+    auto t0 = std::chrono::steady_clock::now();
+    EcmpResult r{};
+    r.links = links;
+    r.cc = cc;
+    r.fail = fail;
+    // A leaf-spine-leaf fabric: sender - leaf A - L spines - leaf B -
+    // receiver. Host links run at twice the spines' sum, so the spine links
+    // are the bottleneck and how a connection spreads over them shows.
+    const uint64_t link_bps = cfg.fabric_bps / links, host_bps = 2 * cfg.fabric_bps;
+    Fabric fabric(cfg, Aqm::kRed);
+    const uint32_t tx = fabric.AddHost(), leaf_a = fabric.AddSwitch();
+    std::vector<uint32_t> spines;
+    for (uint32_t i = 0; i < links; i++)
+        spines.push_back(fabric.AddSwitch());
+    const uint32_t leaf_b = fabric.AddSwitch(), rxh = fabric.AddHost();
+    fabric.Connect(tx, leaf_a, host_bps, Port::kHost, Port::kSwitch);
+    std::vector<uint32_t> up;
+    for (uint32_t i = 0; i < links; i++) {
+        up.push_back(fabric.Connect(leaf_a, spines[i], link_bps, Port::kSwitch, Port::kSwitch));
+        fabric.CountTx(up.back());
+    }
+    for (uint32_t i = 0; i < links; i++)
+        fabric.Connect(spines[i], leaf_b, link_bps, Port::kSwitch, Port::kSwitch);
+    fabric.Connect(leaf_b, rxh, host_bps, Port::kSwitch, Port::kHost);
+    fabric.Route();
+    r.base_rtt_ns = BaseRtt(cfg, {host_bps, link_bps, link_bps, host_bps});
+
+    const TransportParams params = MakeParams(cfg, cc);
+    MrReceiver rx(fabric.Node(rxh), params, host_bps, ShareInterval(cfg, r.base_rtt_ns));
+    std::vector<std::unique_ptr<MrSender>> senders;
+    senders.push_back(std::make_unique<MrSender>(fabric.Node(tx), params, fabric.HostAddress(rxh),
+                                                 kFirstQpn, Hash32(cfg.seed, kFirstQpn),
+                                                 cfg.ecmp_bytes, NanoSeconds(0)));
+    MrSender &sender = *senders[0];
+    // Which spine each path's source port hashes to at leaf A (the group
+    // lists the spines in the order they were linked).
+    const uint32_t leaf_seed = cfg.seed * 0x9e3779b1u + leaf_a;
+    auto link_of = [&](uint16_t sport) {
+        return FabricRouting::FlowHash(leaf_seed, fabric.HostAddress(tx).Get(),
+                                       fabric.HostAddress(rxh).Get(), 17, sport, kRoceV2Port) %
+               links;
+    };
+    for (uint32_t p = 0; p < sender.Paths().count; p++)
+        r.paths_on_link[link_of(sender.Paths().path[p].sport)]++;
+
+    std::vector<QueuePeak> peaks(links);
+    for (uint32_t i = 0; i < links; i++)
+        peaks[i].Watch(fabric.Qdisc(up[i], 0));
+    const uint64_t tick = static_cast<uint64_t>(std::llround(r.base_rtt_ns));
+    Sampler sampler(cfg, tick, cfg.fabric_bps, 2, senders, rx, nullptr, nullptr);
+    const double ideal_ns = static_cast<double>((cfg.ecmp_bytes + cfg.mtu - 1) / cfg.mtu) *
+                            WirePacket(cfg) * 8e9 / static_cast<double>(cfg.fabric_bps);
+    if (fail) {
+        r.fail_us = 0.4 * ideal_ns / 1000;
+        // The link that carries most of the connection's paths then fails.
+        Simulator::Schedule(NanoSeconds(static_cast<uint64_t>(r.fail_us * 1000)), [&]() {
+            std::vector<uint32_t> on(links, 0);
+            for (uint32_t p = 0; p < sender.Paths().count; p++)
+                on[link_of(sender.Paths().path[p].sport)]++;
+            r.failed_link =
+                static_cast<uint32_t>(std::max_element(on.begin(), on.end()) - on.begin());
+            r.paths_on_failed = on[r.failed_link];
+            fabric.GetLink(up[r.failed_link]).blackhole->Fail();
+        });
+    }
+    Simulator::Stop(NanoSeconds(static_cast<uint64_t>(20 * ideal_ns) + 50'000'000));
+    Simulator::Run();
+
+    const SenderStats &st = sender.Stats();
+    double done = st.done_ns >= 0 ? static_cast<double>(st.done_ns)
+                                  : static_cast<double>(Simulator::Now().GetNanoSeconds());
+    r.done_us = done / 1000;
+    r.goodput =
+        static_cast<double>(cfg.ecmp_bytes) * 8e9 / done / static_cast<double>(cfg.fabric_bps);
+    uint64_t total = 0, most = 0;
+    for (uint32_t i = 0; i < links; i++) {
+        r.packets_on_link[i] = fabric.GetLink(up[i]).tx_packets[0];
+        r.peak_queue[i] = static_cast<double>(peaks[i].peak);
+        total += r.packets_on_link[i];
+        most = std::max(most, r.packets_on_link[i]);
+        QueueDisc::Stats qs = fabric.Qdisc(up[i], 0)->GetStats();
+        r.drops += qs.nTotalDroppedPackets;
+        r.marks += qs.nTotalMarkedPackets;
+    }
+    r.spread = total ? static_cast<double>(most) * links / static_cast<double>(total) : kNaN;
+    r.retransmits = st.retransmits;
+    r.moved = st.moved;
+    r.failovers = st.failovers;
+    r.rtos = st.rtos;
+    if (fail) {
+        r.blackholed = fabric.GetLink(up[r.failed_link]).blackhole->Dropped();
+        // Goodput per tick, smoothed over 4 ticks.
+        const auto &t = sampler.time_ns;
+        const auto &pl = sampler.payload;
+        auto rate = [&](size_t i) {
+            size_t j = i >= 4 ? i - 4 : 0;
+            return i > j ? static_cast<double>(pl[i] - pl[j]) * 8e9 / (t[i] - t[j]) : 0.0;
+        };
+        const double tf = r.fail_us * 1000;
+        double before = 0;
+        size_t nb = 0, i_end = 0;
+        for (size_t i = 0; i < t.size(); i++) {
+            if (t[i] >= tf / 2 && t[i] < tf) {
+                before += rate(i);
+                nb++;
+            }
+            if (pl[i] <= 0.95 * static_cast<double>(cfg.ecmp_bytes))
+                i_end = i;
+        }
+        before = nb ? before / static_cast<double>(nb) : kNaN;
+        const double target = 0.9 * (links - 1) / links * before;
+        double low = std::numeric_limits<double>::max();
+        int64_t last_bad = -1, first_after = -1;
+        for (size_t i = 0; i <= i_end && i < t.size(); i++) {
+            if (t[i] < tf)
+                continue;
+            if (first_after < 0)
+                first_after = static_cast<int64_t>(i);
+            low = std::min(low, rate(i));
+            if (rate(i) < target)
+                last_bad = static_cast<int64_t>(i);
+        }
+        r.dip = first_after >= 0 ? low / before : kNaN;
+        if (first_after < 0 || last_bad >= static_cast<int64_t>(i_end))
+            r.recover_rtts = -1;
+        else
+            r.recover_rtts = (t[static_cast<size_t>(std::max(first_after, last_bad + 1))] - tf) /
+                             static_cast<double>(tick);
+    }
+    Simulator::Destroy();
+    r.wall_s = WallSeconds(t0);
+    return r;
+}
+
+JoinLeaveResult RunJoinLeave(const Config &cfg, uint32_t base, uint32_t extra, bool cc) {
+    auto t0 = std::chrono::steady_clock::now();
+    JoinLeaveResult r{};
+    r.base = base;
+    r.extra = extra;
+    r.cc = cc;
+    Aqm aqm = cfg.aqm.empty() ? Aqm::kRed : cfg.aqm.front();
+    Star star = BuildStar(cfg, aqm, base + extra);
+    r.base_rtt_ns = star.base_rtt;
+    const TransportParams params = MakeParams(cfg, cc);
+    MrReceiver rx(star.fabric->Node(star.rx_host), params, cfg.rate_bps,
+                  ShareInterval(cfg, star.base_rtt));
+    const uint64_t tick = static_cast<uint64_t>(std::llround(star.base_rtt));
+    const uint32_t window = DeliveredWindow(cfg, base + extra, cfg.rate_bps, tick);
+    r.window_rtts = window;
+    // Each phase lasts 4 delivered-rate windows, at least 200 RTTs.
+    const uint64_t phase = std::max<uint64_t>(200, 4ull * window) * tick;
+    const Ipv4Address dst = star.fabric->HostAddress(star.rx_host);
+    const uint64_t forever = 1ull << 40;
+    std::vector<std::unique_ptr<MrSender>> senders;
+    for (uint32_t i = 0; i < base + extra; i++) {
+        uint64_t start = StartJitter(cfg, i) + (i < base ? 0 : phase);
+        senders.push_back(std::make_unique<MrSender>(
+            star.fabric->Node(star.tx_hosts[i]), params, dst, kFirstQpn + i,
+            Hash32(cfg.seed, kFirstQpn + i), forever, NanoSeconds(start)));
+    }
+    const double t_join = static_cast<double>(phase);
+    Simulator::Schedule(NanoSeconds(2 * phase), [&]() {
+        for (uint32_t i = base; i < base + extra; i++)
+            senders[i]->Leave();
+    });
+    double t_left = -1;
+    auto stop = [&]() {
+        const double now = static_cast<double>(Simulator::Now().GetNanoSeconds());
+        if (t_left < 0 && now >= 2.0 * static_cast<double>(phase)) {
+            bool all = true;
+            for (uint32_t i = base; i < base + extra; i++)
+                all = all && senders[i]->Done();
+            if (all) {
+                t_left = 0;
+                for (uint32_t i = base; i < base + extra; i++)
+                    t_left = std::max(t_left, static_cast<double>(senders[i]->Stats().done_ns));
+            }
+        }
+        return t_left >= 0 && now >= t_left + static_cast<double>(phase);
+    };
+    Ptr<QueueDisc> q = star.fabric->Qdisc(star.rx_link, 0);
+    Sampler sampler(cfg, tick, cfg.rate_bps, window, senders, rx, q, stop);
+    Simulator::Stop(NanoSeconds(50 * phase + 50'000'000));
+    Simulator::Run();
+
+    const double end = static_cast<double>(Simulator::Now().GetNanoSeconds());
+    if (t_left < 0)
+        t_left = end;
+    r.before.rate_rtts = sampler.SettleRtts(sampler.err_rate, 0, t_join);
+    r.before.delivered_rtts = sampler.SettleRtts(sampler.err_delivered, 0, t_join);
+    r.join.rate_rtts = sampler.SettleRtts(sampler.err_rate, t_join, 2.0 * phase);
+    r.join.delivered_rtts = sampler.SettleRtts(sampler.err_delivered, t_join, 2.0 * phase);
+    r.leave.rate_rtts = sampler.SettleRtts(sampler.err_rate, t_left, end);
+    r.leave.delivered_rtts = sampler.SettleRtts(sampler.err_delivered, t_left, end);
+    double span;
+    r.jain_joined = Jain(sampler.PayloadBetween(1.5 * phase, 2.0 * phase, &span));
+    std::vector<double> left = sampler.PayloadBetween(t_left + phase / 2.0, end, &span);
+    left.resize(std::min<size_t>(left.size(), base));
+    r.jain_left = left.empty() ? kNaN : Jain(left);
+    r.drops = q->GetStats().nTotalDroppedPackets;
+    Simulator::Destroy();
+    r.wall_s = WallSeconds(t0);
+    return r;
+}
+
+namespace {
+
+// Runs the jobs in child processes, `parallel` at a time; a job whose
+// process fails yields nullopt.
+template <typename R>
+std::vector<std::optional<R>> RunParallel(const std::vector<std::function<R()>> &jobs,
+                                          uint32_t parallel, bool verbose) {
+    static_assert(std::is_trivially_copyable_v<R>);
+    struct Child {
+        pid_t pid;
+        int fd;
+        size_t job;
+    };
+    std::vector<std::optional<R>> out(jobs.size());
+    std::vector<Child> running;
+    size_t next = 0;
+    while (next < jobs.size() || !running.empty()) {
+        while (running.size() < parallel && next < jobs.size()) {
+            int fds[2];
+            if (pipe(fds)) {
+                std::perror("mr-scale: pipe");
+                std::exit(2);
+            }
+            std::fflush(stdout);
+            std::fflush(stderr);
+            pid_t pid = fork();
+            if (pid < 0) {
+                std::perror("mr-scale: fork");
+                std::exit(2);
+            }
+            if (pid == 0) {
+                close(fds[0]);
+                R r = jobs[next]();
+                const char *p = reinterpret_cast<const char *>(&r);
+                size_t left = sizeof(r);
+                while (left) {
+                    ssize_t n = write(fds[1], p, left);
+                    if (n <= 0)
+                        _exit(3);
+                    p += n;
+                    left -= static_cast<size_t>(n);
+                }
+                _exit(0);
+            }
+            close(fds[1]);
+            running.push_back({pid, fds[0], next++});
+        }
+        // The result fits a pipe's buffer, so a child never blocks on it.
+        int status;
+        pid_t pid = waitpid(-1, &status, 0);
+        if (pid < 0) {
+            std::perror("mr-scale: waitpid");
+            std::exit(2);
+        }
+        auto it = std::find_if(running.begin(), running.end(),
+                               [pid](const Child &c) { return c.pid == pid; });
+        if (it == running.end())
+            continue;
+        R r;
+        size_t got = 0;
+        char *p = reinterpret_cast<char *>(&r);
+        while (got < sizeof(r)) {
+            ssize_t n = read(it->fd, p + got, sizeof(r) - got);
+            if (n <= 0)
+                break;
+            got += static_cast<size_t>(n);
+        }
+        close(it->fd);
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && got == sizeof(r))
+            out[it->job] = r;
+        else
+            std::fprintf(stderr, "mr-scale: run %zu failed (status %d)\n", it->job, status);
+        if (verbose)
+            std::fprintf(stderr, "mr-scale: run %zu of %zu done\n", it->job + 1, jobs.size());
+        running.erase(it);
+    }
+    return out;
+}
+
+const char *AqmName(Aqm a) {
+    return a == Aqm::kRed ? "RED+ECN" : "tail drop";
+}
+
+std::string Fmt(const char *fmt, double v) {
+    if (std::isnan(v))
+        return "—";
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), fmt, v);
+    return buf;
+}
+
+std::string FmtSettle(double rtts) {
+    return rtts < 0 ? "never" : Fmt("%.0f", rtts);
+}
+
+std::string FmtCount(uint64_t n, uint64_t of) {
+    char buf[64];
+    if (of)
+        std::snprintf(buf, sizeof(buf), "%" PRIu64 " (%.2f %%)", n, 100.0 * n / of);
+    else
+        std::snprintf(buf, sizeof(buf), "%" PRIu64, n);
+    return buf;
+}
+
+void PrintRow(const std::vector<std::string> &cells) {
+    std::string line = "|";
+    for (const auto &c : cells)
+        line += " " + c + " |";
+    std::puts(line.c_str());
+}
+
+void PrintHeader(const std::vector<std::string> &cells) {
+    PrintRow(cells);
+    std::string line = "|";
+    for (size_t i = 0; i < cells.size(); i++)
+        line += "---|";
+    std::puts(line.c_str());
+}
+
+void PrintSetup(const Config &cfg) {
+    std::printf(
+        "Links %s, %.3g us each way; switch ports %s, RED marks %s-%s (p %.2g, then to 1 at "
+        "twice that); MTU %u, %u paths, %s messages; RTO %.3g-%.3g ms, tail probe from "
+        "%.3g us.\n\n",
+        FormatRate(static_cast<double>(cfg.rate_bps)).c_str(), cfg.delay_ns / 1e3,
+        FormatBytes(static_cast<double>(cfg.buffer_bytes)).c_str(),
+        FormatBytes(static_cast<double>(cfg.red_min_bytes)).c_str(),
+        FormatBytes(static_cast<double>(cfg.red_max_bytes)).c_str(), cfg.red_pmax, cfg.mtu,
+        cfg.paths, FormatBytes(cfg.msg_bytes).c_str(), cfg.rto_min_ns / 1e6, cfg.rto_max_ns / 1e6,
+        cfg.pto_min_ns / 1e3);
+}
+
+std::vector<std::optional<IncastResult>> IncastRuns(const Config &cfg,
+                                                    const std::vector<uint32_t> &senders) {
+    std::vector<std::function<IncastResult()>> jobs;
+    for (uint32_t n : senders)
+        for (Aqm aqm : cfg.aqm)
+            for (bool cc : cfg.cc)
+                jobs.push_back([&cfg, n, aqm, cc]() { return RunIncast(cfg, n, cc, aqm); });
+    return RunParallel(jobs, cfg.jobs, cfg.verbose);
+}
+
+void PrintIncast(const std::vector<std::optional<IncastResult>> &rows) {
+    PrintHeader({"senders", "port", "CC", "rate settles (RTTs)", "delivery settles (RTTs)", "Jain",
+                 "goodput / port", "peak queue", "mean queue", "drops", "CE marks", "resends",
+                 "RTOs", "last done / ideal"});
+    for (const auto &o : rows) {
+        if (!o) {
+            PrintRow({"run failed"});
+            continue;
+        }
+        const IncastResult &r = *o;
+        std::string failed = r.failed ? " (" + std::to_string(r.failed) + " gave up)" : "";
+        PrintRow({std::to_string(r.senders), AqmName(r.aqm), r.cc ? "on" : "off",
+                  r.cc ? FmtSettle(r.settle.rate_rtts) : "—",
+                  FmtSettle(r.settle.delivered_rtts) + " (" + Fmt("%.0f", r.window_rtts) + ")",
+                  Fmt("%.3f", r.jain), Fmt("%.3f", r.goodput), FormatBytes(r.peak_queue),
+                  FormatBytes(r.mean_queue), FmtCount(r.drops, r.qdisc_packets),
+                  FmtCount(r.marks, 0), FmtCount(r.retransmits, 0), FmtCount(r.rtos, 0),
+                  Fmt("%.2f", r.done_ratio) + failed});
+    }
+}
+
+std::string PerLink(const uint32_t *v, uint32_t n) {
+    std::string s;
+    for (uint32_t i = 0; i < n; i++)
+        s += (i ? "/" : "") + std::to_string(v[i]);
+    return s;
+}
+
+std::string PerLink(const uint64_t *v, uint32_t n) {
+    std::string s;
+    for (uint32_t i = 0; i < n; i++)
+        s += (i ? "/" : "") + std::to_string(v[i]);
+    return s;
+}
+
+std::string PerLinkKiB(const double *v, uint32_t n) {
+    std::string s;
+    for (uint32_t i = 0; i < n; i++)
+        s += (i ? "/" : "") + Fmt("%.0f", v[i] / 1024);
+    return s;
+}
+
+std::vector<std::optional<EcmpResult>> EcmpRuns(const Config &cfg, bool fail) {
+    std::vector<std::function<EcmpResult()>> jobs;
+    for (uint32_t l : cfg.links)
+        for (bool cc : cfg.cc)
+            jobs.push_back([&cfg, l, cc, fail]() { return RunEcmp(cfg, l, cc, fail); });
+    return RunParallel(jobs, cfg.jobs, cfg.verbose);
+}
+
+} // namespace
+
+void IncastTable(const Config &cfg) {
+    auto t0 = std::chrono::steady_clock::now();
+    auto rows = IncastRuns(cfg, cfg.senders);
+    double rtt = 0;
+    for (const auto &o : rows)
+        if (o)
+            rtt = o->base_rtt_ns;
+    std::printf("### Incast: N senders -> 1 receiver through one switch port\n\n");
+    PrintSetup(cfg);
+    std::printf("Base RTT %.2f us. Each sender writes max(%s / N, %s). \"Settles\": RTTs until "
+                "every sender stays within %.0f %% of its fair share; the delivered rate is "
+                "measured over the window in brackets (RTTs). Steady state: the second half of "
+                "the time until the first sender completes.\n\n",
+                rtt / 1e3, FormatBytes(static_cast<double>(cfg.incast_total_bytes)).c_str(),
+                FormatBytes(static_cast<double>(cfg.incast_min_bytes)).c_str(),
+                cfg.tolerance * 100);
+    PrintIncast(rows);
+    std::printf("\n(%zu runs, %.0f s)\n\n", rows.size(), WallSeconds(t0));
+}
+
+void EcmpTable(const Config &cfg) {
+    auto t0 = std::chrono::steady_clock::now();
+    auto rows = EcmpRuns(cfg, false);
+    auto fails = EcmpRuns(cfg, true);
+    std::printf("### ECMP: one connection over equal-cost spine links, hashed on the 5-tuple\n\n");
+    PrintSetup(cfg);
+    std::printf("Sender and receiver links %s; the spine links add up to %s. The connection "
+                "writes %s.\n\n",
+                FormatRate(2.0 * static_cast<double>(cfg.fabric_bps)).c_str(),
+                FormatRate(static_cast<double>(cfg.fabric_bps)).c_str(),
+                FormatBytes(static_cast<double>(cfg.ecmp_bytes)).c_str());
+    PrintHeader({"links", "CC", "paths per link", "packets per link", "max / mean",
+                 "peak queue per link (KiB)", "goodput / links", "done (us)", "drops", "CE marks",
+                 "resends"});
+    for (const auto &o : rows) {
+        if (!o) {
+            PrintRow({"run failed"});
+            continue;
+        }
+        const EcmpResult &r = *o;
+        PrintRow({std::to_string(r.links), r.cc ? "on" : "off", PerLink(r.paths_on_link, r.links),
+                  PerLink(r.packets_on_link, r.links), Fmt("%.2f", r.spread),
+                  PerLinkKiB(r.peak_queue, r.links), Fmt("%.3f", r.goodput), Fmt("%.0f", r.done_us),
+                  FmtCount(r.drops, 0), FmtCount(r.marks, 0), FmtCount(r.retransmits, 0)});
+    }
+    std::printf("\nOne link (the one most of the connection's paths hash to) blackholes at 40 %% "
+                "of the ideal "
+                "transfer time. Recovery: goodput (over 4 RTTs) stays at or above 90 %% of "
+                "(L-1)/L of what it was.\n\n");
+    PrintHeader({"links", "CC", "failed link", "at (us)", "goodput dip", "recovers (RTTs)",
+                 "blackholed", "moved by failover", "failovers", "RTOs", "done (us)",
+                 "vs no failure"});
+    for (size_t i = 0; i < fails.size(); i++) {
+        if (!fails[i]) {
+            PrintRow({"run failed"});
+            continue;
+        }
+        const EcmpResult &r = *fails[i];
+        std::string vs = i < rows.size() && rows[i]
+                             ? Fmt("%+.1f %%", 100.0 * (r.done_us / rows[i]->done_us - 1))
+                             : "—";
+        PrintRow(
+            {std::to_string(r.links), r.cc ? "on" : "off",
+             std::to_string(r.failed_link) + " (" + std::to_string(r.paths_on_failed) + " paths)",
+             Fmt("%.0f", r.fail_us), Fmt("%.2f", r.dip), FmtSettle(r.recover_rtts),
+             FmtCount(r.blackholed, 0), FmtCount(r.moved, 0), FmtCount(r.failovers, 0),
+             FmtCount(r.rtos, 0), Fmt("%.0f", r.done_us), vs});
+    }
+    std::printf("\n(%zu runs, %.0f s)\n\n", rows.size() + fails.size(), WallSeconds(t0));
+}
+
+void JoinLeaveTable(const Config &cfg) {
+    auto t0 = std::chrono::steady_clock::now();
+    std::vector<std::function<JoinLeaveResult()>> jobs;
+    for (auto [b, e] : cfg.join_cases)
+        for (bool cc : cfg.cc)
+            jobs.push_back([&cfg, b = b, e = e, cc]() { return RunJoinLeave(cfg, b, e, cc); });
+    auto rows = RunParallel(jobs, cfg.jobs, cfg.verbose);
+    std::printf("### Join and leave: senders joining and leaving an incast\n\n");
+    PrintSetup(cfg);
+    std::printf("Base senders run throughout; the extra ones join after a phase (at least 200 "
+                "RTTs) and leave one phase later (the event is their last completion). Port: "
+                "%s. \"Settles\" as in the incast table, judged until the next event.\n\n",
+                AqmName(cfg.aqm.empty() ? Aqm::kRed : cfg.aqm.front()));
+    PrintHeader({"senders", "CC", "at start: rate / delivered (RTTs)", "join: rate / delivered",
+                 "Jain joined", "leave: rate / delivered", "Jain after", "drops"});
+    for (const auto &o : rows) {
+        if (!o) {
+            PrintRow({"run failed"});
+            continue;
+        }
+        const JoinLeaveResult &r = *o;
+        auto both = [&](const Settle &s) {
+            return (r.cc ? FmtSettle(s.rate_rtts) : std::string("—")) + " / " +
+                   FmtSettle(s.delivered_rtts);
+        };
+        PrintRow({std::to_string(r.base) + " + " + std::to_string(r.extra), r.cc ? "on" : "off",
+                  both(r.before), both(r.join), Fmt("%.3f", r.jain_joined), both(r.leave),
+                  Fmt("%.3f", r.jain_left), FmtCount(r.drops, 0)});
+    }
+    std::printf("\n(%zu runs, %.0f s; delivered-rate window up to %.0f RTTs)\n\n", rows.size(),
+                WallSeconds(t0), rows.empty() || !rows.back() ? 0.0 : rows.back()->window_rtts);
+}
+
+namespace {
+
+// One asserted property: prints a GoogleTest-like line.
+struct Checker {
+    int passed = 0, failed = 0;
+    void Expect(const std::string &name, bool ok, const std::string &got) {
+        std::printf("[ %s ] %s (%s)\n", ok ? "    OK" : "FAILED", name.c_str(), got.c_str());
+        (ok ? passed : failed)++;
+    }
+    // A run that did not finish fails every property asked of it.
+    template <typename R> const R *Run(const std::optional<R> &r, const std::string &name) {
+        if (!r)
+            Expect(name + ": the run completes", false, "its process failed");
+        return r ? &*r : nullptr;
+    }
+};
+
+} // namespace
+
+// The short run of `make check`: one sender alone (the model's own
+// baseline), an 8-sender incast with RED/ECN and with tail drop, CC on and
+// off, and one connection over 4 equal-cost links, without and with a
+// link failure. The bounds are the guest-test margins where it has
+// them; each property fails if congestion control or the model breaks.
+int Check(const Config &base) {
+    auto t0 = std::chrono::steady_clock::now();
+    Config cfg = base;
+    cfg.incast_total_bytes = std::min<uint64_t>(cfg.incast_total_bytes, 32ull << 20);
+    cfg.ecmp_bytes = std::min<uint64_t>(cfg.ecmp_bytes, 48ull << 20);
+    std::vector<std::function<IncastResult()>> incasts = {
+        [&]() { return RunIncast(cfg, 1, false, Aqm::kRed); },
+        [&]() { return RunIncast(cfg, 8, true, Aqm::kRed); },
+        [&]() { return RunIncast(cfg, 8, false, Aqm::kRed); },
+        [&]() { return RunIncast(cfg, 8, true, Aqm::kTailDrop); },
+        [&]() { return RunIncast(cfg, 8, false, Aqm::kTailDrop); },
+    };
+    std::vector<std::function<EcmpResult()>> ecmps = {
+        [&]() { return RunEcmp(cfg, 4, true, false); },
+        [&]() { return RunEcmp(cfg, 4, true, true); },
+    };
+    auto in = RunParallel(incasts, cfg.jobs, cfg.verbose);
+    auto ec = RunParallel(ecmps, cfg.jobs, cfg.verbose);
+    Checker c;
+    auto drop_pct = [](const IncastResult &r) {
+        return r.qdisc_packets
+                   ? 100.0 * static_cast<double>(r.drops) / static_cast<double>(r.qdisc_packets)
+                   : 0.0;
+    };
+    if (const IncastResult *r = c.Run(in[0], "incast 1 alone")) {
+        c.Expect("incast 1, RED, CC off: a lone sender fills the port, goodput >= 0.95",
+                 r->goodput >= 0.95, Fmt("%.3f", r->goodput));
+        c.Expect("incast 1, RED, CC off: nothing dropped", r->drops == 0, FmtCount(r->drops, 0));
+    }
+    const IncastResult *red_on = c.Run(in[1], "incast 8 RED CC on");
+    if (const IncastResult *r = red_on) {
+        c.Expect("incast 8, RED, CC on: Jain >= 0.9", r->jain >= 0.9, Fmt("%.3f", r->jain));
+        c.Expect("incast 8, RED, CC on: rates settle within 10 RTTs",
+                 r->settle.rate_rtts >= 0 && r->settle.rate_rtts <= 10,
+                 FmtSettle(r->settle.rate_rtts) + " RTTs");
+        c.Expect("incast 8, RED, CC on: goodput >= 0.85 of the port", r->goodput >= 0.85,
+                 Fmt("%.3f", r->goodput));
+        c.Expect("incast 8, RED, CC on: <= 1 % of packets dropped", drop_pct(*r) <= 1.0,
+                 Fmt("%.2f %%", drop_pct(*r)));
+        c.Expect("incast 8, RED, CC on: every sender completes within 1.3 x ideal",
+                 !r->failed && r->done_ratio <= 1.3, Fmt("%.2f", r->done_ratio));
+    }
+    if (const IncastResult *r = c.Run(in[3], "incast 8 tail drop CC on")) {
+        c.Expect("incast 8, tail drop, CC on: Jain >= 0.9", r->jain >= 0.9, Fmt("%.3f", r->jain));
+        c.Expect("incast 8, tail drop, CC on: goodput >= 0.7 of the port", r->goodput >= 0.7,
+                 Fmt("%.3f", r->goodput));
+        c.Expect("incast 8, tail drop, CC on: <= 5 % of packets dropped", drop_pct(*r) <= 5.0,
+                 Fmt("%.2f %%", drop_pct(*r)));
+    }
+    if (const IncastResult *r = c.Run(in[2], "incast 8 RED CC off"); r && red_on)
+        c.Expect("incast 8, RED, CC on: the queue stays below the marking threshold, where "
+                 "CC off fills it",
+                 red_on->mean_queue <= static_cast<double>(cfg.red_min_bytes) &&
+                     r->peak_queue > static_cast<double>(cfg.red_max_bytes),
+                 "mean " + FormatBytes(red_on->mean_queue) + ", CC off peak " +
+                     FormatBytes(r->peak_queue));
+    const IncastResult *td_off = c.Run(in[4], "incast 8 tail drop CC off");
+    const IncastResult *td_on = in[3] ? &*in[3] : nullptr;
+    if (td_on && td_off)
+        c.Expect("incast 8, tail drop: CC on drops less than a fifth of CC off's",
+                 5 * td_on->drops < td_off->drops,
+                 std::to_string(td_on->drops) + " vs " + std::to_string(td_off->drops));
+    if (const EcmpResult *r = c.Run(ec[0], "ecmp 4")) {
+        c.Expect("ecmp 4 links, CC on: goodput >= 0.8 of the links' sum", r->goodput >= 0.8,
+                 Fmt("%.3f", r->goodput));
+        c.Expect("ecmp 4 links, CC on: packets per link max / mean <= 1.25", r->spread <= 1.25,
+                 Fmt("%.2f", r->spread) + ", paths " + PerLink(r->paths_on_link, r->links));
+    }
+    if (const EcmpResult *r = c.Run(ec[1], "ecmp 4 failure")) {
+        c.Expect("ecmp 4 links, a link fails, CC on: the transfer completes, paths fail over",
+                 r->done_us > 0 && r->failovers > 0 && r->blackholed > 0,
+                 std::to_string(r->failovers) + " failovers, " + std::to_string(r->blackholed) +
+                     " blackholed");
+        if (ec[0])
+            c.Expect("ecmp 4 links, a link fails, CC on: done within 3 x the time without",
+                     r->done_us <= 3 * ec[0]->done_us, Fmt("%.2f x", r->done_us / ec[0]->done_us));
+    }
+    std::printf("(%.0f s)\n%d passed, %d failed\n", WallSeconds(t0), c.passed, c.failed);
+    return c.failed;
+}
+
+} // namespace mrscale

@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+//
+// The kernel's pure protocol units (kernel/proto/), compiled as C and linked
+// into the scale model unchanged: the model runs the code metaroce.ko runs.
+#pragma once
+
+extern "C" {
+#include "cc.h"
+#include "path.h"
+#include "rto.h"
+#include "sack.h"
+#include "wire.h"
+}
