@@ -280,6 +280,14 @@ const std::vector<Option> &Options() {
                  return false;
              return true;
          }},
+        {"loss", "P", "incast: random loss of the port's link toward the receiver, 0-0.5 (0)",
+         [](const std::string &s, Config &c) {
+             double v;
+             if (!ParseScaled(s, {{"", 1}, {"%", 0.01}}, v) || v > 0.5)
+                 return false;
+             c.loss = v;
+             return true;
+         }},
         {"tolerance", "P", "how close to the fair share counts as settled, 0-1 (0.1)",
          [](const std::string &s, Config &c) {
              double v;

@@ -48,6 +48,7 @@ struct Config {
     uint64_t ecmp_bytes = 96ull << 20;
     std::vector<bool> cc = {true, false};
     std::vector<Aqm> aqm = {Aqm::kRed, Aqm::kTailDrop};
+    double loss = 0;         // incast: random loss on the port's link
     double tolerance = 0.10; // "within 10 % of the fair share"
     uint32_t seed = 1;
     uint32_t jobs = 1; // simulations run at once

@@ -448,6 +448,25 @@ void MrSender::Finish() {
     pace_.Cancel();
 }
 
+void MrSender::Dump() const {
+    std::fprintf(stderr,
+                 "  qpn %u: msn_send %u/%u send_off %u peer_done %u inflight %u/%u requeued %zu "
+                 "rtos %u timer %s at %.0f us pace %s\n",
+                 qpn_, msn_send_, msgs_, send_off_, peer_done_, ps_.inflight,
+                 mr_cc_conn_window(&params_.cc, &cc_), requeue_.size(), rtos_,
+                 timer_.IsRunning() ? "armed" : "idle", timer_at_ / 1e3,
+                 pace_.IsRunning() ? "armed" : "idle");
+    for (uint32_t i = 0; i < ps_.count; i++) {
+        const Path &p = path_[i];
+        std::fprintf(stderr,
+                     "    path %u: state %u port %u epoch %u window %u inflight %u una %u nxt %u "
+                     "sacked %u lost %u deadline %.0f us probed %d rto %.0f us\n",
+                     i, ps_.path[i].state, ps_.path[i].sport, p.sb.epoch, ps_.path[i].window,
+                     ps_.path[i].inflight, p.sb.una, p.sb.nxt, p.sb.n_sacked, p.sb.n_lost,
+                     p.deadline / 1e3, p.probed, mr_rto_get(&p.rto) / 1e3);
+    }
+}
+
 double MrSender::RateBps() const {
     // Windows over the SRTT (Little's law), and with congestion control
     // also the receiver's hint, whichever is slower.

@@ -79,6 +79,8 @@ public:
     // The rate congestion control lets the connection send at, bit/s of
     // link bytes: its pacing rate, or without one its windows over its SRTT.
     double RateBps() const;
+    // Debugging: the transport's state, to stderr.
+    void Dump() const;
     uint32_t WirePacketBytes() const { return wire_pkt_; }
 
 private:

@@ -318,6 +318,8 @@ Star BuildStar(const Config &cfg, Aqm aqm, uint32_t senders) {
         s.tx_hosts.push_back(h);
     }
     s.fabric->Route();
+    if (cfg.loss > 0)
+        s.fabric->GetLink(s.rx_link).fault[1]->SetLoss(cfg.loss, Hash32(cfg.seed, 0x105e));
     s.base_rtt = BaseRtt(cfg, {cfg.rate_bps, cfg.rate_bps});
     return s;
 }
@@ -375,6 +377,7 @@ IncastResult RunIncast(const Config &cfg, uint32_t n, bool cc, Aqm aqm) {
         }
         r.retransmits += st.retransmits;
         r.rtos += st.rtos;
+        r.deferred += st.deferred;
         r.failovers += st.failovers;
         if (cfg.verbose)
             std::fprintf(
@@ -385,6 +388,8 @@ IncastResult RunIncast(const Config &cfg, uint32_t n, bool cc, Aqm aqm) {
                 s->Qpn(), st.packets, st.retransmits, st.sack_resends, st.probes, st.moved, st.rtos,
                 st.deferred, st.failovers, static_cast<uint64_t>(s->Cc().decreases),
                 static_cast<double>(st.done_ns) / 1e3, st.failed ? " FAILED" : "");
+        if (cfg.verbose && !s->Done())
+            s->Dump();
     }
     if (first == std::numeric_limits<double>::max())
         first = last;
@@ -403,6 +408,7 @@ IncastResult RunIncast(const Config &cfg, uint32_t n, bool cc, Aqm aqm) {
     r.qdisc_packets = qs.nTotalReceivedPackets;
     r.drops = qs.nTotalDroppedPackets;
     r.marks = qs.nTotalMarkedPackets;
+    r.random_losses = star.fabric->GetLink(star.rx_link).fault[1]->Dropped();
     r.done_ratio = last / ideal_ns;
     Simulator::Destroy();
     r.wall_s = WallSeconds(t0);
@@ -472,7 +478,7 @@ EcmpResult RunEcmp(const Config &cfg, uint32_t links, bool cc, bool fail) {
             r.failed_link =
                 static_cast<uint32_t>(std::max_element(on.begin(), on.end()) - on.begin());
             r.paths_on_failed = on[r.failed_link];
-            fabric.GetLink(up[r.failed_link]).blackhole->Fail();
+            fabric.GetLink(up[r.failed_link]).Fail();
         });
     }
     Simulator::Stop(NanoSeconds(static_cast<uint64_t>(20 * ideal_ns) + 50'000'000));
@@ -500,7 +506,7 @@ EcmpResult RunEcmp(const Config &cfg, uint32_t links, bool cc, bool fail) {
     r.failovers = st.failovers;
     r.rtos = st.rtos;
     if (fail) {
-        r.blackholed = fabric.GetLink(up[r.failed_link]).blackhole->Dropped();
+        r.blackholed = fabric.GetLink(up[r.failed_link]).Dropped();
         // Goodput per tick, smoothed over 4 ticks.
         const auto &t = sampler.time_ns;
         const auto &pl = sampler.payload;
@@ -772,8 +778,12 @@ void PrintIncast(const std::vector<std::optional<IncastResult>> &rows) {
                   r.cc ? FmtSettle(r.settle.rate_rtts) : "—",
                   FmtSettle(r.settle.delivered_rtts) + " (" + Fmt("%.0f", r.window_rtts) + ")",
                   Fmt("%.3f", r.jain), Fmt("%.3f", r.goodput), FormatBytes(r.peak_queue),
-                  FormatBytes(r.mean_queue), FmtCount(r.drops, r.qdisc_packets),
-                  FmtCount(r.marks, 0), FmtCount(r.retransmits, 0), FmtCount(r.rtos, 0),
+                  FormatBytes(r.mean_queue),
+                  FmtCount(r.drops, r.qdisc_packets) +
+                      (r.random_losses ? " + " + std::to_string(r.random_losses) + " random"
+                                       : std::string()),
+                  FmtCount(r.marks, 0), FmtCount(r.retransmits, 0),
+                  FmtCount(r.rtos, 0) + " / " + FmtCount(r.deferred, 0),
                   Fmt("%.2f", r.done_ratio) + failed});
     }
 }
@@ -942,8 +952,12 @@ int Check(const Config &base) {
     Config cfg = base;
     cfg.incast_total_bytes = std::min<uint64_t>(cfg.incast_total_bytes, 32ull << 20);
     cfg.ecmp_bytes = std::min<uint64_t>(cfg.ecmp_bytes, 48ull << 20);
+    Config lossy = cfg;
+    lossy.loss = 0.01;
     std::vector<std::function<IncastResult()>> incasts = {
         [&]() { return RunIncast(cfg, 1, false, Aqm::kRed); },
+        [&]() { return RunIncast(cfg, 1, true, Aqm::kRed); },
+        [&]() { return RunIncast(lossy, 1, true, Aqm::kRed); },
         [&]() { return RunIncast(cfg, 8, true, Aqm::kRed); },
         [&]() { return RunIncast(cfg, 8, false, Aqm::kRed); },
         [&]() { return RunIncast(cfg, 8, true, Aqm::kTailDrop); },
@@ -966,7 +980,11 @@ int Check(const Config &base) {
                  r->goodput >= 0.95, Fmt("%.3f", r->goodput));
         c.Expect("incast 1, RED, CC off: nothing dropped", r->drops == 0, FmtCount(r->drops, 0));
     }
-    const IncastResult *red_on = c.Run(in[1], "incast 8 RED CC on");
+    if (const IncastResult *r = c.Run(in[1], "incast 1 CC on"), *l = c.Run(in[2], "incast 1 lossy");
+        r && l)
+        c.Expect("incast 1, CC on, 1 % random loss: >= 0.9 of the loss-free goodput",
+                 l->goodput >= 0.9 * r->goodput, Fmt("%.3f", l->goodput / r->goodput));
+    const IncastResult *red_on = c.Run(in[3], "incast 8 RED CC on");
     if (const IncastResult *r = red_on) {
         c.Expect("incast 8, RED, CC on: Jain >= 0.9", r->jain >= 0.9, Fmt("%.3f", r->jain));
         c.Expect("incast 8, RED, CC on: rates settle within 10 RTTs",
@@ -979,22 +997,22 @@ int Check(const Config &base) {
         c.Expect("incast 8, RED, CC on: every sender completes within 1.3 x ideal",
                  !r->failed && r->done_ratio <= 1.3, Fmt("%.2f", r->done_ratio));
     }
-    if (const IncastResult *r = c.Run(in[3], "incast 8 tail drop CC on")) {
+    if (const IncastResult *r = c.Run(in[5], "incast 8 tail drop CC on")) {
         c.Expect("incast 8, tail drop, CC on: Jain >= 0.9", r->jain >= 0.9, Fmt("%.3f", r->jain));
         c.Expect("incast 8, tail drop, CC on: goodput >= 0.7 of the port", r->goodput >= 0.7,
                  Fmt("%.3f", r->goodput));
         c.Expect("incast 8, tail drop, CC on: <= 5 % of packets dropped", drop_pct(*r) <= 5.0,
                  Fmt("%.2f %%", drop_pct(*r)));
     }
-    if (const IncastResult *r = c.Run(in[2], "incast 8 RED CC off"); r && red_on)
+    if (const IncastResult *r = c.Run(in[4], "incast 8 RED CC off"); r && red_on)
         c.Expect("incast 8, RED, CC on: the queue stays below the marking threshold, where "
                  "CC off fills it",
                  red_on->mean_queue <= static_cast<double>(cfg.red_min_bytes) &&
                      r->peak_queue > static_cast<double>(cfg.red_max_bytes),
                  "mean " + FormatBytes(red_on->mean_queue) + ", CC off peak " +
                      FormatBytes(r->peak_queue));
-    const IncastResult *td_off = c.Run(in[4], "incast 8 tail drop CC off");
-    const IncastResult *td_on = in[3] ? &*in[3] : nullptr;
+    const IncastResult *td_off = c.Run(in[6], "incast 8 tail drop CC off");
+    const IncastResult *td_on = in[5] ? &*in[5] : nullptr;
     if (td_on && td_off)
         c.Expect("incast 8, tail drop: CC on drops less than a fifth of CC off's",
                  5 * td_on->drops < td_off->drops,

@@ -35,8 +35,10 @@ struct IncastResult {
     uint64_t qdisc_packets;
     uint64_t drops;
     uint64_t marks;
+    uint64_t random_losses; // --loss, on the port's link
     uint64_t retransmits;
     uint64_t rtos;
+    uint64_t deferred; // timers that fired early and waited (mr_rto_early())
     uint64_t failovers;
     double done_ratio; // last completion / ideal
     uint32_t failed;   // senders that gave up

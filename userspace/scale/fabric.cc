@@ -14,7 +14,7 @@ using namespace ns3;
 namespace mrscale {
 
 NS_OBJECT_ENSURE_REGISTERED(FabricRouting);
-NS_OBJECT_ENSURE_REGISTERED(Blackhole);
+NS_OBJECT_ENSURE_REGISTERED(LinkFault);
 
 TypeId FabricRouting::GetTypeId() {
     static TypeId tid = TypeId("mrscale::FabricRouting")
@@ -24,11 +24,11 @@ TypeId FabricRouting::GetTypeId() {
     return tid;
 }
 
-TypeId Blackhole::GetTypeId() {
-    static TypeId tid = TypeId("mrscale::Blackhole")
+TypeId LinkFault::GetTypeId() {
+    static TypeId tid = TypeId("mrscale::LinkFault")
                             .SetParent<ErrorModel>()
                             .SetGroupName("MetaRoCE")
-                            .AddConstructor<Blackhole>();
+                            .AddConstructor<LinkFault>();
     return tid;
 }
 
@@ -205,14 +205,14 @@ uint32_t Fabric::Connect(uint32_t a, uint32_t b, uint64_t rate_bps, Port pa, Por
 
     auto link = std::make_unique<Link>();
     link->rate_bps = rate_bps;
-    link->blackhole = CreateObject<Blackhole>();
     Port ports[2] = {pa, pb};
     for (uint32_t i = 0; i < 2; i++) {
         QueueDiscContainer q = PortQdisc(ports[i], rate_bps).Install(devs.Get(i));
         link->end[i].qdisc = q.Get(0);
         link->end[i].dev = devs.Get(i);
         link->end[i].node = i ? b : a;
-        DynamicCast<PointToPointNetDevice>(devs.Get(i))->SetReceiveErrorModel(link->blackhole);
+        link->fault[i] = CreateObject<LinkFault>();
+        DynamicCast<PointToPointNetDevice>(devs.Get(i))->SetReceiveErrorModel(link->fault[i]);
     }
     Ipv4InterfaceContainer ifs = addresses_.Assign(devs);
     addresses_.NewNetwork();

@@ -71,21 +71,37 @@ private:
     uint32_t hash_seed_ = 0;
 };
 
-// A link that silently drops everything once failed: a blackhole, as a dead
-// optic or a gray failure is to the endpoints before routing reacts.
-class Blackhole : public ns3::ErrorModel {
+// What a link does to the packets it delivers to one of its ends: after
+// Fail() it drops everything, a blackhole, as a dead optic or a gray
+// failure is to the endpoints before routing reacts; before, it may drop
+// packets at random (SetLoss()), independently, as netem's loss does.
+class LinkFault : public ns3::ErrorModel {
 public:
     static ns3::TypeId GetTypeId();
     void Fail() { failed_ = true; }
+    void SetLoss(double rate, uint64_t seed) {
+        loss_ = static_cast<uint64_t>(rate * 18446744073709551615.0);
+        rng_ = seed | 1;
+    }
     uint64_t Dropped() const { return dropped_; }
 
 private:
     bool DoCorrupt(ns3::Ptr<ns3::Packet>) override {
-        dropped_ += failed_;
-        return failed_;
+        bool drop = failed_;
+        if (!drop && loss_) {
+            // xorshift64*: its own stream, so a loss rate changes nothing else
+            rng_ ^= rng_ >> 12;
+            rng_ ^= rng_ << 25;
+            rng_ ^= rng_ >> 27;
+            drop = rng_ * 0x2545f4914f6cdd1dull < loss_;
+        }
+        dropped_ += drop;
+        return drop;
     }
     void DoReset() override {}
     bool failed_ = false;
+    uint64_t loss_ = 0; // drop probability, 2^-64 units
+    uint64_t rng_ = 1;
     uint64_t dropped_ = 0;
 };
 
@@ -107,7 +123,12 @@ public:
     };
     struct Link {
         LinkEnd end[2];
-        ns3::Ptr<Blackhole> blackhole;
+        ns3::Ptr<LinkFault> fault[2]; // on what end[i] receives
+        void Fail() {
+            fault[0]->Fail();
+            fault[1]->Fail();
+        }
+        uint64_t Dropped() const { return fault[0]->Dropped() + fault[1]->Dropped(); }
         uint64_t rate_bps;
         uint64_t tx_packets[2] = {0, 0}; // sent from end[i]
     };
