@@ -56,6 +56,9 @@
 #define MR_CC_GAP_MAX_NS 1000000000ull
 #define MR_CC_PACE_MAX_NS ((MR_CC_BURST + 1) * MR_CC_GAP_MAX_NS)
 
+/* Times are monotonic ns below this (146 years); later ones count as it. */
+#define MR_CC_TIME_MAX_NS 0x4000000000000000ull
+
 /* mr_cc_flow.demand_kbps of a sender that uses its whole share. */
 #define MR_CC_UNBOUNDED 0xffffffffu
 
