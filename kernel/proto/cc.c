@@ -543,7 +543,8 @@ static u64 mr_cc_gap(const struct mr_cc_conn *c, u32 bytes, bool *by_hint)
 			*by_hint = true;
 		}
 	}
-	return mr_cc_min(gap, MR_CC_GAP_MAX_NS);
+	/* At least 1 ns, or a burst would never be spent. */
+	return gap < 1 ? 1 : mr_cc_min(gap, MR_CC_GAP_MAX_NS);
 }
 
 static bool mr_cc_paced(const struct mr_cc_params *prm,
@@ -555,6 +556,7 @@ static bool mr_cc_paced(const struct mr_cc_params *prm,
 u64 mr_cc_pace_delay(const struct mr_cc_params *prm, struct mr_cc_conn *c,
 		     u64 now_ns)
 {
+	now_ns = mr_cc_min(now_ns, MR_CC_TIME_MAX_NS);
 	if (!mr_cc_paced(prm, c) || c->burst || now_ns >= c->next_ns)
 		return 0;
 	/* Only a clock that went back can be this far behind: catch up. */
@@ -577,13 +579,14 @@ void mr_cc_pace_sent(const struct mr_cc_params *prm, struct mr_cc_conn *c,
 	bool by_hint;
 	u64 gap, credit;
 
+	now_ns = mr_cc_min(now_ns, MR_CC_TIME_MAX_NS);
 	if (!mr_cc_paced(prm, c)) {
 		c->burst = 0;
 		return;
 	}
 	gap = mr_cc_gap(c, bytes, &by_hint);
 	if (!c->burst || now_ns >= c->next_ns) {
-		credit = mr_cc_min(gap ? gap - 1 : 0, now_ns);
+		credit = mr_cc_min(gap - 1, now_ns);
 		c->next_ns = mr_cc_max(c->next_ns, now_ns - credit);
 		c->burst = MR_CC_BURST;
 	}

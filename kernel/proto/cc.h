@@ -56,6 +56,9 @@
 #define MR_CC_GAP_MAX_NS 1000000000ull
 #define MR_CC_PACE_MAX_NS ((MR_CC_BURST + 1) * MR_CC_GAP_MAX_NS)
 
+/* Times are monotonic ns below this (146 years); later ones count as it. */
+#define MR_CC_TIME_MAX_NS 0x4000000000000000ull
+
 /* mr_cc_flow.demand_kbps of a sender that uses its whole share. */
 #define MR_CC_UNBOUNDED 0xffffffffu
 
@@ -71,8 +74,8 @@ struct mr_cc_params {
 	u32 max_path_window;	/* packets, at most MR_CC_MAX_PATH_WINDOW */
 	u32 max_conn_window;	/* packets, at most MR_CC_MAX_CONN_WINDOW */
 	u32 min_window;		/* fixed point, 1..MR_CC_ONE */
-	u32 ai;			/* a path's additive increase per round, fixed point */
-	u32 ai_conn;		/* the connection's, fixed point */
+	u32 ai;			/* the paths' increase per round, together */
+	u32 ai_conn;		/* the connection's; both fixed point */
 	u64 target_floor_ns;	/* delay target: base + max(floor, base >> shift) */
 	u8 target_shift;
 	u64 target_scale_ns;	/* + up to this much for small windows (Swift) */

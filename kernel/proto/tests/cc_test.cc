@@ -1235,3 +1235,32 @@ TEST(CcModel, WeightedSprayingAroundSlowLink)
 	// 64 a round into 10 + 40: 14 of 256 dropped.
 	EXPECT_NEAR((double)off.dropped / off.offered, 14.0 / 256, 0.005);
 }
+
+extern "C" {
+#include "fuzz_cc.h"
+}
+
+// The fuzz body of fuzz_cc.c on deterministic random inputs, so that
+// every test run drives random ACK, loss, timeout, hint, pacing and share
+// sequences and checks the invariants after each step.
+TEST(CcFuzz, RandomSequences)
+{
+	std::mt19937 rng(21);
+
+	for (int i = 0; i < 20000; i++) {
+		std::vector<uint8_t> b(16 + rng() % 1200);
+
+		for (auto &x : b)
+			x = (uint8_t)rng();
+		if (i & 1)
+			b[0] |= 0x80; // random parameters, else the defaults
+		ASSERT_EQ(mr_fuzz_cc(b.data(), b.size()), 0) << "input " << i;
+	}
+	// Any prefix of an input is an input too.
+	std::vector<uint8_t> b(600);
+
+	for (auto &x : b)
+		x = (uint8_t)rng();
+	for (size_t n = 0; n <= b.size(); n++)
+		ASSERT_EQ(mr_fuzz_cc(b.data(), n), 0) << n;
+}
