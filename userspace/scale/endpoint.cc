@@ -82,8 +82,7 @@ MrSender::MrSender(Ptr<ns3::Node> node, const TransportParams &params, Ipv4Addre
                    uint32_t qpn, uint32_t seed, uint64_t bytes, Time start)
     : node_(node), params_(params), dst_(dst), qpn_(qpn), bytes_(bytes),
       msgs_(static_cast<uint32_t>((bytes + params.msg_bytes - 1) / params.msg_bytes)),
-      wire_pkt_(MR_BASE_HDR_LEN + MR_WRITE_HDR_LEN + params.mtu + kLinkOverhead),
-      path_(params.paths) {
+      pkt_bytes_(FullPacketBytes(params.mtu)), path_(params.paths) {
     // Every MetaRoCE packet, ACKs too, goes to UDP port 4791.
     ack_sock_ = Socket::CreateSocket(node_, UdpSocketFactory::GetTypeId());
     if (ack_sock_->Bind(InetSocketAddress(Ipv4Address::GetAny(), kRoceV2Port))) {
@@ -96,7 +95,7 @@ MrSender::MrSender(Ptr<ns3::Node> node, const TransportParams &params, Ipv4Addre
         std::fprintf(stderr, "mr-scale: mr_paths_init: bad path count %u\n", params.paths);
         std::exit(2);
     }
-    mr_cc_conn_init(&cc_, &params_.cc, wire_pkt_);
+    mr_cc_conn_init(&cc_, &params_.cc, pkt_bytes_);
     for (uint32_t i = 0; i < params.paths; i++) {
         Path &p = path_[i];
         mr_sack_tx_init(&p.sb, 0);
@@ -225,7 +224,7 @@ void MrSender::SendPkt(uint32_t id, uint32_t psn, const TxPkt &tp, bool resend) 
         pkt.payload_len = std::min(params_.mtu, pkt.write.length - tp.offset);
     }
     Ptr<Packet> packet = BuildPacket(pkt);
-    uint32_t wire = packet->GetSize() + kLinkOverhead;
+    const uint32_t bytes = packet->GetSize();
     // ns-3's UDP takes the TOS byte from the address, not the socket.
     InetSocketAddress to(dst_, kRoceV2Port);
     to.SetTos(kEct0);
@@ -233,7 +232,7 @@ void MrSender::SendPkt(uint32_t id, uint32_t psn, const TxPkt &tp, bool resend) 
     stats_.packets++;
     if (resend)
         stats_.retransmits++;
-    mr_cc_pace_sent(&params_.cc, &cc_, wire, now);
+    mr_cc_pace_sent(&params_.cc, &cc_, bytes, now);
     if (!p.deadline) {
         ArmPath(p, now);
         ArmTimer();
@@ -492,7 +491,7 @@ double MrSender::RateBps() const {
             paths += ps_.path[i].state == MR_PATH_ACTIVE ? ps_.path[i].window : 0;
         window = std::min(paths, mr_cc_conn_window(&prm, &cc_));
     }
-    double rate = window * wire_pkt_ * 8 * 1e9 / srtt;
+    double rate = window * pkt_bytes_ * 8 * 1e9 / srtt;
     if (prm.enabled && cc_.hint_kbps)
         rate = std::min(rate, static_cast<double>(mr_cc_hint_to_bps(cc_.hint_kbps)));
     return rate;
@@ -549,23 +548,30 @@ void MrReceiver::Recv(Ptr<Socket> sock) {
             flows_.push_back(mr_cc_flow{});
             flow_conn_.push_back(slot.get());
         }
-        OnData(*slot, pkt, src.GetPort(), ce, p->GetSize() + kLinkOverhead);
+        OnData(*slot, pkt, src.GetPort(), ce, p->GetSize());
     }
 }
 
 // resp.c: mr_resp_rcv(), its SACK and ACK part.
-void MrReceiver::OnData(Conn &c, const mr_pkt &pkt, uint16_t sport, bool ce, uint32_t wire) {
+void MrReceiver::OnData(Conn &c, const mr_pkt &pkt, uint16_t sport, bool ce, uint32_t bytes) {
     const uint32_t id = pkt.base.path, psn = pkt.base.psn;
     RxPath &r = c.rx[id];
     c.stats.packets++;
-    c.stats.wire_bytes += wire;
-    flows_[c.flow].bytes += wire;
+    c.stats.udp_bytes += bytes;
+    flows_[c.flow].bytes += bytes;
     if (ce)
         c.stats.ce++;
 
     const uint16_t prev_epoch = r.win.epoch;
     const uint32_t prev_cum = r.win.cum;
-    switch (mr_sack_rx_record(&r.win, pkt.base.epoch, psn)) {
+    const mr_sack_rx_res res = mr_sack_rx_record(&r.win, pkt.base.epoch, psn);
+    // CE marks of the path epoch, duplicates included (protocol.rst,
+    // "Signals"); a new epoch counts from 0.
+    if (r.win.epoch != prev_epoch)
+        r.ecn = 0;
+    if (ce && res != MR_SACK_STALE)
+        r.ecn++;
+    switch (res) {
     case MR_SACK_STALE:
     case MR_SACK_BEYOND:
         c.stats.duplicates++;
@@ -587,8 +593,6 @@ void MrReceiver::OnData(Conn &c, const mr_pkt &pkt, uint16_t sport, bool ce, uin
     r.epoch = r.win.epoch;
     r.last_psn = psn;
     r.unacked++;
-    if (ce)
-        r.ecn++;
     bool complete = false;
     // A packet no completion will acknowledge (a slice that landed before,
     // of a message complete) is acknowledged now.
@@ -673,7 +677,10 @@ void MrReceiver::AckAll(Conn &c) {
         Ack(c, spare, c.rx[spare].last_psn);
 }
 
+// With CC off a receiver sends no hint (protocol.rst).
 uint32_t MrReceiver::Hint(const Conn &c) const {
+    if (!params_.cc.enabled)
+        return 0;
     return c.shared ? flows_[c.flow].hint_kbps : fresh_kbps_;
 }
 
@@ -686,8 +693,9 @@ void MrReceiver::Share() {
     const uint64_t now = static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
     const uint64_t interval = now - last_share_ns_;
     last_share_ns_ = now;
+    const uint64_t capacity = PayloadRate(capacity_bps_, params_.mtu);
     fresh_kbps_ = mr_cc_share(&params_.cc, flows_.data(), static_cast<u32>(flows_.size()),
-                              mr_cc_hint_from_bps(capacity_bps_), interval, &share_stats_);
+                              mr_cc_hint_from_bps(capacity), interval, &share_stats_);
     share_calls_++;
     for (size_t i = 0; i < flows_.size(); i++) {
         flows_[i].bytes = 0;

@@ -8,6 +8,7 @@
 // leave out what does not (memory regions, completion queues, READs).
 #pragma once
 
+#include "config.h"
 #include "proto.h"
 
 #include <ns3/core-module.h>
@@ -30,6 +31,19 @@ constexpr uint32_t kFailAfter = MR_PATH_DEFAULT_FAIL_AFTER;
 constexpr uint32_t kRetryCnt = 7; // the QP's retry_cnt
 constexpr uint8_t kEct0 = 0x02;   // IP ECN field
 constexpr uint8_t kCe = 0x03;
+
+// Bytes of a full data packet as congestion control counts them (pacing,
+// hints, shares): its UDP payload, MetaRoCE headers and data.
+constexpr uint32_t FullPacketBytes(uint32_t mtu) {
+    return MR_BASE_HDR_LEN + MR_WRITE_HDR_LEN + mtu;
+}
+
+// A link's rate in those bytes: what the layers below take per packet
+// comes off (protocol.rst: "The rate hint").
+inline uint64_t PayloadRate(uint64_t link_bps, uint32_t mtu) {
+    const uint64_t full = FullPacketBytes(mtu);
+    return link_bps / (full + kLinkOverhead) * full;
+}
 
 // What both ends of a connection agree on, and the sender's timers.
 struct TransportParams {
@@ -76,12 +90,11 @@ public:
     const SenderStats &Stats() const { return stats_; }
     const mr_paths &Paths() const { return ps_; }
     const mr_cc_conn &Cc() const { return cc_; }
-    // The rate congestion control lets the connection send at, bit/s of
-    // link bytes: its pacing rate, or without one its windows over its SRTT.
+    // The rate congestion control lets the connection send at, bit/s of UDP
+    // payload: its windows over its SRTT, and its hint if that is slower.
     double RateBps() const;
     // Debugging: the transport's state, to stderr.
     void Dump() const;
-    uint32_t WirePacketBytes() const { return wire_pkt_; }
 
 private:
     struct TxPkt {
@@ -129,7 +142,7 @@ private:
     uint32_t qpn_;
     uint64_t bytes_;
     uint32_t msgs_;
-    uint32_t wire_pkt_; // link bytes of a full data packet
+    uint32_t pkt_bytes_; // of a full data packet: FullPacketBytes()
 
     mr_paths ps_{};
     mr_cc_conn cc_{};
@@ -153,7 +166,7 @@ private:
 
 // Counters of one sender at the receiver.
 struct FlowStats {
-    uint64_t wire_bytes = 0;    // link bytes of every data packet that arrived
+    uint64_t udp_bytes = 0;     // UDP payload of every data packet that arrived
     uint64_t payload_bytes = 0; // new payload: goodput
     uint64_t packets = 0;
     uint64_t duplicates = 0;
@@ -203,7 +216,7 @@ private:
     };
 
     void Recv(ns3::Ptr<ns3::Socket> sock);
-    void OnData(Conn &c, const mr_pkt &pkt, uint16_t sport, bool ce, uint32_t wire);
+    void OnData(Conn &c, const mr_pkt &pkt, uint16_t sport, bool ce, uint32_t bytes);
     bool Place(Conn &c, const mr_pkt &pkt, bool *complete);
     void Ack(Conn &c, uint32_t id, uint32_t psn);
     void AckAll(Conn &c);

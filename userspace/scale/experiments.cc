@@ -204,14 +204,14 @@ private:
         uint64_t total = 0;
         for (size_t i = 0; i < senders_.size(); i++) {
             const FlowStats *f = rx_.Flow(senders_[i]->Qpn());
-            uint64_t wire = f ? f->wire_bytes : 0;
+            uint64_t bytes = f ? f->udp_bytes : 0;
             total += f ? f->payload_bytes : 0;
-            ring_[i * (window_ + 1) + slot] = wire;
+            ring_[i * (window_ + 1) + slot] = bytes;
             const MrSender &s = *senders_[i];
             if (std::isnan(err_del) || !s.Started() || s.Done() ||
                 static_cast<double>(s.Stats().start_ns) > now - span)
                 continue;
-            double got = static_cast<double>(wire - ring_[i * (window_ + 1) + old]) * 8e9 / span;
+            double got = static_cast<double>(bytes - ring_[i * (window_ + 1) + old]) * 8e9 / span;
             err_del = std::max(err_del, std::fabs(got / fair - 1));
         }
         time_ns.push_back(now);
@@ -224,7 +224,7 @@ private:
                 std::fprintf(trace_, " | %.3g %u %.3g %u %u %" PRIu64 " %u", s.RateBps() / 1e9,
                              s.Cc().hint_kbps, s.Cc().w.cwnd / 1024.0, s.Cc().paths_cwnd,
                              s.Paths().inflight, static_cast<uint64_t>(s.Cc().srtt),
-                             f ? static_cast<unsigned>(f->wire_bytes / 4200) : 0u);
+                             f ? static_cast<unsigned>(f->packets) : 0u);
             }
             std::fprintf(trace_, "\n");
         }
@@ -355,7 +355,7 @@ IncastResult RunIncast(const Config &cfg, uint32_t n, bool cc, Aqm aqm) {
     const uint64_t tick = static_cast<uint64_t>(std::llround(star.base_rtt));
     const uint32_t window = DeliveredWindow(cfg, n, cfg.rate_bps, tick);
     r.window_rtts = window;
-    Sampler sampler(cfg, tick, cfg.rate_bps, window, senders, rx, q, nullptr);
+    Sampler sampler(cfg, tick, PayloadRate(cfg.rate_bps, cfg.mtu), window, senders, rx, q, nullptr);
     const double ideal_ns = static_cast<double>(n) *
                                 static_cast<double>((bytes + cfg.mtu - 1) / cfg.mtu) *
                                 WirePacket(cfg) * 8e9 / static_cast<double>(cfg.rate_bps) +
@@ -465,7 +465,8 @@ EcmpResult RunEcmp(const Config &cfg, uint32_t links, bool cc, bool fail) {
     for (uint32_t i = 0; i < links; i++)
         peaks[i].Watch(fabric.Qdisc(up[i], 0));
     const uint64_t tick = static_cast<uint64_t>(std::llround(r.base_rtt_ns));
-    Sampler sampler(cfg, tick, cfg.fabric_bps, 2, senders, rx, nullptr, nullptr);
+    Sampler sampler(cfg, tick, PayloadRate(cfg.fabric_bps, cfg.mtu), 2, senders, rx, nullptr,
+                    nullptr);
     const double ideal_ns = static_cast<double>((cfg.ecmp_bytes + cfg.mtu - 1) / cfg.mtu) *
                             WirePacket(cfg) * 8e9 / static_cast<double>(cfg.fabric_bps);
     if (fail) {
@@ -597,7 +598,7 @@ JoinLeaveResult RunJoinLeave(const Config &cfg, uint32_t base, uint32_t extra, b
         return t_left >= 0 && now >= t_left + static_cast<double>(phase);
     };
     Ptr<QueueDisc> q = star.fabric->Qdisc(star.rx_link, 0);
-    Sampler sampler(cfg, tick, cfg.rate_bps, window, senders, rx, q, stop);
+    Sampler sampler(cfg, tick, PayloadRate(cfg.rate_bps, cfg.mtu), window, senders, rx, q, stop);
     Simulator::Stop(NanoSeconds(50 * phase + 50'000'000));
     Simulator::Run();
 
