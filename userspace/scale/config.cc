@@ -359,10 +359,10 @@ std::string OptionsHelp() {
     std::string out;
     for (const auto &o : Options()) {
         char line[160];
-        std::snprintf(line, sizeof(line), "  --%-15s %-18s %s\n", o.name, o.arg, o.help);
+        std::snprintf(line, sizeof(line), "  --%-20s %-18s %s\n", o.name, o.arg, o.help);
         out += line;
     }
-    out += "  --verbose                          progress on stderr\n";
+    out += "  --verbose                               progress on stderr\n";
     out += "Rates take K, M, G, T (bit/s, decimal); sizes K, M, G (binary); times ns, us, ms, "
            "s.\n";
     return out;

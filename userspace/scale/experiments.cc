@@ -767,7 +767,7 @@ std::vector<std::optional<IncastResult>> IncastRuns(const Config &cfg,
 void PrintIncast(const std::vector<std::optional<IncastResult>> &rows) {
     PrintHeader({"senders", "port", "CC", "rate settles (RTTs)", "delivery settles (RTTs)", "Jain",
                  "goodput / port", "peak queue", "mean queue", "drops", "CE marks", "resends",
-                 "RTOs", "last done / ideal"});
+                 "RTOs / deferred", "last done / ideal"});
     for (const auto &o : rows) {
         if (!o) {
             PrintRow({"run failed"});
