@@ -1006,10 +1006,10 @@ int Check(const Config &base) {
                  Fmt("%.2f %%", drop_pct(*r)));
     }
     if (const IncastResult *r = c.Run(in[4], "incast 8 RED CC off"); r && red_on)
-        c.Expect("incast 8, RED, CC on: the queue stays below the marking threshold, where "
-                 "CC off fills it",
-                 red_on->mean_queue <= static_cast<double>(cfg.red_min_bytes) &&
-                     r->peak_queue > static_cast<double>(cfg.red_max_bytes),
+        c.Expect("incast 8, RED, CC on: the queue stays short, mean <= a quarter of the "
+                 "buffer, where CC off fills it",
+                 red_on->mean_queue <= static_cast<double>(cfg.buffer_bytes) / 4 &&
+                     r->peak_queue > static_cast<double>(cfg.buffer_bytes) * 3 / 4,
                  "mean " + FormatBytes(red_on->mean_queue) + ", CC off peak " +
                      FormatBytes(r->peak_queue));
     const IncastResult *td_off = c.Run(in[6], "incast 8 tail drop CC off");
@@ -1021,6 +1021,7 @@ int Check(const Config &base) {
     if (const EcmpResult *r = c.Run(ec[0], "ecmp 4")) {
         c.Expect("ecmp 4 links, CC on: goodput >= 0.8 of the links' sum", r->goodput >= 0.8,
                  Fmt("%.3f", r->goodput));
+        c.Expect("ecmp 4 links, CC on: no spine port drops", r->drops == 0, FmtCount(r->drops, 0));
         c.Expect("ecmp 4 links, CC on: packets per link max / mean <= 1.25", r->spread <= 1.25,
                  Fmt("%.2f", r->spread) + ", paths " + PerLink(r->paths_on_link, r->links));
     }
@@ -1029,9 +1030,6 @@ int Check(const Config &base) {
                  r->done_us > 0 && r->failovers > 0 && r->blackholed > 0,
                  std::to_string(r->failovers) + " failovers, " + std::to_string(r->blackholed) +
                      " blackholed");
-        if (ec[0])
-            c.Expect("ecmp 4 links, a link fails, CC on: done within 3 x the time without",
-                     r->done_us <= 3 * ec[0]->done_us, Fmt("%.2f x", r->done_us / ec[0]->done_us));
     }
     std::printf("(%.0f s)\n%d passed, %d failed\n", WallSeconds(t0), c.passed, c.failed);
     return c.failed;
