@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-#include "mr_bounds.h"
+#include "bounds.h"
 
 /*
  * Registration flags: only the four rights and MW binding, and remote write
  * or atomic only together with local write, as the IB spec requires: a peer
  * may not write memory that its owner may not.
  */
-int mr_check_access_flags(u32 access)
+int mr_bounds_check_access(u32 access)
 {
 	if (access & ~(MR_ACC_MASK | MR_ACC_MW_BIND))
 		return -MR_EFLAGS;
@@ -15,19 +15,21 @@ int mr_check_access_flags(u32 access)
 		return -MR_EFLAGS;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_bounds_check_access);
 
 /*
  * A region to register: at least one byte, and its last byte addressable
  * (iova + len may reach 2^64 but not pass it).
  */
-int mr_check_region(u64 iova, u64 len, u32 access)
+int mr_bounds_check_region(u64 iova, u64 len, u32 access)
 {
 	if (!len)
 		return -MR_ELENGTH;
 	if (len - 1 > ~(u64)0 - iova)
 		return -MR_ERANGE;
-	return mr_check_access_flags(access);
+	return mr_bounds_check_access(access);
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_bounds_check_region);
 
 /*
  * An access of @len bytes at @iova needing the rights @need, against the
@@ -35,8 +37,8 @@ int mr_check_region(u64 iova, u64 len, u32 access)
  * checked first, so a peer without them learns nothing about the bounds.
  * Written without computing iova + len, which may wrap.
  */
-int mr_check_range(u64 mr_iova, u64 mr_len, u32 mr_access, u64 iova, u64 len,
-		   u32 need)
+int mr_bounds_check_range(u64 mr_iova, u64 mr_len, u32 mr_access, u64 iova, u64 len,
+			  u32 need)
 {
 	u64 off;
 
@@ -51,6 +53,7 @@ int mr_check_range(u64 mr_iova, u64 mr_len, u32 mr_access, u64 iova, u64 len,
 		return -MR_ERANGE;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_bounds_check_range);
 
 /*
  * Binding a window of @win_len bytes at @win_iova with the rights
@@ -59,8 +62,8 @@ int mr_check_range(u64 mr_iova, u64 mr_len, u32 mr_access, u64 iova, u64 len,
  * and hold the whole window (-MR_ERANGE). An empty window (a type 1
  * window's unbind) needs only the binding right.
  */
-int mr_check_window(u64 mr_iova, u64 mr_len, u32 mr_access, u64 win_iova,
-		    u64 win_len, u32 win_access)
+int mr_bounds_check_window(u64 mr_iova, u64 mr_len, u32 mr_access, u64 win_iova,
+			   u64 win_len, u32 win_access)
 {
 	if (win_access & ~MR_ACC_MASK)
 		return -MR_EFLAGS;
@@ -71,5 +74,6 @@ int mr_check_window(u64 mr_iova, u64 mr_len, u32 mr_access, u64 win_iova,
 		return -MR_EACCESS;
 	if (!win_len)
 		return 0;
-	return mr_check_range(mr_iova, mr_len, mr_access, win_iova, win_len, 0);
+	return mr_bounds_check_range(mr_iova, mr_len, mr_access, win_iova, win_len, 0);
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_bounds_check_window);

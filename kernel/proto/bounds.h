@@ -25,11 +25,11 @@
 #define MR_ACC_REMOTE \
 	(MR_ACC_REMOTE_WRITE | MR_ACC_REMOTE_READ | MR_ACC_REMOTE_ATOMIC)
 
-int mr_check_access_flags(u32 access);
-int mr_check_region(u64 iova, u64 len, u32 access);
-int mr_check_range(u64 mr_iova, u64 mr_len, u32 mr_access, u64 iova, u64 len,
-		   u32 need);
-int mr_check_window(u64 mr_iova, u64 mr_len, u32 mr_access, u64 win_iova,
-		    u64 win_len, u32 win_access);
+int mr_bounds_check_access(u32 access);
+int mr_bounds_check_region(u64 iova, u64 len, u32 access);
+int mr_bounds_check_range(u64 mr_iova, u64 mr_len, u32 mr_access, u64 iova, u64 len,
+			  u32 need);
+int mr_bounds_check_window(u64 mr_iova, u64 mr_len, u32 mr_access, u64 win_iova,
+			   u64 win_len, u32 win_access);
 
 #endif /* METAROCE_PROTO_MR_BOUNDS_H */

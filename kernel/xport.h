@@ -1,18 +1,26 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The RC transport: requester (req.c), responder (resp.c) and ACK/NAK
- * processing with the retransmission timer (ack.c). One spin lock per QP,
- * mr_xport.lock, covers all of it; it is taken with BHs off because the
- * receive path and the timer run in softirq. Lock order: xport lock, then
- * sq.lock or rq.lock, then a CQ lock (mr_cq_post()).
+ * The RC and UC transport of a QP, struct mr_xport, and its lifetime
+ * (xport.c). Its engines: the requester (req.c) sends new requests and
+ * the responses it owes, the completer (comp.c) processes ACKs and NAKs,
+ * resends and completes send WQEs, the responder (resp.c) places what
+ * arrives and answers it through ack.c; tx.c builds and sends every
+ * packet, timers.c owns the timer. Design.rst draws the layers.
+ *
+ * One spin lock per QP, mr_xport.lock, covers all of it; it is taken with
+ * BHs off, by the entry points only (receive.c, timers.c, xport.c),
+ * because the receive path and the timer run in softirq. Lock order:
+ * xport lock, then sq.lock or rq.lock, then a CQ lock (mr_cq_post()).
  */
-#ifndef METAROCE_TRANSPORT_H
-#define METAROCE_TRANSPORT_H
+#ifndef METAROCE_XPORT_H
+#define METAROCE_XPORT_H
 
+#include <linux/ktime.h>
 #include <linux/timer.h>
 #include <linux/workqueue.h>
 
 #include "metaroce.h"
+#include "wq.h"
 #include "proto/path.h"
 #include "proto/rto.h"
 #include "proto/sack.h"
@@ -141,8 +149,9 @@ struct mr_requeue {
 struct mr_xport {
 	spinlock_t lock;	/* everything below; BH-safe */
 	struct mr_qp *qp;
-	struct timer_list timer;	/* RTOs and the RNR wait */
-	struct work_struct err_work;	/* moves the QP to ERR */
+	struct timer_list timer;	/* RTOs and the RNR wait (timers.c) */
+	u64 timer_ns;		/* the deadline it is armed for */
+	struct work_struct err_work;	/* moves the QP to ERR (xport.c) */
 	u32 mtu;
 
 	/* requester */
@@ -187,50 +196,61 @@ struct mr_xport {
 	struct mr_resp resp[MR_MSG_WINDOW];	/* by MSN % window */
 };
 
-/* qp.c */
-void *mr_wq_slot(struct mr_wq *wq, u32 i);
-enum ib_wc_opcode mr_wc_opcode(enum ib_wr_opcode opcode);
+/* What an engine's receive left for the entry point to do (receive.c). */
+enum mr_xport_next {
+	MR_NEXT_NONE,
+	MR_NEXT_PUSH,		/* the requester may have something to send */
+	MR_NEXT_RESPOND,	/* responses are due: start sending if need be */
+};
 
-/* req.c */
-extern unsigned int mr_paths_param;
+/* The module parameter: paths per connection. */
+extern unsigned int mr_xport_paths;
+
 int mr_xport_create(struct mr_qp *qp);
 void mr_xport_destroy(struct mr_qp *qp);
 void mr_xport_modify(struct mr_qp *qp, enum ib_qp_state old,
 		     enum ib_qp_state state);
-int mr_req_prepare(struct mr_qp *qp, u32 slot);
-struct mr_send_wqe *mr_req_wqe(struct mr_xport *x, u32 msn);
-struct mr_wqe_tx *mr_req_wtx(struct mr_xport *x, u32 msn);
-bool mr_wr_is_rd(enum ib_wr_opcode op);
-void mr_req_rd_recount(struct mr_xport *x);
-void mr_req_start(struct mr_xport *x, bool early);
-void mr_req_kick(struct mr_qp *qp);
-void mr_req_push(struct mr_xport *x);
-void mr_req_send_pkt(struct mr_xport *x, u32 id, u32 psn,
-		     const struct mr_tx_pkt *tp, bool resend);
-int mr_req_take(struct mr_xport *x, u32 *psn);
-void mr_req_fail(struct mr_xport *x, u32 msn, enum ib_wc_status status);
-void mr_xport_fatal(struct mr_xport *x);
-u64 mr_now_ns(void);
-void mr_xport_arm(struct mr_xport *x);
-void mr_req_arm_path(struct mr_tx_path *p, u64 now);
+void mr_xport_kick(struct mr_qp *qp);
 
-/* resp.c */
-void mr_resp_rcv(struct mr_qp *qp, struct sk_buff *skb,
-		 const struct mr_pkt *pkt);
-void mr_resp_init(struct mr_xport *x);
-void mr_resp_reset(struct mr_xport *x);
-u32 mr_resp_build(struct mr_xport *x, const struct mr_tx_pkt *tp,
-		  struct mr_pkt *pkt);
-int mr_resp_gather(struct mr_xport *x, const struct mr_tx_pkt *tp, u8 *dst,
-		   u32 len, bool resend);
-void mr_resp_push(struct mr_xport *x);
+static inline u64 mr_xport_now(void)
+{
+	return ktime_get_ns();
+}
 
-/* ack.c */
-void mr_ack_rcv(struct mr_qp *qp, const struct mr_pkt *pkt);
-void mr_nak_rcv(struct mr_qp *qp, const struct mr_pkt *pkt);
-void mr_xport_timer(struct timer_list *t);
-void mr_req_complete(struct mr_xport *x);
-bool mr_req_resp_rcv(struct mr_xport *x, const struct mr_pkt *pkt,
-		     const u8 *data);
+/* The send WQE of message @msn, which must be in the ring. */
+static inline struct mr_send_wqe *mr_xport_wqe(struct mr_xport *x, u32 msn)
+{
+	struct mr_wq *sq = &x->qp->sq;
 
-#endif /* METAROCE_TRANSPORT_H */
+	return mr_wq_slot(sq, sq->head + (msn - x->msn_head));
+}
+
+static inline struct mr_wqe_tx *mr_xport_wtx(struct mr_xport *x, u32 msn)
+{
+	struct mr_wq *sq = &x->qp->sq;
+
+	return &x->wtx[(sq->head + (msn - x->msn_head)) % sq->depth];
+}
+
+/*
+ * Set the deadline of path @p: first a tail probe, after about two round
+ * trips without an ACK (a lost last packet has nothing behind it to show
+ * the gap), then the RTO proper. timers.c arms the timer for it.
+ */
+static inline void mr_xport_arm_path(struct mr_tx_path *p, u64 now)
+{
+	p->deadline = now + mr_rto_wait(&p->rto, p->probed, MR_PTO_MIN_NS);
+	p->armed_ns = now;
+}
+
+/*
+ * A fatal error of the requester: send nothing more, and move the QP to
+ * ERR (which flushes its queues) from process context.
+ */
+static inline void mr_xport_fatal(struct mr_xport *x)
+{
+	x->tx_on = false;
+	schedule_work(&x->err_work);
+}
+
+#endif /* METAROCE_XPORT_H */

@@ -1,22 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The network layer: MetaRoCE over UDP, one kernel socket pair per network
- * namespace, and the per-device counters shown by `rdma statistic`.
+ * Per-device counters, shown by `rdma statistic` as port hw counters. The
+ * hot paths bump per-CPU copies with the inline helpers here; counters.c
+ * names them and adds them up.
  */
-#ifndef METAROCE_NET_H
-#define METAROCE_NET_H
+#ifndef METAROCE_COUNTERS_H
+#define METAROCE_COUNTERS_H
 
-#include <linux/in6.h>
 #include <linux/percpu.h>
-#include <linux/skbuff.h>
 
 #include "metaroce.h"
-#include "proto/wire.h"
 
 /*
- * Counters, in the order `rdma statistic` lists them. The transport ones
- * are registered before the transport exists so that their names are
- * stable for scripts.
+ * Counters, in the order `rdma statistic` lists them. Their names are
+ * stable for scripts: new ones go at the end.
  */
 enum mr_counter {
 	MR_CNT_RX_PACKETS,	/* datagrams that reached a device */
@@ -69,29 +66,10 @@ static inline void mr_stats_inc(struct mr_dev *dev, enum mr_counter i)
 	this_cpu_inc(dev->stats->c[i]);
 }
 
-/* struct mr_flow, where a packet goes: in metaroce.h (a QP holds one). */
-
-/* net.c */
-int mr_net_init(void);
-void mr_net_exit(void);
-int mr_net_dev_init(struct mr_dev *dev);
-void mr_net_dev_release(struct mr_dev *dev);
-void mr_net_dev_fini(struct mr_dev *dev);
-u64 mr_net_rx_no_dev(struct mr_dev *dev);
-__be16 mr_udp_dport(void);
-struct sk_buff *mr_alloc_skb(struct mr_dev *dev, unsigned int len, gfp_t gfp);
-int mr_xmit(struct mr_dev *dev, struct sk_buff *skb,
-	    const struct mr_flow *flow);
-void mr_rcv_packet(struct mr_dev *dev, struct sk_buff *skb,
-		   const struct mr_pkt *pkt);
-
-/* ud.c */
-void mr_ud_rcv(struct mr_qp *qp, struct sk_buff *skb,
-	       const struct mr_pkt *pkt);
-
-/* counters.c */
 int mr_counters_init(struct mr_dev *dev);
 void mr_counters_free(struct mr_dev *dev);
-const char *mr_counter_name(enum mr_counter i);
+const char *mr_counters_name(enum mr_counter i);
+struct rdma_hw_stats *mr_counters_alloc_stats(void);
+void mr_counters_sum(struct mr_dev *dev, u64 *values);
 
-#endif /* METAROCE_NET_H */
+#endif /* METAROCE_COUNTERS_H */
