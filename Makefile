@@ -8,6 +8,8 @@
 #                   kernel); dkms-uninstall removes it
 #   make bench      metaroce vs rxe vs TCP under netem loss, in one guest
 #                   (KERNEL=stock|debug); table in build/bench/
+#   make tools-test the host tests of the tools: dissector-test, install-test,
+#                   dkms-test, plot-test, host-run-test (each ends "N passed, N failed")
 # KDIR= builds the module against another kernel tree.
 
 TOP := $(CURDIR)
@@ -19,7 +21,8 @@ MODULE_FLAGS ?= W=1
 
 .PHONY: all deps module module-debug test-kernel userspace guest-artifacts \
 	install check demo bench checkpatch unit-tests clean \
-	dkms-source dkms-install dkms-uninstall dissector-test install-test dkms-test
+	dkms-source dkms-install dkms-uninstall dissector-test install-test dkms-test \
+	plot-test host-run-test tools-test
 
 all: module userspace
 
@@ -113,6 +116,15 @@ install-test:
 
 dkms-test:
 	@selftests/host/test-dkms.sh
+
+plot-test:
+	@selftests/host/test-plot.sh
+
+host-run-test:
+	@selftests/host/test-run-host.sh
+
+tools-test:
+	@selftests/host/tools-test.sh dissector-test install-test dkms-test plot-test host-run-test
 
 check: deps
 	@scripts/check
