@@ -488,6 +488,12 @@ function metaroce.dissector(tvb, pinfo, tree)
         pinfo.cols.info = "MetaRoCE (truncated)"
         return reported
     end
+    if len < ver.base_len then
+        -- Cut short by the capture's snaplen: nothing to check.
+        report(root, items, base_errs)
+        pinfo.cols.info = "MetaRoCE (cut short by the capture)"
+        return reported
+    end
     local b = {opcode = v.opcode, flags = v.flags, path = v.path, qpn = v.qpn, psn = v.psn,
                epoch = v.epoch}
     local flags_item = items.flags
@@ -531,8 +537,10 @@ function metaroce.dissector(tvb, pinfo, tree)
     end
     items.payload_len = payload_item
 
+    -- The checks need every header byte: not on a frame cut short by the
+    -- capture's snaplen (Wireshark marks those itself).
     local sacked, missing
-    if reported >= hdr_len then
+    if reported >= hdr_len and len >= hdr_len then
         if bit32.band(b.flags, bit32.bnot(op.flags)) ~= 0 then
             errs[#errs + 1] = {"flags", "flags", "Flags " .. flag_names(bit32.band(b.flags,
                                bit32.bnot(op.flags))) .. " not allowed on " .. op.name}

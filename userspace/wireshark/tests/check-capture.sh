@@ -42,7 +42,7 @@ fi
 "$tool" read "$capture" "$port" >"$work/expect"
 export HOME=$work XDG_CONFIG_HOME=$work/.config # no user plugins or preferences
 tshark -X "lua_script:$lua" -o "metaroce.udp_port:$port" -r "$capture" -T json \
-	--no-duplicate-keys -J "udp metaroce" >"$work/json" 2>"$work/tshark.err" || {
+	--no-duplicate-keys >"$work/json" 2>"$work/tshark.err" || {
 	cat "$work/tshark.err" >&2
 	exit 1
 }

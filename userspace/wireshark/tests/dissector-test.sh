@@ -13,6 +13,10 @@
 #    defect alone.
 # 4. The port preference: the same frames on UDP 5000 decode with
 #    -o metaroce.udp_port:5000 and not without.
+# 5. Fuzz: 3000 of those packets mutated at random (seed METAROCE_FUZZ_SEED,
+#    default 20261201), some cut short by a snaplen: no Lua error, and each
+#    agrees with the codec (the fields of those it decodes, the expert item
+#    of its error for the others); one case.
 # Prints KTAP per part and last "N passed, N failed"; exit 0 if all passed.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -67,7 +71,7 @@ case_ $? "the kernel's codec decodes the capture to the values it was built from
 	"$(head -n 20 "$work/test.diff")" "$(cat "$work/mr_pcap.err")"
 
 echo "# part 3: tshark on the test capture"
-ws -r "$work/test.pcap" -T json --no-duplicate-keys -J "udp metaroce" >"$work/test.json"
+ws -r "$work/test.pcap" -T json --no-duplicate-keys >"$work/test.json"
 case_ $? "tshark loads metaroce.lua and reads the capture" "$(head -n 5 "$work/tshark.err")"
 grep -q 'Lua: Error' "$work/tshark.err"
 case_ $((!$?)) "no Lua error" "$(grep -A3 'Lua: Error' "$work/tshark.err")"
@@ -88,14 +92,13 @@ case_ $(($(grep -cE '^ *Code: (REMOTE_ACCESS|INVALID_REQUEST|RNR) \([1-3]\)$' <<
 echo "# part 4: the port preference"
 "$tool" write "$work/port5000.pcap" 5000 >"$work/port5000.expect" 2>"$work/mr_pcap.err"
 case_ $? "mr_pcap writes the capture on port 5000" "$(cat "$work/mr_pcap.err")"
-ws -o metaroce.udp_port:5000 -r "$work/port5000.pcap" -T json --no-duplicate-keys \
-	-J "udp metaroce" >"$work/port5000.json"
+ws -o metaroce.udp_port:5000 -r "$work/port5000.pcap" -T json --no-duplicate-keys >"$work/port5000.json"
 out=$("$here/check-dissector.py" --exact --label "port 5000 with metaroce.udp_port:5000" \
 	"$work/port5000.expect" "$work/port5000.json")
 count "$out"
 echo "$out" | tail -n 1 | sed 's/^/# port 5000, preference set: /'
 "$tool" read "$work/port5000.pcap" >"$work/port5000-default.expect"
-ws -r "$work/port5000.pcap" -T json --no-duplicate-keys -J "udp metaroce" >"$work/port5000-default.json"
+ws -r "$work/port5000.pcap" -T json --no-duplicate-keys >"$work/port5000-default.json"
 out=$("$here/check-dissector.py" --label "port 5000 with the default preference" \
 	"$work/port5000-default.expect" "$work/port5000-default.json")
 count "$out"
@@ -103,6 +106,19 @@ echo "$out" | tail -n 1 | sed 's/^/# port 5000, default preference (nothing deco
 n=$(grep -c '^kind other' "$work/port5000-default.expect")
 case_ $(($(grep -c '^frame' "$work/port5000-default.expect") != n)) \
 	"with the default preference no frame on port 5000 is MetaRoCE ($n frames)"
+
+echo "# part 5: the test packets mutated at random, against the codec"
+seed=${METAROCE_FUZZ_SEED:-20261201}
+"$tool" fuzz "$work/fuzz.pcap" 3000 "$seed" >"$work/fuzz.expect" 2>"$work/mr_pcap.err"
+case_ $? "mr_pcap writes 3000 mutated frames (seed $seed)" "$(cat "$work/mr_pcap.err")"
+"$tool" read "$work/fuzz.pcap" >"$work/fuzz.decoded"
+cmp -s "$work/fuzz.expect" "$work/fuzz.decoded"
+case_ $? "reading them back gives what the codec said when writing"
+ws -r "$work/fuzz.pcap" -T json --no-duplicate-keys >"$work/fuzz.json"
+out=$("$here/check-dissector.py" --aggregate "the dissector agrees with the codec on every mutated frame" \
+	"$work/fuzz.expect" "$work/fuzz.json")
+echo "$out" | grep -v '^KTAP\|^1\.\.' | grep -v 'passed, .* failed'
+count "$out"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

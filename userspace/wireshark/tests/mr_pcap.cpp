@@ -13,6 +13,9 @@
 //   mr_pcap read FILE [PORT]    decodes each UDP datagram from or to PORT
 //                               (4792) with mr_wire_decode(); prints what
 //                               the codec finds
+//   mr_pcap fuzz FILE N SEED    N frames: the `write` packets mutated at
+//                               random (reproducible from SEED); prints
+//                               what the codec finds in each
 //
 // Output, one frame after the other (check-dissector.py reads it):
 //   frame N                     the Nth frame of the file, from 1
@@ -30,6 +33,7 @@ extern "C" {
 #include "wire.h"
 }
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -37,6 +41,7 @@ extern "C" {
 #include <fstream>
 #include <functional>
 #include <optional>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -345,12 +350,13 @@ public:
         uint32_t hdr[6] = {0xa1b2c3d4, 0x00040002, 0, 0, 262144, kLinkEthernet};
         out_.write(reinterpret_cast<const char *>(hdr), sizeof(hdr));
     }
-    void add(const Bytes &f) {
-        uint32_t rec[4] = {1764547200 + n_, 0, static_cast<uint32_t>(f.size()),
+    // @f, or its first @caplen bytes as a capture with that snaplen takes it.
+    void add(const Bytes &f, size_t caplen = SIZE_MAX) {
+        caplen = std::min(caplen, f.size());
+        uint32_t rec[4] = {1764547200 + n_, 0, static_cast<uint32_t>(caplen),
                            static_cast<uint32_t>(f.size())};
         out_.write(reinterpret_cast<const char *>(rec), sizeof(rec));
-        out_.write(reinterpret_cast<const char *>(f.data()),
-                   static_cast<std::streamsize>(f.size()));
+        out_.write(reinterpret_cast<const char *>(f.data()), static_cast<std::streamsize>(caplen));
         n_++;
     }
     void close() {
@@ -636,6 +642,68 @@ int do_write(const std::string &path, uint16_t port) {
     return 0;
 }
 
+// --- `fuzz`: the test packets mutated at random
+
+// Changes 1 to 3 things in each packet: a bit or a byte of the headers, the
+// length, the opcode (its header then reads other bytes), the version; one
+// frame in 20 is cut short as by a capture's snaplen. Frames cut short and
+// empty datagrams (no dissector sees those) are only checked for Lua errors.
+int do_fuzz(const std::string &path, unsigned count, uint32_t seed) {
+    std::mt19937 rng(seed);
+    auto below = [&](size_t n) { return static_cast<size_t>(rng() % n); };
+    std::vector<Bytes> seeds;
+    for (const Valid &p : valid_packets())
+        seeds.push_back(encode(p.pkt, p.payload));
+    for (const Malformed &m : malformed_packets())
+        seeds.push_back(m.bytes);
+    static const uint8_t opcodes[] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09,
+                                      0x0a, 0x10, 0x11, 0x20, 0x21, 0x00, 0x0b, 0x22, 0xff};
+    PcapWriter pcap(path);
+    std::string out;
+    for (unsigned n = 1; n <= count; n++) {
+        Bytes b = seeds[below(seeds.size())];
+        for (size_t changes = 1 + below(3); changes; changes--) {
+            size_t front = std::min<size_t>(b.size(), MR_MAX_HDR_LEN);
+            switch (below(6)) {
+            case 0:
+                if (front)
+                    b[below(front)] ^= static_cast<uint8_t>(1u << below(8));
+                break;
+            case 1:
+                if (front)
+                    b[below(front)] = static_cast<uint8_t>(rng());
+                break;
+            case 2:
+                b.resize(below(b.size() + 1));
+                break;
+            case 3:
+                b.resize(b.size() + below(64), 0xa5);
+                break;
+            case 4:
+                if (b.size() > 1)
+                    b[1] = opcodes[below(sizeof(opcodes))];
+                break;
+            default:
+                if (!b.empty())
+                    b[0] = below(8) ? MR_WIRE_VERSION : static_cast<uint8_t>(rng());
+                break;
+            }
+        }
+        Endpoints ep{below(4) == 0, static_cast<uint16_t>(kPathPortBase + below(64)), kDefaultPort};
+        Bytes f = frame(ep, b);
+        if (below(20) == 0 || b.empty()) {
+            pcap.add(f, b.empty() ? f.size() : below(f.size()));
+            out += expect_kind(n, "skip");
+        } else {
+            pcap.add(f);
+            out += expect_decoded(n, b);
+        }
+    }
+    pcap.close();
+    std::fputs(out.c_str(), stdout);
+    return 0;
+}
+
 // --- reading captures
 
 class PcapReader {
@@ -726,30 +794,37 @@ std::optional<std::pair<size_t, uint16_t>> link_layer(uint32_t linktype, const B
 
 // The kind of one captured frame and, for MetaRoCE, its UDP payload.
 const char *classify(uint32_t linktype, const Bytes &f, bool whole, uint16_t port, Bytes &data) {
+    // A frame cut short before its UDP ports is not known to be MetaRoCE.
+    const char *unknown = whole ? "other" : "skip";
     auto ll = link_layer(linktype, f);
     if (!ll)
-        return "other";
+        return unknown;
     auto [at, type] = *ll;
     size_t udp;
     if (type == kEtherIpv4) {
-        if (f.size() < at + 20 || f[at] >> 4 != 4 || f[at + 9] != kIpProtoUdp)
+        if (f.size() < at + 20)
+            return unknown;
+        if (f[at] >> 4 != 4 || f[at + 9] != kIpProtoUdp)
             return "other";
         if (mr_get_be16(&f[at + 6]) & 0x3fff) // more fragments, or an offset
             return "skip";
         udp = at + (f[at] & 0x0f) * 4u;
     } else if (type == kEtherIpv6) {
-        if (f.size() < at + 40 || f[at + 6] != kIpProtoUdp)
-            return f.size() >= at + 40 && f[at + 6] == 44 ? "skip" : "other";
+        if (f.size() < at + 40)
+            return unknown;
+        if (f[at + 6] != kIpProtoUdp)
+            return f[at + 6] == 44 ? "skip" : "other"; // 44: a fragment header
         udp = at + 40;
     } else {
         return "other";
     }
     if (f.size() < udp + 8)
-        return whole ? "other" : "skip";
+        return unknown;
     if (mr_get_be16(&f[udp]) != port && mr_get_be16(&f[udp + 2]) != port)
         return "other";
+    // Wireshark hands an empty datagram to no dissector: nothing to check.
     size_t udp_len = mr_get_be16(&f[udp + 4]);
-    if (!whole || udp_len < 8 || f.size() < udp + udp_len)
+    if (!whole || udp_len <= 8 || f.size() < udp + udp_len)
         return "skip";
     data.assign(f.begin() + static_cast<long>(udp + 8),
                 f.begin() + static_cast<long>(udp + udp_len));
@@ -779,15 +854,31 @@ uint16_t parse_port(const char *s) {
     return static_cast<uint16_t>(v);
 }
 
+unsigned long parse_number(const char *s, unsigned long max, const char *what) {
+    char *end;
+    unsigned long v = std::strtoul(s, &end, 10);
+    if (*s == '\0' || *end != '\0' || v > max)
+        throw BadInput(std::string("bad ") + what + ": " + s);
+    return v;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
-    if (argc < 3 || argc > 4 ||
-        (std::strcmp(argv[1], "write") != 0 && std::strcmp(argv[1], "read") != 0)) {
-        std::fprintf(stderr, "usage: %s write|read FILE.pcap [UDP_PORT]\n", argv[0]);
+    bool fuzz = argc == 5 && std::strcmp(argv[1], "fuzz") == 0;
+    bool rw = (argc == 3 || argc == 4) &&
+              (std::strcmp(argv[1], "write") == 0 || std::strcmp(argv[1], "read") == 0);
+    if (!fuzz && !rw) {
+        std::fprintf(stderr,
+                     "usage: %s write|read FILE.pcap [UDP_PORT]\n"
+                     "       %s fuzz FILE.pcap COUNT SEED\n",
+                     argv[0], argv[0]);
         return 2;
     }
     try {
+        if (fuzz)
+            return do_fuzz(argv[2], static_cast<unsigned>(parse_number(argv[3], 1000000, "count")),
+                           static_cast<uint32_t>(parse_number(argv[4], 0xffffffff, "seed")));
         uint16_t port = argc == 4 ? parse_port(argv[3]) : kDefaultPort;
         if (std::strcmp(argv[1], "write") == 0)
             return do_write(argv[2], port);
