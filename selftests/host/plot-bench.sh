@@ -89,8 +89,6 @@ md_columns() {
 # A cell as a number, or NaN (gnuplot draws a gap).
 num() { awk -v v="$1" 'BEGIN { if (v ~ /^[0-9]+(\.[0-9]+)?$/) print v; else print "NaN" }'; }
 
-plots=()
-
 # throughput: one data file per op, rows in the table's loss order.
 data_throughput() {
 	local rows op loss m r t

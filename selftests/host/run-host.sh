@@ -138,19 +138,24 @@ sysctl_restore() { # $1: a snapshot; puts back the keys that changed, prints the
 		sysctl -qw "$k=${line#* = }" 2>/dev/null && printf '%s ' "$k"
 	done < <(comm -23 <(echo "$1") <(sysctl_snapshot))
 }
-rule_args() { # "1000:	from all lookup local" -> pref 1000 from all lookup local
+rule_args() { # "1000:	from all lookup local" -> pref 1000 from all lookup local, one a line
 	local line=$1
-	echo "pref ${line%%:*} ${line#*:}" | sed 's/\[detached\]//g'
+	echo "pref ${line%%:*} ${line#*:}" | sed 's/\[detached\]//g' | tr -s ' \t' '\n' | sed '/^$/d'
 }
 rules_restore() { # $1 -4|-6, $2 the rules before; true if something changed
 	local now line changed=1
 	now=$(ip "$1" rule show 2>/dev/null)
 	[ "$now" = "$2" ] && return 1
+	local -a args
 	while IFS= read -r line; do # add the missing ones first: never no local rule
-		[ -n "$line" ] && ip "$1" rule add $(rule_args "$line") && changed=0
+		[ -n "$line" ] || continue
+		mapfile -t args < <(rule_args "$line")
+		ip "$1" rule add "${args[@]}" && changed=0
 	done < <(comm -23 <(sort <<<"$2") <(sort <<<"$now"))
 	while IFS= read -r line; do
-		[ -n "$line" ] && ip "$1" rule del $(rule_args "$line") && changed=0
+		[ -n "$line" ] || continue
+		mapfile -t args < <(rule_args "$line")
+		ip "$1" rule del "${args[@]}" && changed=0
 	done < <(comm -13 <(sort <<<"$2") <(sort <<<"$now"))
 	return $changed
 }
