@@ -131,19 +131,33 @@ void mr_paths_set_window(struct mr_paths *ps, u32 id, u32 window)
 }
 EXPORT_SYMBOL_IF_KUNIT(mr_paths_set_window);
 
+/* Whether path @a is emptier than path @b, relative to their windows. */
+static bool mr_paths_emptier(const struct mr_path *a, const struct mr_path *b)
+{
+	return a->inflight * b->window < b->inflight * a->window;
+}
+
 /**
- * mr_paths_pick() - choose the path for the next new packet
+ * mr_paths_pick_other() - choose the path for the next new packet, not
+ * @avoid if another has room
  * @ps: the scheduler
+ * @avoid: a path id to pass over (e.g. the one that carried the first
+ *	copy of a request sent twice); MR_PATH_MAX avoids none
  *
- * Round-robin from the path after the last one chosen, skipping failed and
- * full paths. The chosen path is charged with the packet.
+ * Of the active paths with room, the emptiest relative to its window
+ * (lowest inflight / window), so that packets spread in proportion to
+ * the windows even when every path has room because the connection's
+ * window binds first; among equals, round-robin from the path after the
+ * last one chosen, so equal windows give plain round robin. O(paths).
+ * The chosen path is charged with the packet.
  *
  * Return: the path id, -MR_EAGAIN if every active path is full, or
  * -MR_ENOPATH if no path is active.
  */
-int mr_paths_pick(struct mr_paths *ps)
+int mr_paths_pick_other(struct mr_paths *ps, u32 avoid)
 {
 	u32 k, id, active = 0;
+	int best = -1, spare = -1;
 	struct mr_path *p;
 
 	for (k = 0; k < ps->count; k++) {
@@ -154,12 +168,26 @@ int mr_paths_pick(struct mr_paths *ps)
 		active++;
 		if (p->inflight >= p->window)
 			continue;
-		p->inflight++;
-		ps->inflight++;
-		ps->cursor = (id + 1) % ps->count;
-		return (int)id;
+		if (id == avoid)
+			spare = (int)id;
+		else if (best < 0 || mr_paths_emptier(p, &ps->path[best]))
+			best = (int)id;
 	}
-	return active ? -MR_EAGAIN : -MR_ENOPATH;
+	if (best < 0)
+		best = spare;
+	if (best < 0)
+		return active ? -MR_EAGAIN : -MR_ENOPATH;
+	p = &ps->path[best];
+	p->inflight++;
+	ps->inflight++;
+	ps->cursor = ((u32)best + 1) % ps->count;
+	return best;
+}
+
+/* mr_paths_pick_other() avoiding no path. */
+int mr_paths_pick(struct mr_paths *ps)
+{
+	return mr_paths_pick_other(ps, MR_PATH_MAX);
 }
 EXPORT_SYMBOL_IF_KUNIT(mr_paths_pick);
 

@@ -2,9 +2,11 @@
 /*
  * The path scheduler of one connection. A path is a UDP source port, so
  * that ECMP hashing gives each its own route through the fabric. New
- * packets are sprayed round-robin over the active paths that have window
- * room; a path that times out N times in a row fails, and restarts with a
- * new source port and a new epoch of its PSN space.
+ * packets go to the active path with the most window room relative to
+ * its window (round-robin among equals), so that spraying follows the
+ * windows congestion control sets; a path that times out N times in a
+ * row fails, and restarts with a new source port and a new epoch of its
+ * PSN space.
  */
 #ifndef METAROCE_PROTO_PATH_H
 #define METAROCE_PROTO_PATH_H
@@ -40,7 +42,7 @@ struct mr_path {
 struct mr_paths {
 	struct mr_path path[MR_PATH_MAX];
 	u32 count;	/* paths in use: path[0..count) */
-	u32 cursor;	/* where the round-robin search starts */
+	u32 cursor;	/* where the search starts: ties go round-robin */
 	u32 inflight;	/* packets in flight on all paths: their sum */
 	u32 fail_after;	/* consecutive timeouts that fail a path */
 	u32 seed;	/* source port derivation */
@@ -52,6 +54,7 @@ int mr_paths_init(struct mr_paths *ps, u32 count, u32 fail_after, u32 seed);
 int mr_paths_set_count(struct mr_paths *ps, u32 count);
 void mr_paths_set_window(struct mr_paths *ps, u32 id, u32 window);
 int mr_paths_pick(struct mr_paths *ps);
+int mr_paths_pick_other(struct mr_paths *ps, u32 avoid);
 int mr_paths_charge(struct mr_paths *ps, u32 id);
 void mr_paths_recharge(struct mr_paths *ps, u32 id);
 void mr_paths_unpick(struct mr_paths *ps, u32 id);

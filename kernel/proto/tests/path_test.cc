@@ -381,3 +381,93 @@ TEST(PathFailover, BlackHoledPathRecovers)
 	for (uint32_t id = 0; id < kPaths; id++)
 		EXPECT_EQ(ps.path[id].state, MR_PATH_ACTIVE);
 }
+
+// When the connection's window binds before the paths' (every path has
+// room), packets still go to paths in proportion to their windows: the
+// emptiest relative to its window first. Round robin would split 1:1:1:1.
+TEST(PathsWeighted, ProportionalToWindows)
+{
+	const uint32_t kWin[4] = { 32, 8, 32, 8 }, kConn = 20;
+	std::vector<uint32_t> fifo, picks(4);
+	mr_paths ps;
+
+	ASSERT_EQ(mr_paths_init(&ps, 4, 3, 1), 0);
+	for (uint32_t i = 0; i < 4; i++)
+		mr_paths_set_window(&ps, i, kWin[i]);
+	for (int step = 0; step < 40000; step++) {
+		if (ps.inflight < kConn) {
+			int id = mr_paths_pick(&ps);
+
+			ASSERT_GE(id, 0);
+			picks[id]++;
+			fifo.push_back((uint32_t)id);
+		} else { // the oldest packet is acknowledged
+			mr_paths_ack(&ps, fifo.front(), 1, 0);
+			fifo.erase(fifo.begin());
+		}
+		for (uint32_t i = 0; i < 4; i++)
+			ASSERT_LE(ps.path[i].inflight, kWin[i]);
+	}
+	uint32_t total = picks[0] + picks[1] + picks[2] + picks[3];
+
+	EXPECT_EQ(total, 20000u + kConn / 2); // picks and acks alternate
+	// 32 : 8 : 32 : 8 is 40 % : 10 % : 40 % : 10 %, within 1 %.
+	EXPECT_NEAR(picks[0] * 100.0 / total, 40.0, 1.0);
+	EXPECT_NEAR(picks[1] * 100.0 / total, 10.0, 1.0);
+	EXPECT_NEAR(picks[2] * 100.0 / total, 40.0, 1.0);
+	EXPECT_NEAR(picks[3] * 100.0 / total, 10.0, 1.0);
+}
+
+// A congested path's share follows its window as it shrinks.
+TEST(PathsWeighted, ShrunkPathGetsLess)
+{
+	mr_paths ps;
+	uint32_t on1 = 0;
+
+	ASSERT_EQ(mr_paths_init(&ps, 2, 3, 1), 0);
+	mr_paths_set_window(&ps, 0, 64);
+	mr_paths_set_window(&ps, 1, 4);
+	// 17 in flight on 64 + 4: 16 on path 0, 1 on path 1 at most.
+	for (int i = 0; i < 17; i++)
+		on1 += mr_paths_pick(&ps) == 1;
+	EXPECT_EQ(ps.path[0].inflight, 16u);
+	EXPECT_EQ(on1, 1u);
+	// 16/64 and 1/4 are equal: round robin from the path after the last
+	// one chosen (0), then the emptier one again.
+	EXPECT_EQ(mr_paths_pick(&ps), 1);
+	EXPECT_EQ(mr_paths_pick(&ps), 0);
+	EXPECT_EQ(ps.path[0].inflight, 17u);
+	EXPECT_EQ(ps.path[1].inflight, 2u);
+}
+
+// Equal windows with unequal fill: the emptiest first, then round robin.
+TEST(PathsWeighted, EqualWindowsFillEvenly)
+{
+	mr_paths ps;
+
+	ASSERT_EQ(mr_paths_init(&ps, 4, 3, 1), 0);
+	for (int i = 0; i < 8; i++)
+		EXPECT_EQ(mr_paths_pick(&ps), i % 4);
+	mr_paths_ack(&ps, 2, 2, 0); // path 2 is empty now
+	EXPECT_EQ(mr_paths_pick(&ps), 2);
+	EXPECT_EQ(mr_paths_pick(&ps), 2);
+	EXPECT_EQ(mr_paths_pick(&ps), 3); // all at 2: round robin from 3
+	EXPECT_EQ(mr_paths_pick(&ps), 0);
+}
+
+TEST(PathsWeighted, PickOtherAvoidsUnlessAlone)
+{
+	mr_paths ps;
+
+	ASSERT_EQ(mr_paths_init(&ps, 3, 3, 1), 0);
+	EXPECT_EQ(mr_paths_pick_other(&ps, 0), 1);
+	EXPECT_EQ(mr_paths_pick_other(&ps, 2), 0);
+	EXPECT_EQ(mr_paths_pick_other(&ps, 0), 2);
+	for (uint32_t i = 0; i < 3; i++)
+		mr_paths_set_window(&ps, i, 1);
+	ps.path[1].inflight = 0; // only path 1 has room now
+	ps.inflight = 2;
+	EXPECT_EQ(mr_paths_pick_other(&ps, 1), 1); // alone: taken anyway
+	EXPECT_EQ(mr_paths_pick_other(&ps, 1), -MR_EAGAIN);
+	EXPECT_EQ(mr_paths_pick_other(&ps, 64), -MR_EAGAIN);
+}

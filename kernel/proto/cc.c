@@ -1,0 +1,776 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Congestion control arithmetic (contracts in cc.h, rules in
+ * protocol.rst). Fixed point throughout. Divisions by a variable are
+ * 32-bit, or go through mr_cc_div64(), so that a 32-bit kernel needs no
+ * libgcc helper.
+ */
+#include "cc.h"
+
+#define MR_CC_U32_MAX 0xffffffffu
+#define MR_CC_RTT_MAX_NS 0x7fffffffull	/* 2.1 s: keeps products in 64 bits */
+#define MR_CC_COUNT_MAX 0x1000000u	/* per-ACK and per-round counts */
+#define MR_CC_ECN_PLAUSIBLE 1024u	/* more new marks than this: resync */
+#define MR_CC_FAIR_SHIFT 2		/* no ECN, high delay: ai / 4 */
+#define MR_CC_MAX_MTU 65535u
+#define MR_CC_NS_KBPS 8000000ull	/* ns per byte at 1 kbit/s */
+#define MR_CC_DEMAND_NEAR_SHIFT 3	/* >= 7/8 of its share: unbounded */
+#define MR_CC_MS 1000000ull
+
+static_assert(MR_CC_ONE == 1u << MR_CC_SHIFT, "MR_CC_ONE is one packet");
+
+static u64 mr_cc_min(u64 a, u64 b)
+{
+	return a < b ? a : b;
+}
+
+static u64 mr_cc_max(u64 a, u64 b)
+{
+	return a > b ? a : b;
+}
+
+static u32 mr_cc_sat_add(u32 a, u32 b)
+{
+	return a + b > MR_CC_COUNT_MAX || a + b < a ? MR_CC_COUNT_MAX : a + b;
+}
+
+u64 mr_cc_div64(u64 n, u64 d)
+{
+	u64 q = 0;
+	int shift;
+
+	if (!d)
+		return ~0ull;
+	if (!((n | d) >> 32))
+		return (u32)n / (u32)d;
+	if (n < d)
+		return 0;
+	/* Long division from the quotient's top bit: at most 64 steps. */
+	shift = __builtin_clzll(d) - __builtin_clzll(n);
+	d <<= shift;
+	for (; shift >= 0; shift--) {
+		q <<= 1;
+		if (n >= d) {
+			n -= d;
+			q |= 1;
+		}
+		d >>= 1;
+	}
+	return q;
+}
+
+void mr_cc_params_default(struct mr_cc_params *prm)
+{
+	*prm = (struct mr_cc_params){
+		.enabled = 1,
+		.ecn = 1,
+		.delay = 1,
+		.loss = 1,
+		.g_shift = 4,
+		.init_path_window = 16,
+		.init_conn_window = 32,
+		.max_path_window = 64,
+		.max_conn_window = 256,
+		.min_window = MR_CC_ONE / 64,
+		.ai = 4 * MR_CC_ONE,
+		.ai_conn = 4 * MR_CC_ONE,
+		.target_floor_ns = 2 * MR_CC_MS,
+		.target_shift = 1,
+		.target_scale_ns = MR_CC_MS / 2,
+		.base_window_ns = 2000 * MR_CC_MS,
+		.loss_burst = 4,
+		.loss_frac_shift = 3,
+		.share_idle = 2,
+	};
+}
+
+int mr_cc_params_check(const struct mr_cc_params *prm)
+{
+	if (prm->g_shift < 1 || prm->g_shift > 16)
+		return -MR_EFIELD;
+	if (!prm->max_path_window ||
+	    prm->max_path_window > MR_CC_MAX_PATH_WINDOW ||
+	    !prm->init_path_window ||
+	    prm->init_path_window > prm->max_path_window)
+		return -MR_EFIELD;
+	if (!prm->max_conn_window ||
+	    prm->max_conn_window > MR_CC_MAX_CONN_WINDOW ||
+	    !prm->init_conn_window ||
+	    prm->init_conn_window > prm->max_conn_window)
+		return -MR_EFIELD;
+	if (!prm->min_window || prm->min_window > MR_CC_ONE)
+		return -MR_EFIELD;
+	if (!prm->ai || prm->ai > MR_CC_MAX_AI || !prm->ai_conn ||
+	    prm->ai_conn > MR_CC_MAX_AI)
+		return -MR_EFIELD;
+	if (prm->target_floor_ns > MR_CC_MAX_TIME_NS || prm->target_shift > 16 ||
+	    prm->target_scale_ns > MR_CC_MAX_TIME_NS)
+		return -MR_EFIELD;
+	if (prm->base_window_ns < MR_CC_MS ||
+	    prm->base_window_ns > 3600 * MR_CC_MAX_TIME_NS)
+		return -MR_EFIELD;
+	if (!prm->loss_burst || prm->loss_burst > MR_CC_COUNT_MAX ||
+	    prm->loss_frac_shift > 16 || !prm->share_idle)
+		return -MR_EFIELD;
+	return 0;
+}
+
+static u32 mr_cc_clamp_win(const struct mr_cc_params *prm, u64 cwnd,
+			   u32 max_pkts)
+{
+	u64 max = (u64)max_pkts << MR_CC_SHIFT;
+
+	return (u32)(cwnd < prm->min_window ? prm->min_window :
+		     cwnd > max ? max : cwnd);
+}
+
+/*
+ * The rate pacing keeps: the window's (window / SRTT, +25 %) while the
+ * window is below its maximum, and the hint's while it is slower than
+ * the window's. Recomputed whenever a window, the SRTT or the hint moves.
+ */
+static void mr_cc_pace_update(const struct mr_cc_params *prm,
+			      struct mr_cc_conn *c)
+{
+	u64 w = c->w.cwnd, full = prm->max_conn_window, gw = 0, gh;
+
+	c->gap_ns = 0;
+	c->hint_limits = 0;
+	if (!prm->enabled)
+		return;
+	if (c->npaths) {
+		w = mr_cc_min(w, c->paths_cwnd);
+		full = mr_cc_min(full, (u64)c->npaths * prm->max_path_window);
+	}
+	full <<= MR_CC_SHIFT;
+	if (c->srtt && w)
+		gw = mr_cc_div64(c->srtt << (MR_CC_SHIFT + 2), w * 5);
+	if (w < full)
+		c->gap_ns = mr_cc_min(gw, MR_CC_GAP_MAX_NS);
+	if (c->hint_kbps) {
+		gh = ((u64)c->mtu * c->hint_q24) >> 24;
+		c->hint_limits = !gw || gh > gw;
+	}
+}
+
+void mr_cc_conn_init(struct mr_cc_conn *c, const struct mr_cc_params *prm,
+		     u32 mtu)
+{
+	*c = (struct mr_cc_conn){
+		.w.cwnd = (prm->enabled ? prm->init_conn_window :
+					  prm->max_conn_window) << MR_CC_SHIFT,
+		.w.alpha = MR_CC_ALPHA_ONE,
+		.mtu = mtu < 1 ? 1 : mtu > MR_CC_MAX_MTU ? MR_CC_MAX_MTU : mtu,
+	};
+}
+
+static void mr_cc_path_set(struct mr_cc_conn *c, struct mr_cc_path *p,
+			   u32 cwnd)
+{
+	c->paths_cwnd = c->paths_cwnd - p->w.cwnd + cwnd;
+	p->w.cwnd = cwnd;
+}
+
+void mr_cc_path_init(struct mr_cc_path *p, struct mr_cc_conn *c,
+		     const struct mr_cc_params *prm)
+{
+	*p = (struct mr_cc_path){ .w.alpha = MR_CC_ALPHA_ONE };
+	mr_cc_path_set(c, p, (prm->enabled ? prm->init_path_window :
+					     prm->max_path_window)
+					    << MR_CC_SHIFT);
+	c->npaths++;
+	mr_cc_pace_update(prm, c);
+}
+
+void mr_cc_path_exit(struct mr_cc_path *p, struct mr_cc_conn *c,
+		     const struct mr_cc_params *prm)
+{
+	if (!p->w.cwnd)
+		return;
+	mr_cc_path_set(c, p, 0);
+	c->npaths--;
+	mr_cc_pace_update(prm, c);
+}
+
+static u32 mr_cc_whole(u32 cwnd, u32 max)
+{
+	u32 n = (cwnd + MR_CC_ONE - 1) >> MR_CC_SHIFT;
+
+	return n < 1 ? 1 : n > max ? max : n;
+}
+
+u32 mr_cc_path_window(const struct mr_cc_params *prm,
+		      const struct mr_cc_path *p)
+{
+	if (!prm->enabled)
+		return prm->max_path_window;
+	return mr_cc_whole(p->w.cwnd, prm->max_path_window);
+}
+
+u32 mr_cc_conn_window(const struct mr_cc_params *prm,
+		      const struct mr_cc_conn *c)
+{
+	if (!prm->enabled)
+		return prm->max_conn_window;
+	return mr_cc_whole(c->w.cwnd, prm->max_conn_window);
+}
+
+/* floor(sqrt(x)), bit by bit. */
+static u32 mr_cc_isqrt(u32 x)
+{
+	u32 r = 0, bit = 1u << 30;
+
+	while (bit > x)
+		bit >>= 2;
+	while (bit) {
+		if (x >= r + bit) {
+			x -= r + bit;
+			r = (r >> 1) + bit;
+		} else {
+			r >>= 1;
+		}
+		bit >>= 2;
+	}
+	return r;
+}
+
+/*
+ * Swift's flow scaling: the target grows as the window shrinks, like
+ * 1/sqrt(cwnd), from 0 at the largest window to target_scale_ns at one
+ * packet and below. Many flows with small windows share a queue that a
+ * few with large windows would keep short; this keeps them fair.
+ */
+static u64 mr_cc_scale(const struct mr_cc_params *prm, u32 cwnd)
+{
+	u32 max = prm->max_path_window << MR_CC_SHIFT, sw, sm, ratio;
+
+	if (!prm->target_scale_ns || cwnd >= max || max <= MR_CC_ONE)
+		return 0;
+	if (cwnd < MR_CC_ONE)
+		cwnd = MR_CC_ONE;
+	sw = mr_cc_isqrt(cwnd << MR_CC_SHIFT);	/* sqrt(packets), Q10 */
+	sm = mr_cc_isqrt(max << MR_CC_SHIFT);
+	ratio = (sm << MR_CC_SHIFT) / sw;	/* sqrt(max / cwnd), Q10 */
+	return mr_cc_div64(prm->target_scale_ns * (ratio - MR_CC_ONE),
+			   sm - MR_CC_ONE);
+}
+
+static u64 mr_cc_base(const struct mr_cc_path *p)
+{
+	if (!p->base_prev)
+		return p->base_cur;
+	return mr_cc_min(p->base_cur, p->base_prev);
+}
+
+u64 mr_cc_path_target(const struct mr_cc_params *prm,
+		      const struct mr_cc_path *p)
+{
+	u64 base = mr_cc_base(p);
+
+	if (!base)
+		return 0;
+	return base + mr_cc_max(prm->target_floor_ns, base >> prm->target_shift) +
+	       mr_cc_scale(prm, p->w.cwnd);
+}
+
+/*
+ * The base RTT is the minimum of the current window of base_window_ns and
+ * the previous one: a lucky sample ages out after two windows, and a route
+ * that got longer shows within that time.
+ */
+static void mr_cc_base_sample(const struct mr_cc_params *prm,
+			      struct mr_cc_path *p, u64 rtt, u64 now)
+{
+	if (!p->base_cur || now - p->base_start >= prm->base_window_ns) {
+		p->base_prev = p->base_cur;
+		p->base_cur = rtt;
+		p->base_start = now;
+	} else if (rtt < p->base_cur) {
+		p->base_cur = rtt;
+	}
+}
+
+/*
+ * Marks that the ACK's cumulative count adds. An older ACK, overtaken by
+ * a newer one, adds none; a count that jumps by more than the packets that
+ * can have arrived in between (a counter we did not follow from its
+ * start) becomes the new baseline.
+ */
+static u32 mr_cc_new_marks(struct mr_cc_path *p, u32 count)
+{
+	u32 d = count - p->ecn_seen;
+
+	if (d <= MR_CC_ECN_PLAUSIBLE) {
+		p->ecn_seen = count;
+		return d;
+	}
+	if (p->ecn_seen - count > MR_CC_ECN_PLAUSIBLE)
+		p->ecn_seen = count;
+	return 0;
+}
+
+/* The window, in packets fixed point, that carries @hint over one SRTT. */
+static u64 mr_cc_hint_window(const struct mr_cc_conn *c, u32 hint)
+{
+	/* hint * 1000 / 8 bytes/s * srtt / 1e9 / mtu << MR_CC_SHIFT */
+	u64 w = mr_cc_div64((u64)hint * c->srtt * 2, (u64)c->mtu * 15625);
+
+	return w + (w >> 2);
+}
+
+/*
+ * The first hint sizes the connection's window (both ways: a bounded
+ * initial window is raised to what the receiver grants, and capped to
+ * it); a hint that grows by 1/8 or more raises it to the new one. Hints
+ * that shrink leave the window alone: pacing follows them at once.
+ */
+static void mr_cc_hint(const struct mr_cc_params *prm, struct mr_cc_conn *c,
+		       u32 hint)
+{
+	u64 w;
+
+	if (hint != c->hint_kbps)
+		c->hint_q24 = hint ? mr_cc_div64(MR_CC_NS_KBPS << 24, hint) : 0;
+	if (hint && c->srtt &&
+	    (!c->hinted ||
+	     hint > (u64)c->hint_kbps + (c->hint_kbps >> 3))) {
+		w = mr_cc_hint_window(c, hint);
+		if (!c->hinted || w > c->w.cwnd)
+			c->w.cwnd = mr_cc_clamp_win(prm, w,
+						    prm->max_conn_window);
+		c->hinted = 1;
+	}
+	c->hint_kbps = hint;
+}
+
+static bool mr_cc_loss_burst(const struct mr_cc_params *prm,
+			     const struct mr_cc_win *w)
+{
+	u64 total = (u64)w->round_acked + w->round_lost;
+
+	return w->round_lost >= prm->loss_burst &&
+	       ((u64)w->round_lost << prm->loss_frac_shift) >= total;
+}
+
+/* What one ACK does to the window its counts went into. */
+struct mr_cc_signal {
+	u32 acked;
+	u32 lost;
+	u32 marks;
+	bool known;		/* delay and target are known */
+	bool high;		/* ... and the delay is above the target */
+	u32 mdf;		/* (delay - target) / delay, at most 1/2, Q16 */
+	u64 acked_order;
+	u64 sent_order;
+};
+
+/*
+ * Loss bursts first, then ECN x delay, at most one decrease per round
+ * trip (and no increase while it holds):
+ *   loss burst                  halve
+ *   loss, high delay            decrease by (delay - target) / delay,
+ *                               at most 1/2 (Swift): drops at a full queue
+ *   ECN, high or unknown delay  decrease by alpha / 2 (DCTCP)
+ *   ECN, low delay              the connection holds: the marked paths
+ *                               shrink, and spraying moves its packets;
+ *                               a path decreases by alpha / 2 (@gate 0)
+ *   no ECN, low delay           + ai per round
+ *   no ECN, high delay          + ai / 4 per round
+ * A loss at low delay, not in a burst, is not congestion.
+ */
+static enum mr_cc_verdict mr_cc_react(const struct mr_cc_params *prm,
+				      struct mr_cc_win *w, u32 max_pkts,
+				      u32 ai, u32 share, bool gate,
+				      const struct mr_cc_signal *s)
+{
+	u64 cwnd = w->cwnd, step;
+	enum mr_cc_verdict v;
+	u32 old = w->cwnd;
+
+	w->round_acked = mr_cc_sat_add(w->round_acked, s->acked);
+	w->round_marked = mr_cc_sat_add(w->round_marked, s->marks);
+	w->round_lost = mr_cc_sat_add(w->round_lost, s->lost);
+	if (w->holding && s->acked && s->acked_order > w->hold_until)
+		w->holding = 0;
+	if (prm->loss && s->lost && !w->holding && mr_cc_loss_burst(prm, w)) {
+		v = MR_CC_DECREASE_LOSS;
+		cwnd -= cwnd >> 1;
+		w->round_lost = 0;	/* these losses are answered */
+	} else if (prm->loss && s->lost && !w->holding && s->high) {
+		v = MR_CC_DECREASE_LOSS;
+		cwnd -= (cwnd * s->mdf) >> 16;
+		w->round_lost = 0;
+	} else if (s->marks && !w->holding &&
+		   (!gate || !s->known || s->high)) {
+		v = MR_CC_DECREASE_ECN;
+		cwnd -= (cwnd * w->alpha) >> 17;
+	} else if (!s->marks && !w->holding && s->acked) {
+		v = MR_CC_INCREASE;
+		step = s->high ? ai >> MR_CC_FAIR_SHIFT : ai;
+		if (share >= MR_CC_ONE)
+			cwnd += mr_cc_div64((step * s->acked) << MR_CC_SHIFT,
+					    share);
+		else	/* below one packet: at most doubles per ACK */
+			cwnd += mr_cc_min(step * s->acked, cwnd);
+	} else {
+		return MR_CC_HOLD;
+	}
+	w->cwnd = mr_cc_clamp_win(prm, cwnd, max_pkts);
+	if (v == MR_CC_INCREASE)
+		return w->cwnd > old ? v : MR_CC_HOLD;
+	w->holding = 1;
+	w->hold_until = s->sent_order;
+	return w->cwnd < old ? v : MR_CC_HOLD;
+}
+
+/*
+ * The first ACK that acknowledges a packet sent after the round began
+ * ends it: alpha <- (1 - g) alpha + g F, F the round's marked share. That
+ * ACK's counts go into the next round.
+ */
+static void mr_cc_round(const struct mr_cc_params *prm, struct mr_cc_win *w,
+			const struct mr_cc_signal *s)
+{
+	u64 f;
+
+	if (w->round_end && (!s->acked || s->acked_order <= w->round_end))
+		return;
+	if (w->round_end && w->round_acked) {
+		f = w->round_marked >= w->round_acked ?
+			    MR_CC_ALPHA_ONE :
+			    mr_cc_div64((u64)w->round_marked << 16,
+					w->round_acked);
+		w->alpha = w->alpha - (w->alpha >> prm->g_shift) +
+			   (u32)(f >> prm->g_shift);
+	}
+	w->round_end = s->sent_order;
+	w->round_acked = 0;
+	w->round_marked = 0;
+	w->round_lost = 0;
+}
+
+enum mr_cc_verdict mr_cc_ack(const struct mr_cc_params *prm,
+			     struct mr_cc_conn *c, struct mr_cc_path *p,
+			     const struct mr_cc_ack_info *a)
+{
+	u64 rtt = mr_cc_min(a->rtt_ns, MR_CC_RTT_MAX_NS), delay, target;
+	struct mr_cc_signal s = {
+		.acked = (u32)mr_cc_min(a->acked, MR_CC_COUNT_MAX),
+		.lost = (u32)mr_cc_min(a->lost, MR_CC_COUNT_MAX),
+		.marks = mr_cc_new_marks(p, a->ecn_count),
+		.acked_order = a->acked_order,
+		.sent_order = a->sent_order,
+	};
+	enum mr_cc_verdict v, vc;
+	u32 cwnd;
+
+	if (!prm->enabled || !p->w.cwnd)
+		return MR_CC_HOLD;
+	if (!prm->ecn)
+		s.marks = 0;
+	c->marks += s.marks;
+	if (a->srtt_ns)
+		p->srtt = mr_cc_min(a->srtt_ns, MR_CC_RTT_MAX_NS);
+	if (rtt) {
+		mr_cc_base_sample(prm, p, rtt, a->now_ns);
+		c->srtt = c->srtt ? c->srtt - (c->srtt >> 3) + (rtt >> 3) : rtt;
+	}
+	mr_cc_hint(prm, c, a->hint_kbps);
+
+	/* Delay: the lower of sample and SRTT, so one stall is not a queue. */
+	delay = rtt && p->srtt ? mr_cc_min(rtt, p->srtt) : rtt ? rtt : p->srtt;
+	target = prm->delay ? mr_cc_path_target(prm, p) : 0;
+	s.known = delay && target;
+	s.high = s.known && delay > target;
+	if (s.high)
+		s.mdf = (u32)mr_cc_min(mr_cc_div64((delay - target) << 16, delay),
+				       MR_CC_ALPHA_ONE / 2);
+
+	mr_cc_round(prm, &p->w, &s);
+	mr_cc_round(prm, &c->w, &s);
+	cwnd = p->w.cwnd;
+	/*
+	 * The paths' increase is coupled (MPTCP's LIA, RFC 6356): together
+	 * they grow by ai per round, so spraying over P paths is no more
+	 * aggressive than one flow; a path's share is its window's.
+	 */
+	v = mr_cc_react(prm, &p->w, prm->max_path_window, prm->ai,
+			(u32)mr_cc_max(c->paths_cwnd, p->w.cwnd), false, &s);
+	c->paths_cwnd = c->paths_cwnd - cwnd + p->w.cwnd;
+	cwnd = c->w.cwnd;
+	vc = mr_cc_react(prm, &c->w, prm->max_conn_window, prm->ai_conn,
+			 c->w.cwnd, true, &s);
+	/* Rate-limited by the hint: no growth past what the hint fills. */
+	if (vc == MR_CC_INCREASE && c->hint_kbps && c->srtt) {
+		c->w.cwnd = (u32)mr_cc_max(cwnd,
+					   mr_cc_min(c->w.cwnd,
+						     mr_cc_hint_window(c, c->hint_kbps)));
+		if (c->w.cwnd == cwnd)
+			vc = MR_CC_HOLD;
+	}
+	c->decreases += (v >= MR_CC_DECREASE_ECN) + (vc >= MR_CC_DECREASE_ECN);
+	mr_cc_pace_update(prm, c);
+	return v > vc ? v : vc;
+}
+
+void mr_cc_timeout(const struct mr_cc_params *prm, struct mr_cc_conn *c,
+		   struct mr_cc_path *p, u64 sent_order)
+{
+	u32 cwnd = p->w.cwnd;
+
+	if (!prm->enabled || !cwnd)
+		return;
+	mr_cc_path_set(c, p, mr_cc_clamp_win(prm, cwnd >> 1,
+					     prm->max_path_window));
+	p->w.holding = 1;
+	p->w.hold_until = sent_order;
+	p->w.round_lost = 0;
+	if (p->w.cwnd < cwnd)
+		c->decreases++;
+	mr_cc_pace_update(prm, c);
+}
+
+/* The gap a packet of @bytes leaves behind it. */
+static u64 mr_cc_gap(const struct mr_cc_conn *c, u32 bytes, bool *by_hint)
+{
+	u64 gap = c->gap_ns, gh;
+
+	*by_hint = false;
+	if (c->hint_limits) {
+		gh = (mr_cc_min(bytes, MR_CC_MAX_MTU) * c->hint_q24) >> 24;
+		if (gh > gap) {
+			gap = gh;
+			*by_hint = true;
+		}
+	}
+	/* At least 1 ns, or a burst would never be spent. */
+	return gap < 1 ? 1 : mr_cc_min(gap, MR_CC_GAP_MAX_NS);
+}
+
+static bool mr_cc_paced(const struct mr_cc_params *prm,
+			const struct mr_cc_conn *c)
+{
+	return prm->enabled && (c->gap_ns || c->hint_limits);
+}
+
+u64 mr_cc_pace_delay(const struct mr_cc_params *prm, struct mr_cc_conn *c,
+		     u64 now_ns)
+{
+	now_ns = mr_cc_min(now_ns, MR_CC_TIME_MAX_NS);
+	if (!mr_cc_paced(prm, c) || c->burst || now_ns >= c->next_ns)
+		return 0;
+	/* Only a clock that went back can be this far behind: catch up. */
+	if (c->next_ns - now_ns > MR_CC_PACE_MAX_NS)
+		c->next_ns = now_ns + MR_CC_PACE_MAX_NS;
+	c->paced++;
+	return c->next_ns - now_ns;
+}
+
+/*
+ * A burst starts when the last one is spent or its time is up: the
+ * packets leave back to back, and each moves the time the next burst may
+ * start by its gap. A timer that fires less than one gap late loses no
+ * time; the first packet's gap then still ends after now, so no second
+ * burst can start at the same instant.
+ */
+void mr_cc_pace_sent(const struct mr_cc_params *prm, struct mr_cc_conn *c,
+		     u32 bytes, u64 now_ns)
+{
+	bool by_hint;
+	u64 gap, credit;
+
+	now_ns = mr_cc_min(now_ns, MR_CC_TIME_MAX_NS);
+	if (!mr_cc_paced(prm, c)) {
+		c->burst = 0;
+		return;
+	}
+	gap = mr_cc_gap(c, bytes, &by_hint);
+	if (!c->burst || now_ns >= c->next_ns) {
+		credit = mr_cc_min(gap - 1, now_ns);
+		c->next_ns = mr_cc_max(c->next_ns, now_ns - credit);
+		c->burst = MR_CC_BURST;
+	}
+	c->next_ns += gap;
+	c->burst--;
+	c->hint_limited += by_hint;
+}
+
+u32 mr_cc_hint_from_bps(u64 bps)
+{
+	u64 kbps = mr_cc_div64(bps, 1000);
+
+	if (!bps)
+		return 0;
+	return kbps < 1 ? 1 : kbps > MR_CC_U32_MAX ? MR_CC_U32_MAX : (u32)kbps;
+}
+
+u64 mr_cc_hint_to_bps(u32 kbps)
+{
+	return (u64)kbps * 1000;
+}
+
+/*
+ * kbit/s = bytes * 8e6 / ns = bytes * inv >> 32, inv = (8e6 << 32) / ns
+ * rounded up, so that exact rates come out exact.
+ */
+static u64 mr_cc_rate_inv(u64 interval_ns)
+{
+	u64 ns = interval_ns ? interval_ns : 1;
+
+	return mr_cc_div64((MR_CC_NS_KBPS << 32) + ns - 1, ns);
+}
+
+static u32 mr_cc_rate_mul(u64 bytes, u64 inv)
+{
+	u64 b = mr_cc_min(bytes, MR_CC_U32_MAX), r;
+
+	r = b * (inv >> 32) + ((b * (u32)inv) >> 32);
+	return (u32)mr_cc_min(r, MR_CC_U32_MAX);
+}
+
+u32 mr_cc_rate_kbps(u64 bytes, u64 interval_ns)
+{
+	return mr_cc_rate_mul(bytes, mr_cc_rate_inv(interval_ns));
+}
+
+/*
+ * A sender's demand from its interval: dropped out after share_idle
+ * intervals without data (0); new, or using at least 7/8 of its share,
+ * unbounded; else what it sent + 25 %. What it sent is the larger of this
+ * interval's rate and the last one's, so that a sender with few packets
+ * per interval is not taken for a slow one.
+ */
+static u32 mr_cc_demand(const struct mr_cc_params *prm, struct mr_cc_flow *f,
+			u64 inv)
+{
+	u32 r = mr_cc_rate_mul(f->bytes, inv), m = r;
+	u64 d;
+
+	if (f->rate_kbps > m)
+		m = f->rate_kbps;
+	f->rate_kbps = r;
+	if (f->bytes)
+		f->idle = 0;
+	else if (f->idle < 255)
+		f->idle++;
+	if (f->idle >= prm->share_idle)
+		return 0;
+	if (!f->hint_kbps ||
+	    m >= f->hint_kbps - (f->hint_kbps >> MR_CC_DEMAND_NEAR_SHIFT))
+		return MR_CC_UNBOUNDED;
+	d = (u64)m + (m >> 2) + 1;
+	return (u32)mr_cc_min(d, MR_CC_UNBOUNDED - 1);
+}
+
+/* f(x) = sum over active senders of min(demand, x) = *sum + *k * x. */
+static void mr_cc_fill(const struct mr_cc_flow *flows, u32 n, u64 x, u64 *sum,
+		       u32 *k)
+{
+	u32 i, d;
+
+	*sum = 0;
+	*k = 0;
+	for (i = 0; i < n; i++) {
+		d = flows[i].demand_kbps;
+		if (!d)
+			continue;
+		if (d != MR_CC_UNBOUNDED && d <= x)
+			*sum += d;
+		else
+			(*k)++;
+	}
+}
+
+/*
+ * The water level: the largest integer L with f(L) <= cap. f is concave
+ * and piecewise linear, so a Newton step from a feasible point stays
+ * feasible and usually lands on L at once (1 pass for equal senders, 2
+ * for two classes). Every other pass bisects [lo, hi) instead, which
+ * bounds the search at about 2 * 33 passes whatever the demands.
+ * Returns the sum and count of the last feasible point through @sum, @k.
+ */
+static u64 mr_cc_level(const struct mr_cc_flow *flows, u32 n, u64 cap,
+		       u32 active, u64 *sum, u32 *k, u32 *passes)
+{
+	u64 lo = (u32)cap / active, hi = cap + 1, x = lo, cand, s;
+	u32 pass, kk;
+
+	*sum = 0;
+	*k = active;
+	for (pass = 1;; pass++) {
+		mr_cc_fill(flows, n, x, &s, &kk);
+		if (kk && s + (u64)kk * x <= cap) {
+			*sum = s;
+			*k = kk;
+			cand = (u32)(cap - s) / kk;
+			if (cand <= x) {
+				lo = x;
+				break;
+			}
+			lo = cand;
+		} else {
+			hi = x;
+		}
+		if (hi - lo <= 1)
+			break;
+		x = (pass & 1) ? lo : lo + (hi - lo) / 2;
+	}
+	*passes = pass;
+	return lo;
+}
+
+u32 mr_cc_share(const struct mr_cc_params *prm, struct mr_cc_flow *flows,
+		u32 n, u32 capacity_kbps, u64 interval_ns,
+		struct mr_cc_share_stats *st)
+{
+	u64 inv = mr_cc_rate_inv(interval_ns), bounded = 0, level, fresh, sum;
+	u32 i, d, active = 0, unbounded = 0, k, passes = 0, extra = 0, h;
+
+	for (i = 0; i < n; i++) {
+		d = mr_cc_demand(prm, &flows[i], inv);
+		flows[i].demand_kbps = d;
+		active += !!d;
+		unbounded += d == MR_CC_UNBOUNDED;
+		if (d && d != MR_CC_UNBOUNDED)
+			bounded += d;
+	}
+	if (!capacity_kbps || !interval_ns) {
+		level = 0;
+		fresh = 0;
+	} else if (!active) {
+		level = capacity_kbps;
+		fresh = capacity_kbps;
+	} else if (!unbounded && bounded <= capacity_kbps) {
+		/* Everyone's demand fits: the rest is split evenly. */
+		level = MR_CC_UNBOUNDED;
+		extra = (u32)(capacity_kbps - bounded) / active;
+		fresh = mr_cc_max(capacity_kbps - bounded,
+				  capacity_kbps / (active + 1));
+	} else {
+		level = mr_cc_level(flows, n, capacity_kbps, active, &sum, &k,
+				    &passes);
+		/* A newcomer's share, low: as if only the level's set moved. */
+		fresh = (u32)(capacity_kbps - sum) / (k + 1);
+	}
+	if (capacity_kbps && interval_ns && !fresh)
+		fresh = 1;
+	for (i = 0; i < n; i++) {
+		d = flows[i].demand_kbps;
+		if (!capacity_kbps || !interval_ns)
+			h = 0;
+		else if (!d)
+			h = (u32)fresh;
+		else if (d == MR_CC_UNBOUNDED || d > level)
+			h = (u32)level;
+		else
+			h = d + extra;
+		/* 0 would mean "no hint": the smallest share is 1 kbit/s. */
+		flows[i].hint_kbps = h || !fresh ? h : 1;
+	}
+	if (st) {
+		st->active = active;
+		st->unbounded = unbounded;
+		st->passes = passes;
+	}
+	return (u32)fresh;
+}
