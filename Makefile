@@ -2,11 +2,16 @@
 #   make            build the module (for Debian's 6.1 kernel) and the provider
 #   make demo       install what is missing, build, boot a guest, show devices
 #   make check      install what is missing and run every test
-#   make install    install module, provider and driver file (DESTDIR-aware)
+#   make install    install module, provider, driver file and the Wireshark
+#                   dissector (DESTDIR-aware; depmod only without DESTDIR)
+#   make dkms-install   install the module through DKMS (rebuilt for every
+#                   kernel); dkms-uninstall removes it
 #   make bench      metaroce vs rxe vs TCP under netem loss, in one guest
 #                   (KERNEL=stock|debug); table in build/bench/
 #   make scale      the ns-3 scale model (build/scale/mr-scale); its short
 #                   run is `make scale-check`, its tables `make scale-tables`
+#   make tools-test the host tests of the tools: dissector-test, install-test,
+#                   dkms-test, plot-test, host-run-test (each ends "N passed, N failed")
 # KDIR= builds the module against another kernel tree.
 
 TOP := $(CURDIR)
@@ -17,7 +22,9 @@ KERNEL ?= stock
 MODULE_FLAGS ?= W=1
 
 .PHONY: all deps module module-debug test-kernel userspace guest-artifacts \
-	install check demo bench checkpatch unit-tests clean scale scale-check scale-tables
+	install check demo bench checkpatch unit-tests clean \
+	dkms-source dkms-install dkms-uninstall dissector-test install-test dkms-test \
+	plot-test host-run-test tools-test scale scale-check scale-tables
 
 all: module userspace
 
@@ -55,11 +62,71 @@ unit-tests:
 	$(MAKE) -C userspace test
 	$(if $(wildcard kernel/proto/tests/Makefile),$(MAKE) -C kernel/proto/tests)
 
+# What `make` built, for KVER: the module in updates/ (ahead of any in-tree
+# module of that name), the provider, its driver file, the CLI (userspace/
+# install has its hook) and the dissector. With DESTDIR, a staged tree:
+# depmod then runs where the tree is unpacked, not here.
 install: module userspace
 	install -D -m 644 $(BUILD)/stock/metaroce.ko \
 		$(DESTDIR)/lib/modules/$(KVER)/updates/metaroce.ko
 	$(if $(DESTDIR),,depmod -a $(KVER))
 	$(MAKE) -C userspace install DESTDIR=$(DESTDIR)
+	$(MAKE) -C userspace/wireshark install DESTDIR=$(DESTDIR)
+
+# DKMS: dkms builds the module from a copy of kernel/ and uapi/ in
+# $(DKMS_SRC_DIR)/metaroce-$(DKMS_VERSION), with dkms.conf, for KVER now and
+# for every kernel installed later (AUTOINSTALL). The version is the newest
+# vX.Y tag (git describe, "-" made "."), else 0.0.g<commit>, ".dirty" with
+# uncommitted changes; 0.0 outside git.
+DKMS_SRC_DIR ?= /usr/src
+ifndef DKMS_VERSION
+DKMS_VERSION := $(shell \
+	if v=$$(git -C $(TOP) describe --tags --dirty --match 'v[0-9]*' 2>/dev/null); then \
+		echo "$${v#v}" | tr - .; \
+	elif h=$$(git -C $(TOP) rev-parse --short HEAD 2>/dev/null); then \
+		git -C $(TOP) diff --quiet HEAD 2>/dev/null && echo "0.0.g$$h" || echo "0.0.g$$h.dirty"; \
+	else echo 0.0; fi)
+endif
+DKMS_TREE = $(DESTDIR)$(DKMS_SRC_DIR)/metaroce-$(DKMS_VERSION)
+
+dkms-source:
+	@rm -rf $(DKMS_TREE)
+	@mkdir -p $(DKMS_TREE)
+	tar -C $(TOP) -c --exclude=proto/tests --exclude='*.o' --exclude='*.ko' \
+		--exclude='*.mod' --exclude='*.mod.c' --exclude='.*.cmd' --exclude='*.a' \
+		--exclude=modules.order --exclude=Module.symvers kernel uapi | tar -C $(DKMS_TREE) -x
+	sed 's/@PACKAGE_VERSION@/$(DKMS_VERSION)/' dkms.conf >$(DKMS_TREE)/dkms.conf
+	@echo "dkms source: $(DKMS_TREE)"
+
+# Installs on this machine, for KVER (the running kernel: KVER=$$(uname -r)).
+dkms-install:
+	$(if $(DESTDIR),$(error dkms-install installs on this machine; DESTDIR is for dkms-source))
+	$(MAKE) dkms-source DKMS_VERSION=$(DKMS_VERSION)
+	dkms status -m metaroce -v $(DKMS_VERSION) | grep -q . || dkms add -m metaroce -v $(DKMS_VERSION)
+	dkms install -m metaroce -v $(DKMS_VERSION) -k $(KVER)
+
+dkms-uninstall:
+	dkms remove -m metaroce -v $(DKMS_VERSION) --all
+	rm -rf $(DKMS_TREE)
+
+# Host tests of the tools; each prints "N passed, N failed[, N skipped]".
+dissector-test:
+	@$(MAKE) -s -C userspace/wireshark test
+
+install-test:
+	@selftests/host/test-install.sh
+
+dkms-test:
+	@selftests/host/test-dkms.sh
+
+plot-test:
+	@selftests/host/test-plot.sh
+
+host-run-test:
+	@selftests/host/test-run-host.sh
+
+tools-test:
+	@selftests/host/tools-test.sh dissector-test install-test dkms-test plot-test host-run-test
 
 check: deps
 	@scripts/check

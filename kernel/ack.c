@@ -1,502 +1,195 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The requester's side of reliability: ACKs update a path's scoreboard,
- * the packets they report lost go again at once, and send WQEs complete in
- * MSN order as the responder's "MSN done" passes them; a READ or atomic
- * once its whole response has landed (placed here as it arrives). NAKs
- * fail a WR or, for RNR, rewind the send position after the delay. One
- * timer per QP serves the per-path RTOs and the RNR wait.
+ * Acknowledgments: the receiving side of the peer's paths. Each path id
+ * has a receive window (proto/sack.c); an ACK carries the path's whole
+ * window, "MSN done" and the path's CE count, and goes back to the UDP
+ * source port of the packets it acknowledges. ACKs go at once for ACK_REQ,
+ * a packet that leaves a new hole or fills one, a duplicate, or a new
+ * epoch; else every MR_ACK_EVERY packets of the path; and on every path
+ * with unacknowledged packets whenever a message completes.
+ *
+ * NAKs refuse a message. After a fatal one (REMOTE_ACCESS,
+ * INVALID_REQUEST) every packet of the connection is answered with it and
+ * the QP moves to ERR.
  */
-#include "net.h"
-#include "trace.h"
-#include "transport.h"
+#include "ack.h"
+#include "counters.h"
+#include "tx.h"
 
-/* Pop the WQE at the head of the send ring and complete it. */
-static bool mr_req_pop(struct mr_xport *x, enum ib_wc_status status)
+/* The IB RNR timer codes in units of 10 us (code 0: 655.36 ms, saturated). */
+static const u16 mr_ack_rnr_delay[32] = {
+	65535, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192,
+	256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192,
+	12288, 16384, 24576, 32768, 49152,
+};
+
+/* RTR: every path of the peer starts at the PSN it agreed to send from. */
+void mr_ack_init(struct mr_xport *x)
 {
-	struct mr_qp *qp = x->qp;
-	struct mr_wq *sq = &qp->sq;
-	struct mr_send_wqe *wqe;
-	unsigned long flags;
-	struct ib_wc wc = {};
-	bool signal;
-
-	spin_lock_irqsave(&sq->lock, flags);
-	if (!sq->count) {
-		spin_unlock_irqrestore(&sq->lock, flags);
-		return false;
-	}
-	wqe = mr_wq_slot(sq, sq->head);
-	wc.wr_id = wqe->wr_id;
-	wc.opcode = mr_wc_opcode(wqe->opcode);
-	signal = status != IB_WC_SUCCESS ||
-		 (wqe->send_flags & IB_SEND_SIGNALED) ||
-		 qp->sq_sig_type == IB_SIGNAL_ALL_WR;
-	wc.byte_len = wqe->length;
-	/* A READ or atomic failed before its response was in. */
-	if (x->msn_head != x->msn_send && mr_wr_is_rd(wqe->opcode) &&
-	    !x->wtx[sq->head].resp_done)
-		x->rd_out--;
-	sq->head = (sq->head + 1) % sq->depth;
-	sq->count--;
-	spin_unlock_irqrestore(&sq->lock, flags);
-	x->msn_head++;
-	if (signal) {
-		wc.status = status;
-		wc.qp = &qp->ibqp;
-		wc.port_num = MR_PORT;
-		mr_cq_post(qp->scq, &wc, false);
-	}
-	mr_local_sq_done(qp);
-	return true;
-}
-
-/* Whether the WQE at the head of the send ring is complete. */
-static bool mr_req_head_done(struct mr_xport *x)
-{
-	struct mr_wq *sq = &x->qp->sq;
-
-	if (x->msn_head == x->msn_send)
-		return false;
-	if (mr_wr_is_rd(((struct mr_send_wqe *)mr_wq_slot(sq, sq->head))->opcode))
-		return x->wtx[sq->head].resp_done;
-	return mr_seq_before(x->msn_head, x->peer_done);
-}
-
-/*
- * Complete the WQEs at the head of the send ring, in order, as far as the
- * responder has completed them (and their responses have landed), and a
- * failed one once it reaches the head.
- */
-void mr_req_complete(struct mr_xport *x)
-{
-	while (x->tx_on && mr_req_head_done(x)) {
-		if (x->tx_err && x->msn_head == x->err_msn)
-			break;
-		if (!mr_req_pop(x, IB_WC_SUCCESS))
-			return;
-	}
-	if (x->tx_on && x->tx_err && x->msn_head == x->err_msn) {
-		mr_req_pop(x, x->err_status);
-		mr_xport_fatal(x);
-	}
-}
-
-/*
- * Send PSN @psn of path @id again, for reason @why; @charge: it had been
- * reported lost.
- */
-static void mr_req_resend(struct mr_xport *x, u32 id, u32 psn, bool charge,
-			  const char *why)
-{
-	struct mr_tx_path *p = &x->path[id];
-	struct mr_tx_pkt tp;
-
-	if (mr_sack_tx_resend(&p->sb, psn))
-		return;
-	if (charge)
-		mr_paths_recharge(&x->ps, id);	/* in flight again */
-	tp = p->pkt[psn % MR_SACK_WINDOW];
-	trace_metaroce_retransmit(x->qp->ibqp.qp_num, id, p->sb.epoch, psn,
-				  tp.msn, tp.offset, tp.resp, why);
-	mr_req_send_pkt(x, id, psn, &tp, true);
-}
-
-/*
- * A READ_RESP or ATOMIC_RESP for us, new on its path, in softirq under
- * the transport lock: place it in the local buffer of the WR it answers.
- * Returns true when that completed a response.
- */
-bool mr_req_resp_rcv(struct mr_xport *x, const struct mr_pkt *pkt,
-		     const u8 *data)
-{
-	struct mr_qp *qp = x->qp;
-	struct mr_dev *dev = to_mr_dev(qp->ibqp.device);
-	bool read = pkt->base.opcode == MR_OP_READ_RESP;
-	u32 msn = read ? pkt->read_resp.msn : pkt->atomic_resp.msn;
-	struct mr_send_wqe *wqe;
-	struct mr_wqe_tx *wt;
-	bool wqe_read;
-	u32 off, want;
-	int err;
-
-	/*
-	 * Of a WR already complete (an answer to a resent request): done.
-	 * One sent before an RNR rewind is still placed: its request will
-	 * not be answered again.
-	 */
-	if (!x->tx_on || mr_seq_before(msn, x->msn_head) ||
-	    !mr_seq_before(msn, x->msn_hi)) {
-		mr_stats_inc(dev, MR_CNT_DUPLICATE_PACKETS);
-		return false;
-	}
-	wqe = mr_req_wqe(x, msn);
-	wt = mr_req_wtx(x, msn);
-	wqe_read = wqe->opcode == IB_WR_RDMA_READ;
-	if (!mr_wr_is_rd(wqe->opcode) || read != wqe_read) {
-		mr_stats_inc(dev, MR_CNT_RX_DROP_MALFORMED);
-		return false;
-	}
-	if (wt->resp_done) {
-		mr_stats_inc(dev, MR_CNT_DUPLICATE_PACKETS);
-		return false;
-	}
-	if (read) {
-		off = pkt->read_resp.offset;
-		want = min(x->mtu, wqe->length - min(off, wqe->length));
-		if (pkt->read_resp.length != wqe->length || off % x->mtu ||
-		    (off && off >= wqe->length) ||
-		    (pkt->payload_len != want && pkt->payload_len)) {
-			mr_stats_inc(dev, MR_CNT_RX_DROP_MALFORMED);
-			return false;
-		}
-		if (test_bit(off / x->mtu, wt->resp_map)) {
-			mr_stats_inc(dev, MR_CNT_DUPLICATE_PACKETS);
-			return false;
-		}
-		if (pkt->payload_len != want) {
-			/* A resent slice whose region the responder lost. */
-			mr_req_fail(x, msn, IB_WC_REM_ACCESS_ERR);
-			return false;
-		}
-		set_bit(off / x->mtu, wt->resp_map);
-		err = mr_sgl_copy(dev, qp->ibqp.pd, wqe->sge, wqe->num_sge,
-				  off, (void *)data, want, true);
-		wt->resp_done = ++wt->resp_got ==
-				max_t(u32, 1, DIV_ROUND_UP(wqe->length, x->mtu));
-	} else {
-		u64 orig = pkt->atomic_resp.orig;
-
-		err = mr_sgl_copy(dev, qp->ibqp.pd, wqe->sge, wqe->num_sge, 0,
-				  &orig, sizeof(orig), true);
-		wt->resp_done = true;
-	}
-	/* Counted while started: see mr_req_rd_recount(). */
-	if (wt->resp_done && mr_seq_before(msn, x->msn_send))
-		x->rd_out--;
-	if (err) {
-		ibdev_dbg(&dev->ib_dev, "QP %u: MSN %u: response not placed: %d\n",
-			  qp->ibqp.qp_num, msn, err);
-		mr_req_fail(x, msn, IB_WC_LOC_PROT_ERR);
-		return false;
-	}
-	if (!wt->resp_done)
-		return false;
-	mr_req_complete(x);
-	mr_req_push(x);
-	return true;
-}
-
-/*
- * The RTT sample of an ACK: from the oldest packet it newly acknowledges
- * that went only once (Karn). That packet waited for the receiver's ACK
- * coalescing (every MR_ACK_EVERY packets of the path, or a completion),
- * so the estimate, and the tail probe and RTO built on it, cover the time
- * an ACK really takes, as RFC 7323 timestamps do; the packet that
- * triggered the ACK would measure only the wire.
- */
-static void mr_ack_rtt_sample(struct mr_tx_path *p,
-			      const struct mr_sack_res *res)
-{
-	u32 w;
-
-	for (w = 0; w < MR_SACK_WORDS; w++) {
-		u64 once = res->acked[w] & ~res->ambiguous[w];
-		u32 psn;
-
-		if (!once)
-			continue;
-		psn = res->base + 64 * w + __ffs64(once);
-		mr_rto_sample(&p->rto,
-			      mr_now_ns() - p->pkt[psn % MR_SACK_WINDOW].sent_ns);
-		return;
-	}
-}
-
-/* Note the connection's delivery progress for mr_rto_early(). */
-static void mr_ack_progress(struct mr_xport *x, const struct mr_tx_path *p,
-			    const struct mr_sack_res *res)
-{
-	u32 w, i;
-
-	x->acked_ns = mr_now_ns();
-	for (w = 0; w < MR_SACK_WORDS; w++) {
-		u64 bits = res->acked[w];
-
-		while (bits) {
-			i = __ffs64(bits);
-			bits &= bits - 1;
-			i = (res->base + 64 * w + i) % MR_SACK_WINDOW;
-			x->acked_front = max(x->acked_front, p->pkt[i].order);
-		}
-	}
-}
-
-/* An ACK from the responder, in softirq. */
-void mr_ack_rcv(struct mr_qp *qp, const struct mr_pkt *pkt)
-{
-	struct mr_dev *dev = to_mr_dev(qp->ibqp.device);
-	struct mr_xport *x = qp->xp;
-	u32 id = pkt->base.path, i, psn;
-	struct mr_sack_res res;
-	struct mr_tx_path *p;
-	int err;
-
-	spin_lock_bh(&x->lock);
-	if (!x->tx_on) {
-		mr_stats_inc(dev, MR_CNT_RX_DROP_NO_QP);
-		goto out;
-	}
-	if (id >= x->npaths) {
-		mr_stats_inc(dev, MR_CNT_RX_DROP_MALFORMED);
-		goto out;
-	}
-	p = &x->path[id];
-	err = mr_sack_tx_ack(&p->sb, pkt->base.epoch, pkt->ack.cum_psn,
-			     pkt->ack.sack, &res);
-	if (err) {
-		/* Reordered or of an abandoned epoch: it says nothing new. */
-		mr_stats_inc(dev, err == -MR_ESTALE ?
-				  MR_CNT_DUPLICATE_PACKETS :
-				  MR_CNT_RX_DROP_MALFORMED);
-		goto out;
-	}
-	mr_ack_rtt_sample(p, &res);
-	mr_paths_ack(&x->ps, id, res.n_acked, res.n_lost);
-	if (res.n_acked) {
-		mr_ack_progress(x, p, &res);
-		x->rtos = 0;
-		p->deadline = 0;
-		p->probed = false;
-	}
-	for (i = 0; i < MR_SACK_WINDOW && res.n_lost; i++) {
-		if (!mr_sack_res_test(res.lost, i))
-			continue;
-		psn = res.base + i;
-		mr_stats_inc(dev, MR_CNT_SACK_GAPS);
-		mr_req_resend(x, id, psn, true, "sack");
-		if (!x->tx_on)
-			goto out;
-	}
-	/* Restart the RTO from this progress while packets remain out. */
-	if (p->sb.una != p->sb.nxt && !p->deadline) {
-		mr_req_arm_path(p, mr_now_ns());
-		mr_xport_arm(x);
-	}
-	/* Nothing not yet sent can be done: a bogus value changes nothing. */
-	if (mr_seq_before(x->peer_done, pkt->ack.msn_done) &&
-	    !mr_seq_before(x->msn_hi, pkt->ack.msn_done))
-		x->peer_done = pkt->ack.msn_done;
-	mr_req_complete(x);
-	mr_req_push(x);
-out:
-	spin_unlock_bh(&x->lock);
-}
-
-/* A NAK from the responder, in softirq. */
-void mr_nak_rcv(struct mr_qp *qp, const struct mr_pkt *pkt)
-{
-	struct mr_dev *dev = to_mr_dev(qp->ibqp.device);
-	struct mr_xport *x = qp->xp;
-	u32 msn = pkt->nak.msn, id = pkt->base.path;
-	const struct mr_tx_pkt *tp;
-	struct mr_tx_path *p;
-
-	spin_lock_bh(&x->lock);
-	if (!x->tx_on) {
-		mr_stats_inc(dev, MR_CNT_RX_DROP_NO_QP);
-		goto out;
-	}
-	/* A UC responder drops what it cannot take: it never NAKs. */
-	if (qp->ibqp.qp_type == IB_QPT_UC) {
-		mr_stats_inc(dev, MR_CNT_RX_DROP_MALFORMED);
-		goto out;
-	}
-	/* Only a message sent and not complete can be refused. */
-	if (mr_seq_before(msn, x->msn_head) ||
-	    !mr_seq_before(msn, x->msn_send + !!x->send_off)) {
-		mr_stats_inc(dev, MR_CNT_DUPLICATE_PACKETS);
-		goto out;
-	}
-	switch (pkt->nak.code) {
-	case MR_NAK_REMOTE_ACCESS:
-		mr_req_fail(x, msn, IB_WC_REM_ACCESS_ERR);
-		break;
-	case MR_NAK_INVALID_REQUEST:
-		mr_req_fail(x, msn, IB_WC_REM_INV_REQ_ERR);
-		break;
-	case MR_NAK_RNR:
-		if (x->rnr_wait || id >= x->npaths)
-			break;
-		/* NAKs of packets sent before the last rewind are old news. */
-		p = &x->path[id];
-		tp = &p->pkt[pkt->base.psn % MR_SACK_WINDOW];
-		if (pkt->base.epoch != p->sb.epoch ||
-		    p->sb.nxt - pkt->base.psn > MR_SACK_WINDOW ||
-		    tp->msn != msn || tp->gen != x->gen)
-			break;
-		if (x->qp->attr.rnr_retry != 7) {
-			if (!x->rnr_left) {
-				mr_req_fail(x, msn, IB_WC_RNR_RETRY_EXC_ERR);
-				break;
-			}
-			x->rnr_left--;
-		}
-		x->rnr_wait = true;
-		x->rnr_msn = msn;
-		x->rnr_deadline = mr_now_ns() +
-				  max_t(u64, pkt->nak.rnr_delay, 1) * 10000;
-		mr_xport_arm(x);
-		break;
-	}
-out:
-	spin_unlock_bh(&x->lock);
-}
-
-/* A path failed: its unacknowledged packets go to the others. */
-static void mr_req_failover(struct mr_xport *x, u32 id)
-{
-	struct mr_dev *dev = to_mr_dev(x->qp->ibqp.device);
-	struct mr_tx_path *p = &x->path[id];
-	u16 old_epoch = p->sb.epoch, old_sport = x->ps.path[id].sport;
-	u64 rto = mr_rto_get(&p->rto);
-	u32 psn, moved = 0;
-
-	for (psn = p->sb.una; mr_sack_tx_next_unacked(&p->sb, &psn); psn++) {
-		const struct mr_tx_pkt *tp = &p->pkt[psn % MR_SACK_WINDOW];
-		u32 tail;
-
-		if (!tp->resp && mr_seq_before(tp->msn, x->msn_head))
-			continue;
-		/* It holds every scoreboard's worth: cannot fill up. */
-		if (WARN_ON_ONCE(x->rq_count == x->rq_size))
-			break;
-		moved++;
-		tail = (x->rq_head + x->rq_count++) % x->rq_size;
-		x->requeue[tail] = (struct mr_requeue){ .msn = tp->msn,
-							.offset = tp->offset,
-							.gen = tp->gen,
-							.resp = tp->resp };
-	}
-	mr_paths_restart(&x->ps, id);
-	mr_paths_set_window(&x->ps, id, MR_PATH_WINDOW);
-	mr_sack_tx_reset(&p->sb, x->ps.path[id].epoch);
-	/*
-	 * A fresh estimator, but it starts from the backed-off timeout: if
-	 * the peer, not the route, is silent, the retry budget must still
-	 * span seconds rather than a few initial timeouts.
-	 */
-	mr_rto_init(&p->rto, rto, MR_RTO_MIN_NS, MR_RTO_MAX_NS);
-	p->deadline = 0;
-	p->probed = false;
-	mr_stats_inc(dev, MR_CNT_PATH_FAILOVERS);
-	trace_metaroce_path_failover(x->qp->ibqp.qp_num, id, old_epoch,
-				     old_sport, x->ps.path[id].epoch,
-				     x->ps.path[id].sport, moved);
-}
-
-/*
- * Whether the timer of path @p fired too early for its oldest packet, PSN
- * @psn: older packets of the connection are still coming back
- * (mr_rto_early()), or it is a READ request whose response is arriving.
- */
-static bool mr_req_timer_early(struct mr_xport *x, const struct mr_tx_path *p,
-			       u32 psn)
-{
-	const struct mr_tx_pkt *tp = &p->pkt[psn % MR_SACK_WINDOW];
-	const struct mr_wqe_tx *wt;
-
-	if (mr_rto_early(tp->order, x->acked_front, MR_ACK_EVERY * x->npaths,
-			 p->armed_ns, x->acked_ns))
-		return true;
-	if (tp->resp || mr_seq_before(tp->msn, x->msn_head) ||
-	    !mr_seq_before(tp->msn, x->msn_hi))
-		return false;
-	wt = mr_req_wtx(x, tp->msn);
-	return mr_req_wqe(x, tp->msn)->opcode == IB_WR_RDMA_READ &&
-	       wt->resp_got && !wt->resp_done;
-}
-
-/* The RTO of path @id fired. */
-static void mr_req_rto(struct mr_xport *x, u32 id, u64 now)
-{
-	struct mr_dev *dev = to_mr_dev(x->qp->ibqp.device);
-	struct mr_tx_path *p = &x->path[id];
-	/*
-	 * Every path gets retry_cnt + 1 timeouts in a row, spread as may be.
-	 * UC has no retry_cnt: its packets get the most RC may ask for.
-	 */
-	u32 retries = x->qp->ibqp.qp_type == IB_QPT_UC ? 7 :
-		      x->qp->attr.retry_cnt;
-	u32 budget = (retries + 1) * x->npaths * MR_PATH_DEFAULT_FAIL_AFTER;
-	u32 psn = p->sb.una;
-
-	p->deadline = 0;
-	if (!mr_sack_tx_next_unacked(&p->sb, &psn))
-		return;
-	if (mr_req_timer_early(x, p, psn)) {
-		mr_stats_inc(dev, MR_CNT_RTO_DEFERRED);
-		mr_req_arm_path(p, now);
-		return;
-	}
-	if (!p->probed) {
-		/* The tail probe: the oldest packet again, no backoff. */
-		p->probed = true;
-		mr_stats_inc(dev, MR_CNT_TAIL_PROBES);
-		mr_req_resend(x, id, psn, false, "probe");
-		if (!p->deadline && p->sb.una != p->sb.nxt)
-			mr_req_arm_path(p, now);
-		return;
-	}
-	mr_stats_inc(dev, MR_CNT_RTO_EVENTS);
-	mr_rto_timeout(&p->rto);
-	if (++x->rtos > budget) {
-		mr_req_fail(x, x->msn_head, IB_WC_RETRY_EXC_ERR);
-		return;
-	}
-	if (mr_paths_timeout(&x->ps, id, 0)) {
-		mr_req_failover(x, id);
-		return;
-	}
-	/*
-	 * Only the oldest packet goes again: a late ACK then costs one
-	 * packet, and a real tail loss is repaired one packet per RTO
-	 * (losses before a later arrival the SACK reports at once).
-	 */
-	mr_req_resend(x, id, psn, false, "rto");
-	/* Nothing was sent (it had just been reported): still watch it. */
-	if (!p->deadline && p->sb.una != p->sb.nxt)
-		mr_req_arm_path(p, now);
-}
-
-void mr_xport_timer(struct timer_list *t)
-{
-	struct mr_xport *x = from_timer(x, t, timer);
-	u64 now = mr_now_ns();
 	u32 i;
 
-	spin_lock_bh(&x->lock);
-	if (!x->tx_on)
-		goto out;
-	if (x->rnr_wait && x->rnr_deadline <= now) {
-		/* Send the refused message again, and what followed it. */
-		x->rnr_wait = false;
-		if (mr_seq_before(x->rnr_msn, x->msn_send) ||
-		    (x->rnr_msn == x->msn_send && x->send_off)) {
-			x->msn_send = x->rnr_msn;
-			x->send_off = 0;
-			mr_req_rd_recount(x);
-		}
-		x->gen++;
+	for (i = 0; i < MR_WIRE_MAX_PATHS; i++) {
+		memset(&x->rx[i], 0, sizeof(x->rx[i]));
+		mr_sack_rx_init(&x->rx[i].win, x->qp->attr.rq_psn);
 	}
-	for (i = 0; i < x->npaths && x->tx_on; i++) {
-		u64 d = x->path[i].deadline;
+}
 
-		if (d && d <= now)
-			mr_req_rto(x, i, now);
+/* Acknowledge path @id: its whole window, naming packet @psn. */
+void mr_ack_path(struct mr_xport *x, u32 id, u32 psn)
+{
+	struct mr_rx_path *r = &x->rx[id];
+	struct mr_pkt pkt = {};
+
+	pkt.base.opcode = MR_OP_ACK;
+	pkt.base.path = id;
+	pkt.base.epoch = r->win.epoch;
+	pkt.base.qpn = x->qp->attr.dest_qp_num;
+	pkt.base.psn = psn;
+	mr_sack_rx_fill_ack(&r->win, &pkt.ack);
+	pkt.ack.msn_done = x->msn_done;
+	pkt.ack.ecn_count = r->ecn;
+	r->unacked = 0;
+	mr_tx_control(x, &pkt, r->sport);
+}
+
+/**
+ * mr_ack_arrival() - record a packet on its path
+ * @x: the transport, locked
+ * @pkt: a data packet (request or response) of the peer
+ * @sport: its UDP source port, where the path's ACKs go
+ * @ce: it arrived marked Congestion Experienced
+ * @ack_now: set when a new packet must be acknowledged at once
+ *
+ * A duplicate is acknowledged here (the sender missed an ACK); packets of
+ * an abandoned epoch or beyond the window are dropped. All three count as
+ * duplicates.
+ *
+ * Return: the window's verdict; only MR_SACK_NEW goes on to be placed.
+ */
+enum mr_sack_rx_res mr_ack_arrival(struct mr_xport *x, const struct mr_pkt *pkt,
+				   __be16 sport, bool ce, bool *ack_now)
+{
+	struct mr_dev *dev = to_mr_dev(x->qp->ibqp.device);
+	u32 id = pkt->base.path, psn = pkt->base.psn;
+	struct mr_rx_path *r = &x->rx[id];
+	u16 prev_epoch = r->win.epoch;
+	u32 prev_cum = r->win.cum;
+	enum mr_sack_rx_res res;
+
+	res = mr_sack_rx_record(&r->win, pkt->base.epoch, psn);
+	if (res != MR_SACK_NEW) {
+		mr_stats_inc(dev, MR_CNT_DUPLICATE_PACKETS);
+		if (res == MR_SACK_DUP) {
+			r->sport = sport;
+			if (r->seen && r->win.epoch == r->epoch)
+				mr_ack_path(x, id, psn);
+		}
+		return res;
 	}
-	mr_req_push(x);
-	mr_xport_arm(x);
-out:
-	spin_unlock_bh(&x->lock);
+	/*
+	 * At once for a packet that leaves a new hole behind it (it does not
+	 * follow the previous arrival) or fills one; one that follows the
+	 * previous arrival past an older hole, which the sender has been
+	 * told of, waits for the coalesced ACK.
+	 */
+	*ack_now = (pkt->base.flags & MR_FLAG_ACK_REQ) || !r->seen ||
+		   prev_epoch != pkt->base.epoch || psn != r->last_psn + 1 ||
+		   (psn == prev_cum && r->win.cum != psn + 1);
+	if (psn != prev_cum && prev_epoch == pkt->base.epoch)
+		mr_stats_inc(dev, MR_CNT_OUT_OF_ORDER);
+	r->sport = sport;
+	r->seen = true;
+	r->epoch = r->win.epoch;
+	r->last_psn = psn;
+	r->unacked++;
+	if (ce)
+		r->ecn++;
+	return res;
+}
+
+/* After a new packet on path @id: its ACK now, or once enough are in. */
+void mr_ack_coalesce(struct mr_xport *x, u32 id, u32 psn, bool now)
+{
+	if (now || x->rx[id].unacked >= MR_ACK_EVERY)
+		mr_ack_path(x, id, psn);
+}
+
+/*
+ * Acknowledge every path with packets not yet acknowledged, after a
+ * completion. When that is one ACK (a one-packet message), another path
+ * carries its "MSN done" too: a peer that leaves as soon as it has our
+ * reply (ibv_rc_pingpong's last pong) would never answer a resend, so a
+ * lost lone ACK would fail the QP with a retry error.
+ */
+void mr_ack_all(struct mr_xport *x)
+{
+	u32 i, acks = 0, spare = MR_WIRE_MAX_PATHS;
+
+	for (i = 0; i < MR_WIRE_MAX_PATHS; i++) {
+		struct mr_rx_path *r = &x->rx[i];
+
+		if (!r->seen || r->epoch != r->win.epoch)
+			continue;
+		if (r->unacked) {
+			mr_ack_path(x, i, r->last_psn);
+			acks++;
+		} else if (spare == MR_WIRE_MAX_PATHS) {
+			spare = i;
+		}
+	}
+	if (acks == 1 && spare < MR_WIRE_MAX_PATHS)
+		mr_ack_path(x, spare, x->rx[spare].last_psn);
+}
+
+/* NAK @msn, naming the packet path @path, @epoch, @psn that caused it. */
+static void mr_ack_send_nak(struct mr_xport *x, u32 path, u16 epoch, u32 psn,
+			    __be16 sport, u32 msn, u8 code)
+{
+	struct mr_pkt pkt = {};
+
+	pkt.base.opcode = MR_OP_NAK;
+	pkt.base.path = path;
+	pkt.base.epoch = epoch;
+	pkt.base.qpn = x->qp->attr.dest_qp_num;
+	pkt.base.psn = psn;
+	pkt.nak.msn = msn;
+	pkt.nak.code = code;
+	if (code == MR_NAK_RNR) {
+		pkt.nak.rnr_delay =
+			mr_ack_rnr_delay[x->qp->attr.min_rnr_timer & 31];
+		mr_stats_inc(to_mr_dev(x->qp->ibqp.device), MR_CNT_RNR_NAKS);
+	}
+	mr_tx_control(x, &pkt, sport);
+}
+
+/* A NAK of @msn answering packet @pkt, to its source port @sport. */
+void mr_ack_nak(struct mr_xport *x, const struct mr_pkt *pkt, __be16 sport,
+		u32 msn, u8 code)
+{
+	mr_ack_send_nak(x, pkt->base.path, pkt->base.epoch, pkt->base.psn,
+			sport, msn, code);
+}
+
+/*
+ * Refuse message @msn for good: from now on everything is answered with
+ * the NAK @code, and the QP moves to ERR.
+ */
+void mr_ack_refuse(struct mr_xport *x, u32 msn, u8 code)
+{
+	ibdev_dbg(x->qp->ibqp.device, "QP %u: MSN %u refused, NAK %u\n",
+		  x->qp->ibqp.qp_num, msn, code);
+	x->fatal = code;
+	x->fatal_msn = msn;
+	x->rx_on = false;
+	schedule_work(&x->err_work);
+}
+
+/* Refuse a request late, when it executes: NAK it on its arrival path. */
+void mr_ack_refuse_late(struct mr_xport *x, u32 msn, u8 code, u8 path)
+{
+	const struct mr_rx_path *r = &x->rx[path];
+
+	mr_ack_refuse(x, msn, code);
+	mr_ack_send_nak(x, path, r->win.epoch, r->last_psn, r->sport, msn,
+			code);
 }

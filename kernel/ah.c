@@ -5,14 +5,15 @@
  * take one from their AH. An AH is only that flow; it holds no route,
  * which is looked up per packet as for RC.
  */
+#include <kunit/visibility.h>
 #include <net/ipv6.h>
 #include <rdma/ib_addr.h>
 
-#include "metaroce.h"
-#include "net.h"
+#include "ah.h"
+#include "socket.h"
 
 /**
- * mr_av_to_flow() - the peer of a RoCE v2 address vector
+ * mr_ah_av_to_flow() - the peer of a RoCE v2 address vector
  * @dev: the device
  * @ah: the vector, its source GID attribute resolved by ib_core
  * @flow: filled with both addresses and the MetaRoCE port; sport is 0,
@@ -20,8 +21,8 @@
  *
  * Return: 0, or -EINVAL for a vector we cannot send to.
  */
-int mr_av_to_flow(struct mr_dev *dev, const struct rdma_ah_attr *ah,
-		  struct mr_flow *flow)
+int mr_ah_av_to_flow(struct mr_dev *dev, const struct rdma_ah_attr *ah,
+		     struct mr_flow *flow)
 {
 	const struct ib_global_route *grh = rdma_ah_read_grh(ah);
 	const struct ib_gid_attr *sgid_attr = grh->sgid_attr;
@@ -59,12 +60,13 @@ int mr_av_to_flow(struct mr_dev *dev, const struct rdma_ah_attr *ah,
 		return -EINVAL;
 	}
 	flow->sport = 0;
-	flow->dport = mr_udp_dport();
+	flow->dport = mr_socket_dport();
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_ah_av_to_flow);
 
 /* Kernel and user AHs alike: nothing here sleeps. */
-int mr_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+int mr_ah_create(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		 struct ib_udata *udata)
 {
 	struct mr_dev *dev = to_mr_dev(ibah->device);
@@ -75,7 +77,7 @@ int mr_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		err = -ENOMEM;
 		goto err;
 	}
-	err = mr_av_to_flow(dev, init->ah_attr, &to_mr_ah(ibah)->flow);
+	err = mr_ah_av_to_flow(dev, init->ah_attr, &to_mr_ah(ibah)->flow);
 	if (!err)
 		return 0;
 err:
@@ -83,7 +85,7 @@ err:
 	return err;
 }
 
-int mr_destroy_ah(struct ib_ah *ibah, u32 flags)
+int mr_ah_destroy(struct ib_ah *ibah, u32 flags)
 {
 	atomic_dec(&to_mr_dev(ibah->device)->num_ah);
 	return 0;

@@ -2,11 +2,12 @@
 /*
  * Per-device counters, as port hw counters: `rdma statistic show link
  * mrc0/1` and /sys/class/infiniband/mrc0/ports/1/hw_counters/. The hot
- * paths bump per-CPU copies; readers add them up.
+ * paths bump per-CPU copies (counters.h); readers add them up here.
  */
-#include "net.h"
+#include <kunit/visibility.h>
+#include "counters.h"
 
-static const struct rdma_stat_desc mr_counter_descs[] = {
+static const struct rdma_stat_desc mr_counters_descs[] = {
 	[MR_CNT_RX_PACKETS].name = "rx_packets",
 	[MR_CNT_RX_BYTES].name = "rx_bytes",
 	[MR_CNT_TX_PACKETS].name = "tx_packets",
@@ -41,51 +42,41 @@ static const struct rdma_stat_desc mr_counter_descs[] = {
 	[MR_CNT_UC_RX_DROP_INVALID].name = "uc_rx_drop_invalid",
 };
 
-static_assert(ARRAY_SIZE(mr_counter_descs) == MR_NUM_COUNTERS);
+static_assert(ARRAY_SIZE(mr_counters_descs) == MR_NUM_COUNTERS);
 
-const char *mr_counter_name(enum mr_counter i)
+const char *mr_counters_name(enum mr_counter i)
 {
-	return mr_counter_descs[i].name;
+	return mr_counters_descs[i].name;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_counters_name);
 
-static struct rdma_hw_stats *mr_alloc_hw_port_stats(struct ib_device *ib_dev,
-						    u32 port)
+/* The port's hw counters, as ib_core asks for them (device.c). */
+struct rdma_hw_stats *mr_counters_alloc_stats(void)
 {
-	return rdma_alloc_hw_stats_struct(mr_counter_descs, MR_NUM_COUNTERS,
+	return rdma_alloc_hw_stats_struct(mr_counters_descs, MR_NUM_COUNTERS,
 					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
 }
 
-static int mr_get_hw_stats(struct ib_device *ib_dev,
-			   struct rdma_hw_stats *stats, u32 port, int index)
+/* Add up the per-CPU copies into @values (MR_NUM_COUNTERS of them). */
+void mr_counters_sum(struct mr_dev *dev, u64 *values)
 {
-	struct mr_dev *dev = to_mr_dev(ib_dev);
 	unsigned int i;
 	int cpu;
 
-	memset(stats->value, 0, MR_NUM_COUNTERS * sizeof(stats->value[0]));
+	memset(values, 0, MR_NUM_COUNTERS * sizeof(*values));
 	for_each_possible_cpu(cpu) {
 		const struct mr_stats *s = per_cpu_ptr(dev->stats, cpu);
 
 		for (i = 0; i < MR_NUM_COUNTERS; i++)
-			stats->value[i] += READ_ONCE(s->c[i]);
+			values[i] += READ_ONCE(s->c[i]);
 	}
-	stats->value[MR_CNT_RX_DROP_NO_DEV] = mr_net_rx_no_dev(dev);
-	return MR_NUM_COUNTERS;
 }
-
-static const struct ib_device_ops mr_counter_ops = {
-	.alloc_hw_port_stats = mr_alloc_hw_port_stats,
-	.get_hw_stats = mr_get_hw_stats,
-};
 
 /* Before registration: ib_core reads the counters from then on. */
 int mr_counters_init(struct mr_dev *dev)
 {
 	dev->stats = alloc_percpu(struct mr_stats);
-	if (!dev->stats)
-		return -ENOMEM;
-	ib_set_device_ops(&dev->ib_dev, &mr_counter_ops);
-	return 0;
+	return dev->stats ? 0 : -ENOMEM;
 }
 
 void mr_counters_free(struct mr_dev *dev)

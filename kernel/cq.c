@@ -4,14 +4,10 @@
  * lock. Userspace polls and arms it through uverbs commands (no mmap), the
  * transport fills it with mr_cq_post() from any context.
  */
+#include <kunit/visibility.h>
 #include <linux/slab.h>
 
-#include "metaroce.h"
-
-static inline struct mr_cq *to_mr_cq(struct ib_cq *ibcq)
-{
-	return container_of(ibcq, struct mr_cq, ibcq);
-}
+#include "cq.h"
 
 static int mr_cq_check_size(struct ib_device *ib_dev, int cqe)
 {
@@ -28,7 +24,7 @@ static struct ib_wc *mr_cq_alloc_ring(int cqe)
 	return kvcalloc(cqe, sizeof(struct ib_wc), GFP_KERNEL_ACCOUNT);
 }
 
-int mr_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+int mr_cq_create(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		 struct ib_udata *udata)
 {
 	struct mr_dev *dev = to_mr_dev(ibcq->device);
@@ -66,8 +62,9 @@ err_count:
 	atomic_dec(&dev->num_cq);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_cq_create);
 
-int mr_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+int mr_cq_destroy(struct ib_cq *ibcq, struct ib_udata *udata)
 {
 	struct mr_cq *cq = to_mr_cq(ibcq);
 
@@ -75,9 +72,10 @@ int mr_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	atomic_dec(&to_mr_dev(ibcq->device)->num_cq);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_cq_destroy);
 
 /* Grow or shrink the ring, keeping the completions it holds, in order. */
-int mr_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+int mr_cq_resize(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 {
 	struct mr_cq *cq = to_mr_cq(ibcq);
 	struct ib_wc *ring, *old;
@@ -113,8 +111,9 @@ int mr_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	kvfree(old);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_cq_resize);
 
-int mr_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
+int mr_cq_poll(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 {
 	struct mr_cq *cq = to_mr_cq(ibcq);
 	unsigned long flags;
@@ -129,13 +128,14 @@ int mr_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	spin_unlock_irqrestore(&cq->lock, flags);
 	return n;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_cq_poll);
 
 /*
  * Arm for the next completion, or the next solicited one; an armed
  * NEXT_COMP is not narrowed to SOLICITED. With REPORT_MISSED_EVENTS, 1 says
  * that completions are already there, so the caller polls again.
  */
-int mr_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
+int mr_cq_req_notify(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 {
 	struct mr_cq *cq = to_mr_cq(ibcq);
 	unsigned long irqflags;
@@ -149,6 +149,7 @@ int mr_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	spin_unlock_irqrestore(&cq->lock, irqflags);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_cq_req_notify);
 
 /*
  * Add a completion; @wc->qp must be set (uverbs reads the QP number from
@@ -203,3 +204,4 @@ int mr_cq_post(struct mr_cq *cq, const struct ib_wc *wc, bool solicited)
 	}
 	return lost ? -ENOSPC : 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_cq_post);

@@ -10,14 +10,22 @@
 #include <rdma/ib_cache.h>
 #include <rdma/ib_mad.h>
 
-#include "metaroce.h"
-#include "net.h"
+#include "ah.h"
+#include "counters.h"
+#include "cq.h"
+#include "device.h"
+#include "local.h"
+#include "mr.h"
+#include "mw.h"
+#include "qp.h"
+#include "socket.h"
+#include "srq.h"
 
 static_assert((int)MR_MTU_256 == (int)IB_MTU_256);
 static_assert((int)MR_MTU_4096 == (int)IB_MTU_4096);
 
 /* Port state as the netdev dictates it: up, carrier, and a usable MTU. */
-enum ib_port_state mr_port_state(struct net_device *ndev)
+enum ib_port_state mr_device_port_state(struct net_device *ndev)
 {
 	if (netif_running(ndev) && netif_carrier_ok(ndev) &&
 	    mr_mtu_from_netdev_mtu(ndev->mtu) != MR_MTU_NONE)
@@ -26,9 +34,9 @@ enum ib_port_state mr_port_state(struct net_device *ndev)
 }
 
 /* Report a change of port state to ib_core's clients as an async event. */
-void mr_port_update(struct mr_dev *dev, struct net_device *ndev)
+void mr_device_port_update(struct mr_dev *dev, struct net_device *ndev)
 {
-	enum ib_port_state state = mr_port_state(ndev);
+	enum ib_port_state state = mr_device_port_state(ndev);
 	struct ib_event event = {
 		.device = &dev->ib_dev,
 		.element.port_num = MR_PORT,
@@ -44,7 +52,7 @@ void mr_port_update(struct mr_dev *dev, struct net_device *ndev)
 	ib_dispatch_event(&event);
 }
 
-static int mr_query_device(struct ib_device *ib_dev,
+static int mr_device_query(struct ib_device *ib_dev,
 			   struct ib_device_attr *attr, struct ib_udata *udata)
 {
 	if (udata->inlen || udata->outlen)
@@ -85,15 +93,15 @@ static int mr_query_device(struct ib_device *ib_dev,
 	return 0;
 }
 
-static int mr_query_port(struct ib_device *ib_dev, u32 port,
-			 struct ib_port_attr *attr)
+static int mr_device_query_port(struct ib_device *ib_dev, u32 port,
+				struct ib_port_attr *attr)
 {
 	struct net_device *ndev = to_mr_dev(ib_dev)->ndev;
 	enum mr_mtu active;
 
 	/* ib_core zeroes *attr before calling us. */
 	active = mr_mtu_from_netdev_mtu(ndev->mtu);
-	attr->state = mr_port_state(ndev);
+	attr->state = mr_device_port_state(ndev);
 	attr->phys_state = netif_running(ndev) && netif_carrier_ok(ndev) ?
 				   IB_PORT_PHYS_STATE_LINK_UP :
 				   IB_PORT_PHYS_STATE_DISABLED;
@@ -115,8 +123,8 @@ static int mr_query_port(struct ib_device *ib_dev, u32 port,
 	return 0;
 }
 
-static int mr_get_port_immutable(struct ib_device *ib_dev, u32 port,
-				 struct ib_port_immutable *immutable)
+static int mr_device_port_immutable(struct ib_device *ib_dev, u32 port,
+				    struct ib_port_immutable *immutable)
 {
 	/*
 	 * RoCEv2-type GIDs (IP addresses) only. MADs go over QP1 (the GSI
@@ -129,14 +137,14 @@ static int mr_get_port_immutable(struct ib_device *ib_dev, u32 port,
 	return 0;
 }
 
-static enum rdma_link_layer mr_get_link_layer(struct ib_device *ib_dev,
-					      u32 port)
+static enum rdma_link_layer mr_device_link_layer(struct ib_device *ib_dev,
+						 u32 port)
 {
 	return IB_LINK_LAYER_ETHERNET;
 }
 
-static int mr_query_pkey(struct ib_device *ib_dev, u32 port, u16 index,
-			 u16 *pkey)
+static int mr_device_query_pkey(struct ib_device *ib_dev, u32 port, u16 index,
+				u16 *pkey)
 {
 	if (index > 0)
 		return -EINVAL;
@@ -144,21 +152,21 @@ static int mr_query_pkey(struct ib_device *ib_dev, u32 port, u16 index,
 	return 0;
 }
 
-static int mr_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
+static int mr_device_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 {
 	return 0;
 }
 
-static void mr_dealloc_ucontext(struct ib_ucontext *ibuc)
+static void mr_device_dealloc_ucontext(struct ib_ucontext *ibuc)
 {
 }
 
 /* No mmaps yet, so there is nothing to revoke on netns moves or hot unplug. */
-static void mr_disassociate_ucontext(struct ib_ucontext *ibuc)
+static void mr_device_disassociate_ucontext(struct ib_ucontext *ibuc)
 {
 }
 
-static int mr_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+static int mr_device_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct mr_dev *dev = to_mr_dev(ibpd->device);
 
@@ -170,65 +178,85 @@ static int mr_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	return 0;
 }
 
-static int mr_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+static int mr_device_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	atomic_dec(&to_mr_dev(ibpd->device)->num_pd);
 	return 0;
 }
 
+static struct rdma_hw_stats *mr_device_alloc_stats(struct ib_device *ib_dev,
+						   u32 port)
+{
+	return mr_counters_alloc_stats();
+}
+
+static int mr_device_get_stats(struct ib_device *ib_dev,
+			       struct rdma_hw_stats *stats, u32 port, int index)
+{
+	struct mr_dev *dev = to_mr_dev(ib_dev);
+
+	mr_counters_sum(dev, stats->value);
+	stats->value[MR_CNT_RX_DROP_NO_DEV] = mr_socket_rx_no_dev(dev);
+	return MR_NUM_COUNTERS;
+}
+
 /* The last op ib_core calls on a device, registered or not. */
-static void mr_dealloc_driver(struct ib_device *ib_dev)
+static void mr_device_dealloc_driver(struct ib_device *ib_dev)
 {
 	struct mr_dev *dev = to_mr_dev(ib_dev);
 
 	mr_qp_dev_fini(dev);
 	mr_mr_dev_fini(dev);
-	mr_net_dev_fini(dev);
+	/* Nothing reads the device any more: detached already, or now. */
+	mr_socket_dev_detach(dev);
+	mr_counters_free(dev);
 	netdev_put(dev->ndev, &dev->ndev_tracker);
 }
 
-static const struct ib_device_ops mr_dev_ops = {
+static const struct ib_device_ops mr_device_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = (enum rdma_driver_id)METAROCE_DRIVER_ID,
 	.uverbs_abi_ver = METAROCE_UVERBS_ABI_VERSION,
 
-	.alloc_mr = mr_alloc_mr,
-	.alloc_mw = mr_alloc_mw,
-	.alloc_pd = mr_alloc_pd,
-	.alloc_ucontext = mr_alloc_ucontext,
-	.create_ah = mr_create_ah,
-	.create_cq = mr_create_cq,
-	.create_qp = mr_create_qp,
-	.create_srq = mr_create_srq,
-	.create_user_ah = mr_create_ah,
-	.dealloc_driver = mr_dealloc_driver,
-	.dealloc_mw = mr_dealloc_mw,
-	.dealloc_pd = mr_dealloc_pd,
-	.dealloc_ucontext = mr_dealloc_ucontext,
-	.dereg_mr = mr_dereg_mr,
-	.destroy_ah = mr_destroy_ah,
-	.destroy_cq = mr_destroy_cq,
-	.destroy_qp = mr_destroy_qp,
-	.destroy_srq = mr_destroy_srq,
-	.disassociate_ucontext = mr_disassociate_ucontext,
-	.get_dma_mr = mr_get_dma_mr,
-	.get_link_layer = mr_get_link_layer,
-	.get_port_immutable = mr_get_port_immutable,
-	.map_mr_sg = mr_map_mr_sg,
-	.modify_qp = mr_modify_qp,
-	.modify_srq = mr_modify_srq,
-	.poll_cq = mr_poll_cq,
-	.post_recv = mr_post_recv,
-	.post_send = mr_post_send,
-	.post_srq_recv = mr_post_srq_recv,
-	.query_device = mr_query_device,
-	.query_pkey = mr_query_pkey,
-	.query_port = mr_query_port,
-	.query_qp = mr_query_qp,
-	.query_srq = mr_query_srq,
-	.reg_user_mr = mr_reg_user_mr,
-	.req_notify_cq = mr_req_notify_cq,
-	.resize_cq = mr_resize_cq,
+	.alloc_hw_port_stats = mr_device_alloc_stats,
+	.alloc_mr = mr_mr_alloc_fast,
+	.alloc_mw = mr_mw_alloc,
+	.alloc_pd = mr_device_alloc_pd,
+	.alloc_ucontext = mr_device_alloc_ucontext,
+	.create_ah = mr_ah_create,
+	.create_cq = mr_cq_create,
+	.create_qp = mr_qp_create,
+	.create_srq = mr_srq_create,
+	.create_user_ah = mr_ah_create,
+	.dealloc_driver = mr_device_dealloc_driver,
+	.dealloc_mw = mr_mw_dealloc,
+	.dealloc_pd = mr_device_dealloc_pd,
+	.dealloc_ucontext = mr_device_dealloc_ucontext,
+	.dereg_mr = mr_mr_dereg,
+	.destroy_ah = mr_ah_destroy,
+	.destroy_cq = mr_cq_destroy,
+	.destroy_qp = mr_qp_destroy,
+	.destroy_srq = mr_srq_destroy,
+	.disassociate_ucontext = mr_device_disassociate_ucontext,
+	.get_dma_mr = mr_mr_get_dma,
+	.get_hw_stats = mr_device_get_stats,
+	.get_link_layer = mr_device_link_layer,
+	.get_port_immutable = mr_device_port_immutable,
+	.map_mr_sg = mr_mr_map_sg,
+	.modify_qp = mr_qp_modify,
+	.modify_srq = mr_srq_modify,
+	.poll_cq = mr_cq_poll,
+	.post_recv = mr_qp_post_recv,
+	.post_send = mr_qp_post_send,
+	.post_srq_recv = mr_srq_post_recv,
+	.query_device = mr_device_query,
+	.query_pkey = mr_device_query_pkey,
+	.query_port = mr_device_query_port,
+	.query_qp = mr_qp_query,
+	.query_srq = mr_srq_query,
+	.reg_user_mr = mr_mr_reg_user,
+	.req_notify_cq = mr_cq_req_notify,
+	.resize_cq = mr_cq_resize,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, mr_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, mr_cq, ibcq),
@@ -240,7 +268,7 @@ static const struct ib_device_ops mr_dev_ops = {
 };
 
 /* Create and register a metaroce device on @ndev, named @ibdev_name. */
-int mr_dev_add(const char *ibdev_name, struct net_device *ndev)
+int mr_device_add(const char *ibdev_name, struct net_device *ndev)
 {
 	struct mr_dev *dev;
 	int err;
@@ -262,7 +290,7 @@ int mr_dev_add(const char *ibdev_name, struct net_device *ndev)
 			    ndev->dev_addr);
 	dev->ndev = ndev;
 	netdev_hold(ndev, &dev->ndev_tracker, GFP_KERNEL);
-	dev->port_state = mr_port_state(ndev);
+	dev->port_state = mr_device_port_state(ndev);
 	atomic_set(&dev->num_pd, 0);
 	atomic_set(&dev->num_cq, 0);
 	atomic_set(&dev->num_srq, 0);
@@ -270,10 +298,13 @@ int mr_dev_add(const char *ibdev_name, struct net_device *ndev)
 	mr_mr_dev_init(dev);
 	mr_qp_dev_init(dev);
 
-	ib_set_device_ops(&dev->ib_dev, &mr_dev_ops);
-	dev->ib_dev.driver_def = mr_uapi_defs;	/* local.c: MW binds */
+	ib_set_device_ops(&dev->ib_dev, &mr_device_ops);
+	dev->ib_dev.driver_def = mr_local_uapi_defs;	/* MW binds */
 
-	err = mr_net_dev_init(dev);
+	/* Counters first: ib_core reads them from registration on. */
+	err = mr_counters_init(dev);
+	if (!err)
+		err = mr_socket_dev_attach(dev);
 	if (err)
 		goto err_dealloc;
 

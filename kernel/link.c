@@ -10,13 +10,14 @@
 #include <linux/mutex.h>
 #include <rdma/rdma_netlink.h>
 
-#include "metaroce.h"
-#include "net.h"
+#include "device.h"
+#include "link.h"
+#include "socket.h"
 
 /* Serialises "is there a device on this netdev?" with creating one. */
 static DEFINE_MUTEX(mr_link_mutex);
 
-static struct mr_dev *mr_dev_get_by_netdev(struct net_device *ndev)
+static struct mr_dev *mr_link_dev_get(struct net_device *ndev)
 {
 	struct ib_device *ib_dev;
 
@@ -35,12 +36,12 @@ static int mr_link_check(const char *ibdev_name, struct net_device *ndev)
 		       ibdev_name, ndev->name, ndev->type);
 		return -EOPNOTSUPP;
 	}
-	if (ndev->mtu < mr_min_netdev_mtu()) {
+	if (ndev->mtu < mr_mtu_min_netdev()) {
 		pr_err("%s: netdev %s has mtu %u, metaroce needs at least %u\n",
-		       ibdev_name, ndev->name, ndev->mtu, mr_min_netdev_mtu());
+		       ibdev_name, ndev->name, ndev->mtu, mr_mtu_min_netdev());
 		return -EINVAL;
 	}
-	exists = mr_dev_get_by_netdev(ndev);
+	exists = mr_link_dev_get(ndev);
 	if (exists) {
 		pr_err("%s: netdev %s already has metaroce device %s\n",
 		       ibdev_name, ndev->name, dev_name(&exists->ib_dev.dev));
@@ -57,28 +58,28 @@ static int mr_link_check(const char *ibdev_name, struct net_device *ndev)
 	return 0;
 }
 
-static int mr_newlink(const char *ibdev_name, struct net_device *ndev)
+static int mr_link_newlink(const char *ibdev_name, struct net_device *ndev)
 {
 	int err;
 
 	mutex_lock(&mr_link_mutex);
 	err = mr_link_check(ibdev_name, ndev);
 	if (!err)
-		err = mr_dev_add(ibdev_name, ndev);
+		err = mr_device_add(ibdev_name, ndev);
 	mutex_unlock(&mr_link_mutex);
 	return err;
 }
 
 static struct rdma_link_ops mr_link_ops = {
 	.type = METAROCE_LINK_TYPE,
-	.newlink = mr_newlink,
+	.newlink = mr_link_newlink,
 };
 
-static int mr_netdev_event(struct notifier_block *nb, unsigned long event,
-			   void *arg)
+static int mr_link_netdev_event(struct notifier_block *nb, unsigned long event,
+				void *arg)
 {
 	struct net_device *ndev = netdev_notifier_info_to_dev(arg);
-	struct mr_dev *dev = mr_dev_get_by_netdev(ndev);
+	struct mr_dev *dev = mr_link_dev_get(ndev);
 
 	if (!dev)
 		return NOTIFY_DONE;
@@ -89,13 +90,13 @@ static int mr_netdev_event(struct notifier_block *nb, unsigned long event,
 			   ndev->name);
 		ib_unregister_device_queued(&dev->ib_dev);
 		/* Now, so that the namespace can close its socket if it dies. */
-		mr_net_dev_release(dev);
+		mr_socket_dev_detach(dev);
 		break;
 	case NETDEV_UP:
 	case NETDEV_DOWN:
 	case NETDEV_CHANGE:
 	case NETDEV_CHANGEMTU:
-		mr_port_update(dev, ndev);
+		mr_device_port_update(dev, ndev);
 		break;
 	default:
 		break;
@@ -104,15 +105,15 @@ static int mr_netdev_event(struct notifier_block *nb, unsigned long event,
 	return NOTIFY_DONE;
 }
 
-static struct notifier_block mr_netdev_notifier = {
-	.notifier_call = mr_netdev_event,
+static struct notifier_block mr_link_netdev_notifier = {
+	.notifier_call = mr_link_netdev_event,
 };
 
 int mr_link_init(void)
 {
 	int err;
 
-	err = register_netdevice_notifier(&mr_netdev_notifier);
+	err = register_netdevice_notifier(&mr_link_netdev_notifier);
 	if (err)
 		return err;
 	rdma_link_register(&mr_link_ops);
@@ -124,7 +125,7 @@ void mr_link_exit(void)
 	rdma_link_unregister(&mr_link_ops);
 	/* Every device goes, whatever netns or state it is in. */
 	ib_unregister_driver((enum rdma_driver_id)METAROCE_DRIVER_ID);
-	unregister_netdevice_notifier(&mr_netdev_notifier);
+	unregister_netdevice_notifier(&mr_link_netdev_notifier);
 }
 
 MODULE_ALIAS_RDMA_LINK(METAROCE_LINK_TYPE);

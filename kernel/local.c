@@ -7,10 +7,13 @@
  * order: each waits in a small ring until every send WQE posted before it
  * has completed (or been flushed).
  */
-#define UVERBS_MODULE_NAME metaroce_ib
+#define UVERBS_MODULE_NAME mr_local
 #include <rdma/uverbs_named_ioctl.h>
 
-#include "metaroce.h"
+#include "cq.h"
+#include "local.h"
+#include "mr.h"
+#include "mw.h"
 
 /* A local WR as posted, by a kernel consumer (@wr) or the provider (@uwr). */
 struct mr_local_req {
@@ -226,7 +229,7 @@ DECLARE_UVERBS_NAMED_METHOD(METAROCE_METHOD_QP_LOCAL_WR,
 ADD_UVERBS_METHODS(mr_qp_local_methods, UVERBS_OBJECT_QP,
 		   &UVERBS_METHOD(METAROCE_METHOD_QP_LOCAL_WR));
 
-const struct uapi_definition mr_uapi_defs[] = {
+const struct uapi_definition mr_local_uapi_defs[] = {
 	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_QP, &mr_qp_local_methods),
 	{}
 };

@@ -4,36 +4,37 @@
 
 #include <linux/module.h>
 
-#include "metaroce.h"
-#include "net.h"
+#include "link.h"
+#include "receive.h"
+#include "socket.h"
 
-static int __init mr_init(void)
+static int __init mr_main_init(void)
 {
 	int err;
 
 	/* Sockets before devices: a device needs its namespace's socket. */
-	err = mr_net_init();
+	err = mr_socket_init(mr_receive_udp);
 	if (err)
 		return err;
 	err = mr_link_init();
 	if (err) {
 		pr_err("cannot register netdev notifier (%d)\n", err);
-		mr_net_exit();
+		mr_socket_exit();
 		return err;
 	}
 	pr_info("loaded\n");
 	return 0;
 }
 
-static void __exit mr_exit(void)
+static void __exit mr_main_exit(void)
 {
 	mr_link_exit();
-	mr_net_exit();
+	mr_socket_exit();
 	pr_info("unloaded\n");
 }
 
-module_init(mr_init);
-module_exit(mr_exit);
+module_init(mr_main_init);
+module_exit(mr_main_exit);
 
 MODULE_AUTHOR("soft-MetaRoCE developers");
 MODULE_DESCRIPTION("soft-MetaRoCE: MetaRoCE RDMA transport over Ethernet netdevs");

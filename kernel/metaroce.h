@@ -27,6 +27,7 @@
 /* Receives a QP may have bound from its SRQ: the message window (srq.c). */
 #define MR_SRQ_BOUND_WR 128
 #define MR_MAX_INLINE 256
+#define MR_MAX_MSG_SIZE BIT(31)	/* 2^31 bytes, as the IB spec allows */
 #define MR_MAX_FAST_REG_PAGES 512	/* pages of one fast-registration MR */
 #define MR_MAX_AH 0x10000
 #define MR_MAX_RD_ATOMIC 16	/* outstanding RDMA READ/atomic per QP */
@@ -34,6 +35,7 @@
 #define MR_QPN_GSI 1		/* the GSI QP, ib_mad's: one per device */
 #define MR_QPN_MAX 0xffffff	/* 24 bits on the wire */
 
+struct mr_mw_key;
 struct mr_net;
 struct mr_stats;
 struct mr_xport;
@@ -46,7 +48,7 @@ struct mr_dev {
 	/* Last port state reported through an async event. */
 	int port_state;
 	atomic_t num_pd;
-	/* net.c: the namespace whose UDP sockets we use; counters. */
+	/* socket.c: the namespace whose UDP sockets we use; counters.c */
 	struct mr_net __rcu *mrn;
 	struct list_head net_node;	/* in mrn's list of devices */
 	struct mr_stats __percpu *stats;
@@ -96,7 +98,7 @@ struct mr_flow {
 	struct in6_addr saddr;
 	struct in6_addr daddr;
 	__be16 sport;		/* the path's port */
-	__be16 dport;		/* normally mr_udp_dport() */
+	__be16 dport;		/* normally mr_socket_dport() */
 };
 
 /* A scatter/gather element as posted: not resolved until it is used. */
@@ -212,7 +214,7 @@ struct mr_qp {
 	struct ib_qp_attr attr;	/* ah_attr without its sgid_attr */
 	/* From the AV: the addresses of the peer (sport: the transport's). */
 	struct mr_flow flow;
-	struct mr_xport *xp;	/* RC, UC: the transport (transport.h) */
+	struct mr_xport *xp;	/* RC, UC: the transport (xport.h) */
 	struct mr_local local;	/* RC: REG_MR and LOCAL_INV (local.c) */
 	/* UD: sends that a caller with IRQs off posted; datagram numbers */
 	struct work_struct ud_work;
@@ -240,125 +242,22 @@ static inline struct mr_dev *to_mr_dev(struct ib_device *ib_dev)
 	return container_of(ib_dev, struct mr_dev, ib_dev);
 }
 
-/* device.c: the ib_device and its port */
-int mr_dev_add(const char *ibdev_name, struct net_device *ndev);
-void mr_port_update(struct mr_dev *dev, struct net_device *ndev);
-enum ib_port_state mr_port_state(struct net_device *ndev);
+static inline struct mr_qp *to_mr_qp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct mr_qp, ibqp);
+}
 
-/* link.c: `rdma link` and netdev events */
-int mr_link_init(void);
-void mr_link_exit(void);
+static inline struct mr_cq *to_mr_cq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct mr_cq, ibcq);
+}
 
-/* mr.c: memory regions */
-struct mr_mr;
-void mr_mr_dev_init(struct mr_dev *dev);
-void mr_mr_dev_fini(struct mr_dev *dev);
-struct ib_mr *mr_get_dma_mr(struct ib_pd *ibpd, int access);
-struct ib_mr *mr_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
-			     u64 iova, int access, struct ib_udata *udata);
-int mr_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
-struct ib_mr *mr_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
-			  u32 max_num_sg);
-int mr_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
-		 unsigned int *sg_offset);
-int mr_mr_fast_reg(struct mr_dev *dev, struct ib_pd *pd,
-		   const struct ib_reg_wr *wr);
-int mr_mr_invalidate(struct mr_dev *dev, struct ib_pd *pd, u32 key);
-struct mr_mr *mr_mr_get(struct mr_dev *dev, struct ib_pd *pd, u32 key,
-			const struct mr_qp *rqp);
-void mr_mr_put(struct mr_mr *mr);
-struct mr_mr *mr_mr_bind_window(struct mr_dev *dev, struct ib_pd *pd,
-				u32 lkey, u64 iova, u64 len, u32 access,
-				u32 rkey, u32 qpn);
-void mr_mr_unbind_window(struct mr_mr *view);
-int mr_mr_copy_to(struct mr_mr *mr, u64 iova, const void *src, u64 len,
-		  u32 need);
-int mr_mr_copy_from(struct mr_mr *mr, u64 iova, void *dst, u64 len, u32 need);
-int mr_mr_check(struct mr_mr *mr, u64 iova, u64 len, u32 need);
-int mr_mr_atomic(struct mr_mr *mr, u64 iova, bool cmp_swap, u64 swap_add,
-		 u64 compare, u64 *orig);
-int mr_sgl_copy(struct mr_dev *dev, struct ib_pd *pd,
-		const struct mr_sge *sge, u32 num_sge, u32 off, void *buf,
-		u32 len, bool to_sgl);
-
-/* mw.c: memory windows; their xarray entries carry the tag MR_XA_MW */
+/* A memory window (mw.c); its xarray entry carries the tag MR_XA_MW. */
 #define MR_XA_MW 1
-struct mr_mw_key;
 struct mr_mw {
 	struct ib_mw ibmw;
 	struct mr_mw_key *key;
 	u32 index;
 };
-
-int mr_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
-int mr_dealloc_mw(struct ib_mw *ibmw);
-struct mr_mr *mr_mw_window(struct mr_mw_key *k);
-int mr_mw_bind(struct mr_qp *qp, const struct metaroce_local_wr *req);
-int mr_mw_invalidate(struct mr_dev *dev, struct mr_mw_key *k,
-		     struct ib_pd *pd, u32 key);
-
-/* local.c: REG_MR and LOCAL_INV; MW binds and LOCAL_INV of user QPs */
-extern const struct uapi_definition mr_uapi_defs[];
-int mr_local_init(struct mr_qp *qp, bool rc);
-void mr_local_fini(struct mr_qp *qp);
-int mr_local_post(struct mr_qp *qp, const struct ib_send_wr *wr);
-void mr_local_sq_done(struct mr_qp *qp);
-
-/* cq.c: completion queues */
-int mr_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		 struct ib_udata *udata);
-int mr_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
-int mr_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
-int mr_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
-int mr_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
-int mr_cq_post(struct mr_cq *cq, const struct ib_wc *wc, bool solicited);
-
-/* qp.c: queue pairs */
-void mr_qp_dev_init(struct mr_dev *dev);
-void mr_qp_dev_fini(struct mr_dev *dev);
-int mr_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
-		 struct ib_udata *udata);
-int mr_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
-		 struct ib_udata *udata);
-int mr_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
-		struct ib_qp_init_attr *init);
-int mr_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
-int mr_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-		 const struct ib_send_wr **bad_wr);
-int mr_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-		 const struct ib_recv_wr **bad_wr);
-struct mr_qp *mr_qp_get(struct mr_dev *dev, u32 qpn);
-void mr_qp_put(struct mr_qp *qp);
-int mr_wq_init(struct mr_wq *wq, u32 depth, u32 max_sge, size_t stride);
-int mr_recv_wqe_add(struct ib_device *ibdev, struct mr_wq *rq,
-		    const struct ib_recv_wr *wr, const char *owner, u32 num);
-
-void mr_wq_flush(struct mr_qp *qp, bool send);
-void mr_qp_set_state_locked(struct mr_qp *qp, enum ib_qp_state state);
-
-/* ah.c: address handles */
-int mr_av_to_flow(struct mr_dev *dev, const struct rdma_ah_attr *ah,
-		  struct mr_flow *flow);
-int mr_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
-		 struct ib_udata *udata);
-int mr_destroy_ah(struct ib_ah *ibah, u32 flags);
-
-/* ud.c: unreliable datagram QPs */
-void mr_ud_qp_init(struct mr_qp *qp);
-void mr_ud_qp_fini(struct mr_qp *qp);
-void mr_ud_kick(struct mr_qp *qp);
-
-/* srq.c: shared receive queues */
-int mr_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
-		  struct ib_udata *udata);
-int mr_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
-		  enum ib_srq_attr_mask mask, struct ib_udata *udata);
-int mr_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
-int mr_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
-int mr_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
-		     const struct ib_recv_wr **bad_wr);
-bool mr_srq_bind(struct mr_qp *qp, u32 rsn_head, u32 rsn);
-int mr_srq_qp_init(struct mr_qp *qp, struct ib_srq *ibsrq);
-void mr_srq_qp_error(struct mr_qp *qp);
 
 #endif /* METAROCE_H */

@@ -24,13 +24,15 @@
  * again. Lookups match the keys kept here, not those in struct ib_mr,
  * which the consumer changes (ib_update_fast_reg_key) before registering.
  */
+#include <kunit/visibility.h>
 #include <linux/highmem.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <rdma/ib_umem.h>
 
-#include "metaroce.h"
-#include "proto/mr_bounds.h"
+#include "mr.h"
+#include "mw.h"
+#include "proto/bounds.h"
 
 static_assert(MR_ACC_LOCAL_WRITE == IB_ACCESS_LOCAL_WRITE);
 static_assert(MR_ACC_REMOTE_WRITE == IB_ACCESS_REMOTE_WRITE);
@@ -78,6 +80,7 @@ void mr_mr_dev_init(struct mr_dev *dev)
 	atomic_set(&dev->mr_variant, 0);
 	atomic_long_set(&dev->mr_refused, 0);
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_mr_dev_init);
 
 /* ib_core deregisters every MR before it lets the device go. */
 void mr_mr_dev_fini(struct mr_dev *dev)
@@ -85,9 +88,10 @@ void mr_mr_dev_fini(struct mr_dev *dev)
 	WARN_ON(!xa_empty(&dev->mr_xa));
 	xa_destroy(&dev->mr_xa);
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_mr_dev_fini);
 
 /* Rights as registered (the IB flags minus the hints we ignore), or -errno. */
-static int mr_rights_from_ib(struct mr_dev *dev, int access)
+static int mr_mr_rights(struct mr_dev *dev, int access)
 {
 	const u32 known = MR_ACC_MASK | MR_ACC_MW_BIND;
 
@@ -176,8 +180,8 @@ static struct ib_mr *mr_mr_finish(struct mr_dev *dev, struct mr_mr *mr,
 	return ERR_PTR(err);
 }
 
-static struct mr_mr *mr_mr_alloc(struct ib_pd *ibpd, enum ib_mr_type type,
-				 u64 iova, u64 length, u32 rights)
+static struct mr_mr *mr_mr_new(struct ib_pd *ibpd, enum ib_mr_type type,
+			       u64 iova, u64 length, u32 rights)
 {
 	struct mr_mr *mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 
@@ -196,10 +200,10 @@ static struct mr_mr *mr_mr_alloc(struct ib_pd *ibpd, enum ib_mr_type type,
 	return mr;
 }
 
-struct ib_mr *mr_get_dma_mr(struct ib_pd *ibpd, int access)
+struct ib_mr *mr_mr_get_dma(struct ib_pd *ibpd, int access)
 {
 	struct mr_dev *dev = to_mr_dev(ibpd->device);
-	int rights = mr_rights_from_ib(dev, access);
+	int rights = mr_mr_rights(dev, access);
 	struct mr_mr *mr;
 
 	if (rights < 0)
@@ -213,11 +217,12 @@ struct ib_mr *mr_get_dma_mr(struct ib_pd *ibpd, int access)
 	 * Kernel consumers address it with the "DMA addresses" of a virtual
 	 * DMA device, i.e. kernel virtual addresses: [0, 2^64 - 1) covers all.
 	 */
-	mr = mr_mr_alloc(ibpd, IB_MR_TYPE_DMA, 0, U64_MAX, rights);
+	mr = mr_mr_new(ibpd, IB_MR_TYPE_DMA, 0, U64_MAX, rights);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 	return mr_mr_finish(dev, mr, 0);
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_mr_get_dma);
 
 /* Page pointers of the pinned umem, one per PAGE_SIZE page. */
 static int mr_mr_collect_pages(struct mr_mr *mr)
@@ -239,17 +244,17 @@ static int mr_mr_collect_pages(struct mr_mr *mr)
 	return 0;
 }
 
-struct ib_mr *mr_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+struct ib_mr *mr_mr_reg_user(struct ib_pd *ibpd, u64 start, u64 length,
 			     u64 iova, int access, struct ib_udata *udata)
 {
 	struct mr_dev *dev = to_mr_dev(ibpd->device);
-	int rights = mr_rights_from_ib(dev, access);
+	int rights = mr_mr_rights(dev, access);
 	struct mr_mr *mr;
 	int err;
 
 	if (rights < 0)
 		return ERR_PTR(rights);
-	err = mr_check_region(iova, length, rights);
+	err = mr_bounds_check_region(iova, length, rights);
 	if (err) {
 		ibdev_dbg(&dev->ib_dev,
 			  "reg_mr refused (iova %#llx length %llu access %#x): %s\n",
@@ -265,7 +270,7 @@ struct ib_mr *mr_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		return ERR_PTR(-EINVAL);
 	}
 
-	mr = mr_mr_alloc(ibpd, IB_MR_TYPE_USER, iova, length, rights);
+	mr = mr_mr_new(ibpd, IB_MR_TYPE_USER, iova, length, rights);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 	mr->umem = ib_umem_get(ibpd->device, start, length, access);
@@ -280,7 +285,7 @@ struct ib_mr *mr_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	return mr_mr_finish(dev, mr, err);
 }
 
-int mr_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+int mr_mr_dereg(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct mr_mr *mr = to_mr_mr(ibmr);
 
@@ -293,9 +298,10 @@ int mr_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	kfree_rcu(mr, rcu);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_mr_dereg);
 
-struct ib_mr *mr_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
-			  u32 max_num_sg)
+struct ib_mr *mr_mr_alloc_fast(struct ib_pd *ibpd, enum ib_mr_type type,
+			       u32 max_num_sg)
 {
 	struct mr_dev *dev = to_mr_dev(ibpd->device);
 	struct mr_mr *mr;
@@ -309,7 +315,7 @@ struct ib_mr *mr_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 			  max_num_sg, MR_MAX_FAST_REG_PAGES);
 		return ERR_PTR(-EINVAL);
 	}
-	mr = mr_mr_alloc(ibpd, type, 0, 0, 0);
+	mr = mr_mr_new(ibpd, type, 0, 0, 0);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 	mr->page_list = kvcalloc(max_num_sg, sizeof(*mr->page_list),
@@ -317,6 +323,7 @@ struct ib_mr *mr_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 	mr->max_pages = max_num_sg;
 	return mr_mr_finish(dev, mr, mr->page_list ? 0 : -ENOMEM);
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_mr_alloc_fast);
 
 static int mr_mr_set_page(struct ib_mr *ibmr, u64 addr)
 {
@@ -328,7 +335,7 @@ static int mr_mr_set_page(struct ib_mr *ibmr, u64 addr)
 	return 0;
 }
 
-int mr_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+int mr_mr_map_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		 unsigned int *sg_offset)
 {
 	struct mr_mr *mr = to_mr_mr(ibmr);
@@ -339,6 +346,7 @@ int mr_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 	mr->first_off = ibmr->iova & (ibmr->page_size - 1);
 	return n;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_mr_map_sg);
 
 /**
  * mr_mr_fast_reg() - execute an IB_WR_REG_MR
@@ -353,7 +361,7 @@ int mr_mr_fast_reg(struct mr_dev *dev, struct ib_pd *pd,
 		   const struct ib_reg_wr *wr)
 {
 	struct mr_mr *mr = to_mr_mr(wr->mr);
-	int rights = mr_rights_from_ib(dev, wr->access);
+	int rights = mr_mr_rights(dev, wr->access);
 	const char *why = NULL;
 	u64 size = wr->mr->page_size;
 
@@ -364,7 +372,7 @@ int mr_mr_fast_reg(struct mr_dev *dev, struct ib_pd *pd,
 	else if (wr->key >> 8 != mr->index)
 		why = "key of another MR";
 	else if (rights < 0 ||
-		 mr_check_region(wr->mr->iova, wr->mr->length, rights))
+		 mr_bounds_check_region(wr->mr->iova, wr->mr->length, rights))
 		why = "bad access flags or range";
 	else if (!is_power_of_2(size) || size < SZ_4K ||
 		 mr->first_off + wr->mr->length > mr->npages * size)
@@ -387,6 +395,7 @@ int mr_mr_fast_reg(struct mr_dev *dev, struct ib_pd *pd,
 	WRITE_ONCE(mr->rkey, rights & MR_ACC_REMOTE ? wr->key : 0);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_mr_fast_reg);
 
 /**
  * mr_mr_invalidate() - take the keys of a fast-registration MR away
@@ -428,6 +437,7 @@ int mr_mr_invalidate(struct mr_dev *dev, struct ib_pd *pd, u32 key)
 	mr_mr_put(mr);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_mr_invalidate);
 
 /*
  * Find the MR of @key and take a reference; NULL if there is none, it is
@@ -461,6 +471,7 @@ struct mr_mr *mr_mr_get(struct mr_dev *dev, struct ib_pd *pd, u32 key,
 		smp_rmb();	/* the key before the range: mr_mr_fast_reg() */
 	return mr;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_mr_get);
 
 void mr_mr_put(struct mr_mr *mr)
 {
@@ -474,6 +485,7 @@ void mr_mr_put(struct mr_mr *mr)
 	mr_mr_put(mr->parent);
 	kfree_rcu(mr, rcu);
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_mr_put);
 
 /**
  * mr_mr_bind_window() - the view of a window to bind
@@ -503,8 +515,8 @@ struct mr_mr *mr_mr_bind_window(struct mr_dev *dev, struct ib_pd *pd,
 		ibdev_dbg(&dev->ib_dev, "bind: no MR %#x in the PD\n", lkey);
 		return ERR_PTR(-EINVAL);
 	}
-	err = mr_check_window(mr->iova, mr->length, mr->access, iova, len,
-			      access);
+	err = mr_bounds_check_window(mr->iova, mr->length, mr->access, iova, len,
+				     access);
 	if (err) {
 		ibdev_dbg(&dev->ib_dev, "bind to MR %#x refused: %s\n", lkey,
 			  err == -MR_ERANGE ? "window outside the MR" :
@@ -513,8 +525,8 @@ struct mr_mr *mr_mr_bind_window(struct mr_dev *dev, struct ib_pd *pd,
 		mr_mr_put(mr);
 		return ERR_PTR(-EINVAL);
 	}
-	view = mr_mr_alloc(pd, IB_MR_TYPE_USER, iova, len,
-			   access & MR_ACC_REMOTE);
+	view = mr_mr_new(pd, IB_MR_TYPE_USER, iova, len,
+			 access & MR_ACC_REMOTE);
 	if (!view) {
 		mr_mr_put(mr);
 		return ERR_PTR(-ENOMEM);
@@ -537,7 +549,7 @@ void mr_mr_unbind_window(struct mr_mr *view)
 /* Check an access; 0, -EACCES (rights) or -ERANGE (bounds). */
 int mr_mr_check(struct mr_mr *mr, u64 iova, u64 len, u32 need)
 {
-	int err = mr_check_range(mr->iova, mr->length, mr->access, iova, len,
+	int err = mr_bounds_check_range(mr->iova, mr->length, mr->access, iova, len,
 				 need);
 
 	if (!err)
@@ -609,7 +621,7 @@ struct mr_copy_ctx {
 	bool to_mr;
 };
 
-static void mr_copy_piece(void *va, size_t n, void *ctx)
+static void mr_mr_copy_piece(void *va, size_t n, void *ctx)
 {
 	struct mr_copy_ctx *c = ctx;
 
@@ -632,9 +644,10 @@ int mr_mr_copy_to(struct mr_mr *mr, u64 iova, const void *src, u64 len,
 	int err = mr_mr_check(mr, iova, len, need);
 
 	if (!err)
-		mr_mr_walk(mr, iova, len, mr_copy_piece, &c);
+		mr_mr_walk(mr, iova, len, mr_mr_copy_piece, &c);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_mr_copy_to);
 
 /*
  * Copy @len bytes of @mr at @iova into @dst, with the rights @need
@@ -646,12 +659,13 @@ int mr_mr_copy_from(struct mr_mr *mr, u64 iova, void *dst, u64 len, u32 need)
 	int err = mr_mr_check(mr, iova, len, need);
 
 	if (!err)
-		mr_mr_walk(mr, iova, len, mr_copy_piece, &c);
+		mr_mr_walk(mr, iova, len, mr_mr_copy_piece, &c);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_mr_copy_from);
 
 /**
- * mr_sgl_copy() - copy between a buffer and the memory an SGE list names
+ * mr_mr_sgl_copy() - copy between a buffer and the memory an SGE list names
  * @dev: the device
  * @pd: the PD the MRs must belong to
  * @sge: the list, as posted
@@ -665,8 +679,8 @@ int mr_mr_copy_from(struct mr_mr *mr, u64 iova, void *dst, u64 len, u32 need)
  * Returns 0, -EINVAL (no such MR, or the list is shorter than @off +
  * @len), or the MR check's -EACCES / -ERANGE.
  */
-int mr_sgl_copy(struct mr_dev *dev, struct ib_pd *pd,
-		const struct mr_sge *sge, u32 num_sge, u32 off, void *buf,
+int mr_mr_sgl_copy(struct mr_dev *dev, struct ib_pd *pd,
+		   const struct mr_sge *sge, u32 num_sge, u32 off, void *buf,
 		u32 len, bool to_sgl)
 {
 	u8 *p = buf;
@@ -709,7 +723,7 @@ struct mr_atomic_ctx {
 };
 
 /* The word is 8-byte aligned, so it is one piece of one page. */
-static void mr_atomic_piece(void *va, size_t n, void *ctx)
+static void mr_mr_atomic_piece(void *va, size_t n, void *ctx)
 {
 	struct mr_atomic_ctx *c = ctx;
 	atomic64_t *word = va;
@@ -749,7 +763,7 @@ int mr_mr_atomic(struct mr_mr *mr, u64 iova, bool cmp_swap, u64 swap_add,
 	err = mr_mr_check(mr, iova, sizeof(u64), MR_ACC_REMOTE_ATOMIC);
 	if (err)
 		return err;
-	mr_mr_walk(mr, iova, sizeof(u64), mr_atomic_piece, &c);
+	mr_mr_walk(mr, iova, sizeof(u64), mr_mr_atomic_piece, &c);
 	*orig = c.orig;
 	return 0;
 }

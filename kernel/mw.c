@@ -12,7 +12,8 @@
  */
 #include <linux/slab.h>
 
-#include "metaroce.h"
+#include "mr.h"
+#include "mw.h"
 
 /* What a window's key index names; freed after a grace period. */
 struct mr_mw_key {
@@ -29,7 +30,7 @@ static inline struct mr_mw *to_mr_mw(struct ib_mw *ibmw)
 	return container_of(ibmw, struct mr_mw, ibmw);
 }
 
-int mr_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
+int mr_mw_alloc(struct ib_mw *ibmw, struct ib_udata *udata)
 {
 	struct mr_dev *dev = to_mr_dev(ibmw->device);
 	struct mr_mw *mw = to_mr_mw(ibmw);
@@ -70,7 +71,7 @@ static void mr_mw_unbind(struct mr_mw_key *k)
 		mr_mr_unbind_window(view);
 }
 
-int mr_dealloc_mw(struct ib_mw *ibmw)
+int mr_mw_dealloc(struct ib_mw *ibmw)
 {
 	struct mr_dev *dev = to_mr_dev(ibmw->device);
 	struct mr_mw *mw = to_mr_mw(ibmw);

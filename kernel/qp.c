@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Queue pairs, reliable and unreliable connected (both over the transport
- * of transport.h) and unreliable datagram (ud.c sends and receives those):
+ * of xport.h) and unreliable datagram (ud.c sends and receives those):
  * creation, the state machine of modify_qp, and the send
  * and receive queues that post_send/post_recv fill. The queues are rings
  * of WQEs in kernel memory that hold a copy of everything the transport
@@ -9,26 +9,32 @@
  * may go as soon as the post returns.
  *
  * mr_req_submit() is where a send WR in RTS enters the transport
- * (transport.h): it queues it, and post_send kicks the requester once the
- * queue lock is dropped. Receive WRs queue up and the responder consumes
+ * (xport.h): it queues it, and post_send kicks the transport once the
+ * queue lock is dropped. What each opcode may do on each QP type is
+ * opcode.c's table. Receive WRs queue up and the responder consumes
  * them. Moving to ERR completes every queued WQE with IB_WC_WR_FLUSH_ERR,
  * in post order.
  *
  * QPNs come from a per-device xarray; mr_qp_get() finds a QP by its
  * number under RCU and takes a reference, which destroy_qp waits for.
  */
+#include <kunit/visibility.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <net/ipv6.h>
 #include <rdma/ib_addr.h>
 
-#include "metaroce.h"
-#include "net.h"
-#include "proto/mr_bounds.h"
-#include "transport.h"
-
-/* The largest message: 2^31 bytes, as the IB spec allows. */
-#define MR_MAX_MSG_SIZE BIT(31)
+#include "ah.h"
+#include "local.h"
+#include "mr.h"
+#include "opcode.h"
+#include "qp.h"
+#include "req.h"
+#include "srq.h"
+#include "ud.h"
+#include "wq.h"
+#include "xport.h"
+#include "proto/bounds.h"
 
 #define MR_SEND_FLAGS \
 	(IB_SEND_FENCE | IB_SEND_SIGNALED | IB_SEND_SOLICITED | IB_SEND_INLINE)
@@ -36,22 +42,13 @@
 	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 	 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)
 
-static inline struct mr_qp *to_mr_qp(struct ib_qp *ibqp)
-{
-	return container_of(ibqp, struct mr_qp, ibqp);
-}
-
-static inline struct mr_cq *to_mr_cq(struct ib_cq *ibcq)
-{
-	return container_of(ibcq, struct mr_cq, ibcq);
-}
-
 void mr_qp_dev_init(struct mr_dev *dev)
 {
 	xa_init_flags(&dev->qp_xa, XA_FLAGS_ALLOC);
 	dev->qp_next = MR_QPN_MIN;
 	atomic_set(&dev->num_qp, 0);
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_qp_dev_init);
 
 /* ib_core destroys every QP before it lets the device go. */
 void mr_qp_dev_fini(struct mr_dev *dev)
@@ -59,6 +56,7 @@ void mr_qp_dev_fini(struct mr_dev *dev)
 	WARN_ON(!xa_empty(&dev->qp_xa));
 	xa_destroy(&dev->qp_xa);
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_qp_dev_fini);
 
 /*
  * Find the QP numbered @qpn and take a reference; NULL if there is none.
@@ -75,102 +73,14 @@ struct mr_qp *mr_qp_get(struct mr_dev *dev, u32 qpn)
 	rcu_read_unlock();
 	return qp;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_qp_get);
 
 void mr_qp_put(struct mr_qp *qp)
 {
 	if (refcount_dec_and_test(&qp->ref))
 		complete(&qp->released);
 }
-
-/* Work queues */
-
-void *mr_wq_slot(struct mr_wq *wq, u32 i)
-{
-	return wq->buf + (size_t)(i % wq->depth) * wq->stride;
-}
-
-int mr_wq_init(struct mr_wq *wq, u32 depth, u32 max_sge, size_t stride)
-{
-	wq->buf = kvcalloc(depth, stride, GFP_KERNEL_ACCOUNT);
-	if (!wq->buf)
-		return -ENOMEM;
-	wq->stride = stride;
-	wq->depth = depth;
-	wq->max_sge = max_sge;
-	wq->head = 0;
-	wq->count = 0;
-	wq->flushing = false;
-	return 0;
-}
-
-/* Whether WQEs of the send (@send) or receive queue complete as flushed. */
-static bool mr_qp_flushes(enum ib_qp_state state, bool send)
-{
-	return state == IB_QPS_ERR || (send && state == IB_QPS_SQE);
-}
-
-enum ib_wc_opcode mr_wc_opcode(enum ib_wr_opcode opcode)
-{
-	switch (opcode) {
-	case IB_WR_RDMA_WRITE:
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-		return IB_WC_RDMA_WRITE;
-	case IB_WR_RDMA_READ:
-		return IB_WC_RDMA_READ;
-	case IB_WR_ATOMIC_CMP_AND_SWP:
-		return IB_WC_COMP_SWAP;
-	case IB_WR_ATOMIC_FETCH_AND_ADD:
-		return IB_WC_FETCH_ADD;
-	default:
-		return IB_WC_SEND;
-	}
-}
-
-/*
- * Complete every WQE of the send (@send) or receive queue with
- * IB_WC_WR_FLUSH_ERR while the QP is in a flushing state, oldest first,
- * whatever the WR's signalling. One context flushes a queue at a time and
- * the others leave their WQEs to it, so completions stay in post order.
- * The queue lock is dropped around mr_cq_post(), whose handler may post.
- */
-void mr_wq_flush(struct mr_qp *qp, bool send)
-{
-	struct mr_wq *wq = send ? &qp->sq : &qp->rq;
-	struct mr_cq *cq = send ? qp->scq : qp->rcq;
-	unsigned long flags;
-	struct ib_wc wc;
-
-	spin_lock_irqsave(&wq->lock, flags);
-	if (wq->flushing)
-		goto out;
-	wq->flushing = true;
-	while (wq->count && mr_qp_flushes(qp->state, send)) {
-		memset(&wc, 0, sizeof(wc));
-		wc.qp = &qp->ibqp;
-		wc.status = IB_WC_WR_FLUSH_ERR;
-		if (send) {
-			struct mr_send_wqe *wqe = mr_wq_slot(wq, wq->head);
-
-			wc.wr_id = wqe->wr_id;
-			wc.opcode = mr_wc_opcode(wqe->opcode);
-		} else {
-			struct mr_recv_wqe *wqe = mr_wq_slot(wq, wq->head);
-
-			wc.wr_id = wqe->wr_id;
-			wc.opcode = IB_WC_RECV;
-		}
-		wq->head = (wq->head + 1) % wq->depth;
-		wq->count--;
-		spin_unlock_irqrestore(&wq->lock, flags);
-		mr_cq_post(cq, &wc, false);
-		if (send)
-			mr_local_sq_done(qp);
-		spin_lock_irqsave(&wq->lock, flags);
-	}
-	wq->flushing = false;
-out:
-	spin_unlock_irqrestore(&wq->lock, flags);
-}
+EXPORT_SYMBOL_IF_KUNIT(mr_qp_put);
 
 /* create_qp and destroy_qp */
 
@@ -224,7 +134,7 @@ static int mr_qp_check_init(struct mr_dev *dev,
 	return mr_qp_check_cap(dev, &init->cap);
 }
 
-int mr_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+int mr_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		 struct ib_udata *udata)
 {
 	struct mr_dev *dev = to_mr_dev(ibqp->device);
@@ -325,9 +235,10 @@ err_count:
 	atomic_dec(&dev->num_qp);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_qp_create);
 
 /* Drops queued WQEs without completions (ib_core wants none). */
-int mr_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+int mr_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct mr_dev *dev = to_mr_dev(ibqp->device);
 	struct mr_qp *qp = to_mr_qp(ibqp);
@@ -348,6 +259,7 @@ int mr_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	atomic_dec(&dev->num_qp);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_qp_destroy);
 
 /* modify_qp and query_qp */
 
@@ -431,7 +343,7 @@ static int mr_qp_check_attr(struct mr_qp *qp, const struct ib_qp_attr *attr,
 		return -EINVAL;
 	}
 	if (mask & IB_QP_AV)
-		return mr_av_to_flow(dev, &attr->ah_attr, flow);
+		return mr_ah_av_to_flow(dev, &attr->ah_attr, flow);
 	return 0;
 }
 
@@ -485,25 +397,7 @@ static void mr_qp_store_attr(struct mr_qp *qp, const struct ib_qp_attr *attr,
 	}
 }
 
-/*
- * Set the QP state, with sq.lock held; rq.lock is taken too, as either
- * lock guards it for readers. RESET empties both rings.
- */
-void mr_qp_set_state_locked(struct mr_qp *qp, enum ib_qp_state state)
-{
-	lockdep_assert_held(&qp->sq.lock);
-	spin_lock(&qp->rq.lock);
-	qp->state = state;
-	if (state == IB_QPS_RESET) {
-		qp->sq.head = 0;
-		qp->sq.count = 0;
-		qp->rq.head = 0;
-		qp->rq.count = 0;
-	}
-	spin_unlock(&qp->rq.lock);
-}
-
-int mr_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+int mr_qp_modify(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		 struct ib_udata *udata)
 {
 	struct mr_qp *qp = to_mr_qp(ibqp);
@@ -521,7 +415,7 @@ int mr_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (mask & IB_QP_STATE) {
 		old = qp->state;
 		spin_lock_irqsave(&qp->sq.lock, flags);
-		mr_qp_set_state_locked(qp, attr->qp_state);
+		mr_wq_set_state(qp, attr->qp_state);
 		spin_unlock_irqrestore(&qp->sq.lock, flags);
 		/* Before the flush: the transport lets go of the WQEs. */
 		if (qp->xp)
@@ -540,8 +434,9 @@ out:
 		mr_srq_qp_error(qp);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_qp_modify);
 
-int mr_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+int mr_qp_query(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		struct ib_qp_init_attr *init)
 {
 	struct mr_qp *qp = to_mr_qp(ibqp);
@@ -575,48 +470,7 @@ int mr_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 
 /* post_recv */
 
-/*
- * Check @wr and append it to the receive ring @rq, under its lock. Shared
- * by QPs and SRQs: @owner and @num name the queue in debug messages.
- */
-int mr_recv_wqe_add(struct ib_device *ibdev, struct mr_wq *rq,
-		    const struct ib_recv_wr *wr, const char *owner, u32 num)
-{
-	struct mr_recv_wqe *wqe;
-	u64 len = 0;
-	int i;
-
-	if (wr->num_sge < 0 || wr->num_sge > rq->max_sge) {
-		ibdev_dbg(ibdev, "%s %u: %d SGEs, max_recv_sge is %u\n", owner,
-			  num, wr->num_sge, rq->max_sge);
-		return -EINVAL;
-	}
-	for (i = 0; i < wr->num_sge; i++)
-		len += wr->sg_list[i].length;
-	if (len > MR_MAX_MSG_SIZE) {
-		ibdev_dbg(ibdev, "%s %u: receive of %llu bytes exceeds %lu\n",
-			  owner, num, len, MR_MAX_MSG_SIZE);
-		return -EINVAL;
-	}
-	if (rq->count == rq->depth) {
-		ibdev_dbg(ibdev, "%s %u: receive queue full (%u)\n", owner, num,
-			  rq->depth);
-		return -ENOMEM;
-	}
-	wqe = mr_wq_slot(rq, rq->head + rq->count);
-	wqe->wr_id = wr->wr_id;
-	wqe->num_sge = wr->num_sge;
-	wqe->length = len;
-	for (i = 0; i < wr->num_sge; i++) {
-		wqe->sge[i].addr = wr->sg_list[i].addr;
-		wqe->sge[i].length = wr->sg_list[i].length;
-		wqe->sge[i].lkey = wr->sg_list[i].lkey;
-	}
-	rq->count++;
-	return 0;
-}
-
-static int mr_recv_one(struct mr_qp *qp, const struct ib_recv_wr *wr)
+static int mr_qp_recv_one(struct mr_qp *qp, const struct ib_recv_wr *wr)
 {
 	if (qp->state == IB_QPS_RESET) {
 		ibdev_dbg(qp->ibqp.device, "QP %u: post_recv in RESET\n",
@@ -629,7 +483,7 @@ static int mr_recv_one(struct mr_qp *qp, const struct ib_recv_wr *wr)
 			  qp->ibqp.qp_num);
 		return -EINVAL;
 	}
-	return mr_recv_wqe_add(qp->ibqp.device, &qp->rq, wr, "QP",
+	return mr_wq_recv_add(qp->ibqp.device, &qp->rq, wr, "QP",
 			       qp->ibqp.qp_num);
 }
 
@@ -637,8 +491,8 @@ static int mr_recv_one(struct mr_qp *qp, const struct ib_recv_wr *wr)
  * Queue receive WRs in any state but RESET; in ERR they complete at once
  * as flushed. Any context.
  */
-int mr_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-		 const struct ib_recv_wr **bad_wr)
+int mr_qp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr)
 {
 	struct mr_qp *qp = to_mr_qp(ibqp);
 	unsigned long flags;
@@ -647,24 +501,25 @@ int mr_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 
 	spin_lock_irqsave(&qp->rq.lock, flags);
 	for (; wr; wr = wr->next) {
-		err = mr_recv_one(qp, wr);
+		err = mr_qp_recv_one(qp, wr);
 		if (err) {
 			*bad_wr = wr;
 			break;
 		}
 	}
-	flush = mr_qp_flushes(qp->state, false);
+	flush = mr_wq_flushes(qp->state, false);
 	spin_unlock_irqrestore(&qp->rq.lock, flags);
 	if (flush)
 		mr_wq_flush(qp, false);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_qp_post_recv);
 
 /* post_send */
 
 /* Gather the inline data of @wr into @dst: user or kernel addresses. */
-static int mr_send_copy_inline(struct mr_qp *qp, const struct ib_send_wr *wr,
-			       u8 *dst)
+static int mr_qp_copy_inline(struct mr_qp *qp, const struct ib_send_wr *wr,
+			     u8 *dst)
 {
 	int i;
 
@@ -688,9 +543,13 @@ static int mr_send_copy_inline(struct mr_qp *qp, const struct ib_send_wr *wr,
 }
 
 /* Check @wr as a send WR of the QP's type and copy it into @wqe (of sq.stride bytes). */
-static int mr_send_build(struct mr_qp *qp, const struct ib_send_wr *wr,
-			 struct mr_send_wqe *wqe)
+static int mr_qp_send_build(struct mr_qp *qp, const struct ib_send_wr *wr,
+			    struct mr_send_wqe *wqe)
 {
+	static const char *const qpt_name[MR_OPC_NQPT] = {
+		[MR_OPC_RC] = "RC", [MR_OPC_UC] = "UC", [MR_OPC_UD] = "UD",
+	};
+	const struct mr_opcode_info *o = mr_opcode_get(wr->opcode);
 	struct ib_device *ibdev = qp->ibqp.device;
 	u32 qpn = qp->ibqp.qp_num;
 	bool inl = wr->send_flags & IB_SEND_INLINE;
@@ -714,6 +573,11 @@ static int mr_send_build(struct mr_qp *qp, const struct ib_send_wr *wr,
 			  qpn, len, MR_MAX_MSG_SIZE);
 		return -EINVAL;
 	}
+	if (!mr_opcode_wire(o, qp->ibqp.qp_type)) {
+		ibdev_dbg(ibdev, "QP %u: opcode %d not supported on %s\n", qpn,
+			  wr->opcode, qpt_name[mr_opcode_qpt(qp->ibqp.qp_type)]);
+		return -EINVAL;
+	}
 
 	memset(wqe, 0, sizeof(*wqe));
 	wqe->wr_id = wr->wr_id;
@@ -721,11 +585,6 @@ static int mr_send_build(struct mr_qp *qp, const struct ib_send_wr *wr,
 	wqe->send_flags = wr->send_flags;
 	wqe->length = len;
 	if (mr_qp_is_ud(qp)) {
-		if (wr->opcode != IB_WR_SEND && wr->opcode != IB_WR_SEND_WITH_IMM) {
-			ibdev_dbg(ibdev, "QP %u: opcode %d not supported on UD\n",
-				  qpn, wr->opcode);
-			return -EINVAL;
-		}
 		if (!ud_wr(wr)->ah || ud_wr(wr)->remote_qpn > MR_QPN_MAX) {
 			ibdev_dbg(ibdev, "QP %u: UD send WR without an AH or with QPN %#x\n",
 				  qpn, ud_wr(wr)->remote_qpn);
@@ -741,33 +600,11 @@ static int mr_send_build(struct mr_qp *qp, const struct ib_send_wr *wr,
 		wqe->ud.remote_qpn = ud_wr(wr)->remote_qpn;
 		wqe->ud.remote_qkey = ud_wr(wr)->remote_qkey;
 	}
-	/* UC has no responses: no READ, no atomics; no invalidation either. */
-	if (qp->ibqp.qp_type == IB_QPT_UC && wr->opcode != IB_WR_SEND &&
-	    wr->opcode != IB_WR_SEND_WITH_IMM && wr->opcode != IB_WR_RDMA_WRITE &&
-	    wr->opcode != IB_WR_RDMA_WRITE_WITH_IMM) {
-		ibdev_dbg(ibdev, "QP %u: opcode %d not supported on UC\n", qpn,
-			  wr->opcode);
-		return -EINVAL;
-	}
-	switch (wr->opcode) {
-	case IB_WR_SEND:
-		break;
-	case IB_WR_SEND_WITH_IMM:
+	if (o->flags & MR_OPC_IMM)
 		wqe->ex.imm_data = wr->ex.imm_data;
-		break;
-	case IB_WR_SEND_WITH_INV:
+	if (o->flags & MR_OPC_INV)
 		wqe->ex.invalidate_rkey = wr->ex.invalidate_rkey;
-		break;
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-		wqe->ex.imm_data = wr->ex.imm_data;
-		fallthrough;
-	case IB_WR_RDMA_WRITE:
-	case IB_WR_RDMA_READ:
-		wqe->remote_addr = rdma_wr(wr)->remote_addr;
-		wqe->rkey = rdma_wr(wr)->rkey;
-		break;
-	case IB_WR_ATOMIC_CMP_AND_SWP:
-	case IB_WR_ATOMIC_FETCH_AND_ADD:
+	if (o->flags & MR_OPC_ATOMIC) {
 		wqe->remote_addr = atomic_wr(wr)->remote_addr;
 		wqe->rkey = atomic_wr(wr)->rkey;
 		wqe->compare_add = atomic_wr(wr)->compare_add;
@@ -778,11 +615,9 @@ static int mr_send_build(struct mr_qp *qp, const struct ib_send_wr *wr,
 				  qpn);
 			return -EINVAL;
 		}
-		break;
-	default:
-		ibdev_dbg(ibdev, "QP %u: opcode %d not supported on RC\n", qpn,
-			  wr->opcode);
-		return -EINVAL;
+	} else if (o->flags & MR_OPC_REMOTE) {
+		wqe->remote_addr = rdma_wr(wr)->remote_addr;
+		wqe->rkey = rdma_wr(wr)->rkey;
 	}
 
 	if (!inl) {
@@ -794,9 +629,7 @@ static int mr_send_build(struct mr_qp *qp, const struct ib_send_wr *wr,
 		}
 		return 0;
 	}
-	if (wr->opcode != IB_WR_SEND && wr->opcode != IB_WR_SEND_WITH_IMM &&
-	    wr->opcode != IB_WR_SEND_WITH_INV && wr->opcode != IB_WR_RDMA_WRITE &&
-	    wr->opcode != IB_WR_RDMA_WRITE_WITH_IMM) {
+	if (!(o->flags & MR_OPC_INLINE)) {
 		ibdev_dbg(ibdev, "QP %u: opcode %d cannot be inline\n", qpn,
 			  wr->opcode);
 		return -EINVAL;
@@ -806,7 +639,7 @@ static int mr_send_build(struct mr_qp *qp, const struct ib_send_wr *wr,
 			  qpn, len, qp->max_inline);
 		return -EINVAL;
 	}
-	return mr_send_copy_inline(qp, wr, wqe->inline_data);
+	return mr_qp_copy_inline(qp, wr, wqe->inline_data);
 }
 
 /*
@@ -814,16 +647,13 @@ static int mr_send_build(struct mr_qp *qp, const struct ib_send_wr *wr,
  * with the rights the operation needs. The transport looks the MRs up
  * again when it moves the data: they may be deregistered meanwhile.
  */
-static int mr_send_check_sges(struct mr_qp *qp, const struct mr_send_wqe *wqe)
+static int mr_qp_check_sges(struct mr_qp *qp, const struct mr_send_wqe *wqe)
 {
 	struct mr_dev *dev = to_mr_dev(qp->ibqp.device);
-	u32 need = MR_ACC_LOCAL_READ;
+	u32 need = mr_opcode_has(wqe->opcode, MR_OPC_LOCAL_WRITE) ?
+		   MR_ACC_LOCAL_WRITE : MR_ACC_LOCAL_READ;
 	u32 i;
 
-	if (wqe->opcode == IB_WR_RDMA_READ ||
-	    wqe->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
-	    wqe->opcode == IB_WR_ATOMIC_FETCH_AND_ADD)
-		need = MR_ACC_LOCAL_WRITE;
 	for (i = 0; i < wqe->num_sge; i++) {
 		const struct mr_sge *sge = &wqe->sge[i];
 		struct mr_mr *mr = mr_mr_get(dev, qp->ibqp.pd, sge->lkey, NULL);
@@ -847,28 +677,8 @@ static int mr_send_check_sges(struct mr_qp *qp, const struct mr_send_wqe *wqe)
 	return 0;
 }
 
-/*
- * The requester's entry point: a send WQE that passed every check, on a
- * QP in RTS, under the send queue lock, with room in the ring. It is
- * queued at sq.head + sq.count; the caller kicks the requester once the
- * lock is dropped (sending with IRQs off is not allowed).
- */
-static int mr_req_submit(struct mr_qp *qp, const struct mr_send_wqe *wqe)
-{
-	struct mr_wq *sq = &qp->sq;
-	u32 slot = sq->head + sq->count;
-	int err;
-
-	memcpy(mr_wq_slot(sq, slot), wqe, sq->stride);
-	err = mr_req_prepare(qp, slot);
-	if (err)
-		return err;
-	sq->count++;
-	return 0;
-}
-
-static int mr_send_queue(struct mr_qp *qp, const struct mr_send_wqe *wqe,
-			 bool *flush, bool *kick)
+static int mr_qp_send_queue(struct mr_qp *qp, const struct mr_send_wqe *wqe,
+			    bool *flush, bool *kick)
 {
 	struct mr_wq *sq = &qp->sq;
 	unsigned long flags;
@@ -888,14 +698,14 @@ static int mr_send_queue(struct mr_qp *qp, const struct mr_send_wqe *wqe,
 			ibdev_dbg(qp->ibqp.device, "QP %u: send queue full (%u)\n",
 				  qp->ibqp.qp_num, sq->depth);
 			err = -ENOMEM;
-		} else if (mr_qp_flushes(qp->state, true)) {
+		} else if (mr_wq_flushes(qp->state, true)) {
 			memcpy(mr_wq_slot(sq, sq->head + sq->count), wqe,
 			       sq->stride);
 			sq->count++;
 			qp->local.posted++;
 			*flush = true;
 		} else {
-			err = mr_send_check_sges(qp, wqe);
+			err = mr_qp_check_sges(qp, wqe);
 			if (!err && qp->xp) {
 				err = mr_req_submit(qp, wqe);
 			} else if (!err) {
@@ -920,8 +730,8 @@ static int mr_send_queue(struct mr_qp *qp, const struct mr_send_wqe *wqe,
  * at once as flushed. User QPs post in process context (inline data is
  * copied from user memory); kernel QPs may post from any context.
  */
-int mr_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-		 const struct ib_send_wr **bad_wr)
+int mr_qp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr)
 {
 	struct mr_qp *qp = to_mr_qp(ibqp);
 	struct mr_send_wqe *wqe;
@@ -937,9 +747,9 @@ int mr_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		if (wr->opcode == IB_WR_REG_MR || wr->opcode == IB_WR_LOCAL_INV) {
 			err = mr_local_post(qp, wr);
 		} else {
-			err = mr_send_build(qp, wr, wqe);
+			err = mr_qp_send_build(qp, wr, wqe);
 			if (!err)
-				err = mr_send_queue(qp, wqe, &flush, &kick);
+				err = mr_qp_send_queue(qp, wqe, &flush, &kick);
 		}
 		if (err) {
 			*bad_wr = wr;
@@ -948,10 +758,11 @@ int mr_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	}
 	kfree(wqe);
 	if (kick && qp->xp)
-		mr_req_kick(qp);
+		mr_xport_kick(qp);
 	else if (kick)
 		mr_ud_kick(qp);
 	if (flush)
 		mr_wq_flush(qp, true);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_qp_post_send);

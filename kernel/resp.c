@@ -11,17 +11,18 @@
  * READ and atomic requests are checked on arrival and executed in MSN
  * order, after every earlier message has landed, as IB orders them. Their
  * responses are our own packets on our own paths, SACKed and resent like
- * requests (mr_resp_push() feeds them to the requester's scheduler); an
- * atomic's result is kept with its response, so it executes only once.
- * READ_RESP and ATOMIC_RESP for our requests arrive here as well, are
- * recorded on their path, and go to mr_req_resp_rcv().
+ * requests: executing one records it (x->resp), and the requester sends
+ * it (mr_req_respond()); an atomic's result is kept with its response, so
+ * it executes only once. READ_RESP and ATOMIC_RESP for our requests
+ * arrive here as well, are recorded on their path, and go to the
+ * completer (mr_comp_resp_rcv()): the responder's one call into the
+ * requester's side.
  *
- * ACKs, per path, carry the path's whole window: at once for ACK_REQ, a
- * packet that leaves a new hole or fills one, a duplicate, or a new
- * epoch; else every MR_ACK_EVERY packets; and on every path with
- * unacknowledged packets whenever a message completes (at least two
- * paths), so that the requester learns of completions without waiting
- * for its RTO.
+ * A packet goes through three phases (mr_resp_rcv()): admit (is the
+ * connection receiving, which message is it of, is its receive posted),
+ * record on the path (ack.c: new, or a duplicate), act (place it, or
+ * hand a response to the completer), carried by a struct mr_resp_rx.
+ * ack.c sends the ACKs and NAKs.
  *
  * UC QPs use all of the above but refuse nothing: a message that fails
  * at the responder (no receive posted, bad rkey or bounds, longer than
@@ -34,39 +35,32 @@
  * receive in error, since later messages may already be placed in the
  * receives after it.
  */
+#include <kunit/visibility.h>
 #include <net/inet_ecn.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
 #include <linux/slab.h>
 
-#include "net.h"
-#include "transport.h"
-#include "proto/mr_bounds.h"
+#include "ack.h"
+#include "comp.h"
+#include "counters.h"
+#include "cq.h"
+#include "mr.h"
+#include "resp.h"
+#include "srq.h"
+#include "proto/bounds.h"
 
-/* The IB RNR timer codes in units of 10 us (code 0: 655.36 ms, saturated). */
-static const u16 mr_rnr_delay[32] = {
-	65535, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192,
-	256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192,
-	12288, 16384, 24576, 32768, 49152,
-};
-
-/* RTR: every path of the peer starts at the PSN it agreed to send from. */
+/* RTR: a new connection's responder, its paths at the agreed PSN. */
 void mr_resp_init(struct mr_xport *x)
 {
-	struct mr_qp *qp = x->qp;
-	u32 i;
-
-	for (i = 0; i < MR_WIRE_MAX_PATHS; i++) {
-		memset(&x->rx[i], 0, sizeof(x->rx[i]));
-		mr_sack_rx_init(&x->rx[i].win, qp->attr.rq_psn);
-	}
+	mr_ack_init(x);
 	x->msn_done = 0;
 	x->rsn_head = 0;
 	x->rsn_skipped = 0;
 	x->uc_skips = 0;
 	x->fatal = 0;
 	mr_resp_reset(x);
-	x->mtu = mr_mtu_bytes((enum mr_mtu)qp->attr.path_mtu);
+	x->mtu = mr_mtu_bytes((enum mr_mtu)x->qp->attr.path_mtu);
 	x->rx_on = true;
 }
 
@@ -77,121 +71,8 @@ void mr_resp_reset(struct mr_xport *x)
 	x->resp_send = 0;
 }
 
-static void mr_resp_xmit(struct mr_xport *x, struct mr_pkt *pkt, __be16 sport)
-{
-	struct mr_qp *qp = x->qp;
-	struct mr_dev *dev = to_mr_dev(qp->ibqp.device);
-	unsigned int hlen = mr_wire_hdr_len(pkt->base.opcode);
-	struct mr_flow flow;
-	struct sk_buff *skb;
-
-	skb = mr_alloc_skb(dev, hlen, GFP_ATOMIC);
-	if (!skb) {
-		mr_stats_inc(dev, MR_CNT_TX_DROP_ERROR);
-		return;
-	}
-	if (mr_wire_encode(pkt, skb_put(skb, hlen), hlen) < 0) {
-		WARN_ON_ONCE(1);
-		mr_stats_inc(dev, MR_CNT_TX_DROP_ERROR);
-		kfree_skb(skb);
-		return;
-	}
-	flow = qp->flow;
-	flow.sport = sport;
-	mr_xmit(dev, skb, &flow);
-}
-
-/* Acknowledge path @id: its whole window, naming packet @psn. */
-static void mr_resp_ack(struct mr_xport *x, u32 id, u32 psn)
-{
-	struct mr_rx_path *r = &x->rx[id];
-	struct mr_pkt pkt = {};
-
-	pkt.base.opcode = MR_OP_ACK;
-	pkt.base.path = id;
-	pkt.base.epoch = r->win.epoch;
-	pkt.base.qpn = x->qp->attr.dest_qp_num;
-	pkt.base.psn = psn;
-	mr_sack_rx_fill_ack(&r->win, &pkt.ack);
-	pkt.ack.msn_done = x->msn_done;
-	pkt.ack.ecn_count = r->ecn;
-	r->unacked = 0;
-	mr_resp_xmit(x, &pkt, r->sport);
-}
-
-/*
- * Acknowledge every path with packets not yet acknowledged, after a
- * completion. When that is one ACK (a one-packet message), another path
- * carries its "MSN done" too: a peer that leaves as soon as it has our
- * reply (ibv_rc_pingpong's last pong) would never answer a resend, so a
- * lost lone ACK would fail the QP with a retry error.
- */
-static void mr_resp_ack_all(struct mr_xport *x)
-{
-	u32 i, acks = 0, spare = MR_WIRE_MAX_PATHS;
-
-	for (i = 0; i < MR_WIRE_MAX_PATHS; i++) {
-		struct mr_rx_path *r = &x->rx[i];
-
-		if (!r->seen || r->epoch != r->win.epoch)
-			continue;
-		if (r->unacked) {
-			mr_resp_ack(x, i, r->last_psn);
-			acks++;
-		} else if (spare == MR_WIRE_MAX_PATHS) {
-			spare = i;
-		}
-	}
-	if (acks == 1 && spare < MR_WIRE_MAX_PATHS)
-		mr_resp_ack(x, spare, x->rx[spare].last_psn);
-}
-
-/* NAK @msn, naming the packet path @path, @epoch, @psn that caused it. */
-static void mr_resp_nak(struct mr_xport *x, u32 path, u16 epoch, u32 psn,
-			__be16 sport, u32 msn, u8 code)
-{
-	struct mr_pkt pkt = {};
-
-	pkt.base.opcode = MR_OP_NAK;
-	pkt.base.path = path;
-	pkt.base.epoch = epoch;
-	pkt.base.qpn = x->qp->attr.dest_qp_num;
-	pkt.base.psn = psn;
-	pkt.nak.msn = msn;
-	pkt.nak.code = code;
-	if (code == MR_NAK_RNR) {
-		pkt.nak.rnr_delay =
-			mr_rnr_delay[x->qp->attr.min_rnr_timer & 31];
-		mr_stats_inc(to_mr_dev(x->qp->ibqp.device), MR_CNT_RNR_NAKS);
-	}
-	mr_resp_xmit(x, &pkt, sport);
-}
-
-/*
- * Refuse message @msn for good: answer it, and from now on everything,
- * with the NAK, and move the QP to ERR.
- */
-static void mr_resp_refuse(struct mr_xport *x, u32 msn, u8 code)
-{
-	ibdev_dbg(x->qp->ibqp.device, "QP %u: MSN %u refused, NAK %u\n",
-		  x->qp->ibqp.qp_num, msn, code);
-	x->fatal = code;
-	x->fatal_msn = msn;
-	x->rx_on = false;
-	schedule_work(&x->err_work);
-}
-
-/* Refuse a request late, when it executes: NAK it on its arrival path. */
-static void mr_resp_refuse_late(struct mr_xport *x, u32 msn, u8 code, u8 path)
-{
-	const struct mr_rx_path *r = &x->rx[path];
-
-	mr_resp_refuse(x, msn, code);
-	mr_resp_nak(x, path, r->win.epoch, r->last_psn, r->sport, msn, code);
-}
-
 /* The fields of a request that the message layer uses. */
-struct mr_req_info {
+struct mr_resp_info {
 	u32 msn;
 	u32 rsn;
 	u32 imm;
@@ -200,7 +81,7 @@ struct mr_req_info {
 	bool consume;	/* takes a posted receive */
 };
 
-static void mr_req_info(const struct mr_pkt *pkt, struct mr_req_info *ri)
+static void mr_resp_info(const struct mr_pkt *pkt, struct mr_resp_info *ri)
 {
 	memset(ri, 0, sizeof(*ri));
 	switch (pkt->base.opcode) {
@@ -246,7 +127,7 @@ static bool mr_resp_is_uc(const struct mr_xport *x)
  * are decided against the receives posted, which only grow), so the
  * answer does not change once a message has its receive.
  */
-static u32 mr_resp_recv(const struct mr_xport *x, u32 rsn)
+VISIBLE_IF_KUNIT u32 mr_resp_recv(const struct mr_xport *x, u32 rsn)
 {
 	u32 skipped = x->rsn_skipped, i;
 
@@ -258,6 +139,7 @@ static u32 mr_resp_recv(const struct mr_xport *x, u32 rsn)
 	}
 	return rsn - skipped;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_resp_recv);
 
 /* Whether receive @recv is posted (with an SRQ: bound). */
 static bool mr_resp_posted(struct mr_xport *x, u32 recv)
@@ -276,7 +158,7 @@ static bool mr_resp_posted(struct mr_xport *x, u32 recv)
 
 static int mr_resp_msg_init(struct mr_xport *x, struct mr_rx_msg *m,
 			    const struct mr_pkt *pkt,
-			    const struct mr_req_info *ri)
+			    const struct mr_resp_info *ri)
 {
 	u32 nslices = max_t(u32, 1, DIV_ROUND_UP(ri->length, x->mtu));
 
@@ -319,6 +201,15 @@ static void mr_resp_msg_free(struct mr_rx_msg *m)
 	memset(m, 0, sizeof(*m));
 }
 
+/* Free every message slot: RESET, and destroy. */
+void mr_resp_free(struct mr_xport *x)
+{
+	u32 i;
+
+	for (i = 0; i < MR_MSG_WINDOW; i++)
+		mr_resp_msg_free(&x->msg[i]);
+}
+
 /* SEND: scatter @len bytes at message offset @off into receive @recv. */
 static int mr_resp_scatter(struct mr_xport *x, u32 recv, u32 msg_len,
 			   u32 off, const u8 *src, u32 len)
@@ -334,8 +225,8 @@ static int mr_resp_scatter(struct mr_xport *x, u32 recv, u32 msg_len,
 	if (msg_len > wqe->length)
 		err = -EMSGSIZE;
 	else
-		err = mr_sgl_copy(to_mr_dev(qp->ibqp.device), qp->ibqp.pd,
-				  wqe->sge, wqe->num_sge, off, (void *)src,
+		err = mr_mr_sgl_copy(to_mr_dev(qp->ibqp.device), qp->ibqp.pd,
+				     wqe->sge, wqe->num_sge, off, (void *)src,
 				  len, true);
 	spin_unlock_irqrestore(&rq->lock, flags);
 	return err;
@@ -394,7 +285,7 @@ static u8 mr_resp_check_rd(struct mr_xport *x, const struct mr_rx_msg *m)
 
 /*
  * Execute the READ or atomic @m, next in MSN order: record its response,
- * which mr_resp_push() sends. Returns 0 or a NAK code.
+ * which the requester sends (mr_req_respond()). Returns 0 or a NAK code.
  */
 static u8 mr_resp_execute(struct mr_xport *x, const struct mr_rx_msg *m)
 {
@@ -426,89 +317,6 @@ static u8 mr_resp_execute(struct mr_xport *x, const struct mr_rx_msg *m)
 	}
 	r->valid = true;
 	return 0;
-}
-
-/*
- * The packet header of response packet @tp, into @pkt; returns its payload
- * length. A response already forgotten (the requester has it: it moved
- * its window past) goes as an empty READ_RESP, only to close the PSN hole.
- */
-u32 mr_resp_build(struct mr_xport *x, const struct mr_tx_pkt *tp,
-		  struct mr_pkt *pkt)
-{
-	const struct mr_resp *r = &x->resp[tp->msn % MR_MSG_WINDOW];
-
-	if (!r->valid || r->msn != tp->msn) {
-		pkt->base.opcode = MR_OP_READ_RESP;
-		pkt->read_resp.msn = tp->msn;
-		return 0;
-	}
-	if (r->opcode != MR_OP_READ_REQ) {
-		pkt->base.opcode = MR_OP_ATOMIC_RESP;
-		pkt->atomic_resp.msn = r->msn;
-		pkt->atomic_resp.orig = r->orig;
-		return 0;
-	}
-	pkt->base.opcode = MR_OP_READ_RESP;
-	pkt->read_resp.msn = r->msn;
-	pkt->read_resp.length = r->length;
-	pkt->read_resp.offset = tp->offset;
-	return min(x->mtu, r->length - tp->offset);
-}
-
-/*
- * Read the payload of READ response packet @tp: at send time, so a resent
- * packet carries the memory as it is then. The MR may have gone since the
- * request was checked. On a first send that refuses the READ. A resend may
- * be of a slice the requester has already (its ACK was lost), and the
- * requester may have let the peer invalidate the region since: the slice
- * then goes without payload, which fails the READ only at a requester
- * that still lacks it (see mr_req_resp_rcv()).
- */
-int mr_resp_gather(struct mr_xport *x, const struct mr_tx_pkt *tp, u8 *dst,
-		   u32 len, bool resend)
-{
-	struct mr_qp *qp = x->qp;
-	const struct mr_resp *r = &x->resp[tp->msn % MR_MSG_WINDOW];
-	struct mr_mr *mr;
-	int err = -EACCES;
-
-	mr = mr_mr_get(to_mr_dev(qp->ibqp.device), qp->ibqp.pd, r->rkey, qp);
-	if (mr) {
-		err = mr_mr_copy_from(mr, r->va + tp->offset, dst, len,
-				      MR_ACC_REMOTE_READ);
-		mr_mr_put(mr);
-	}
-	if (err && resend)
-		return -ENODATA;
-	if (err && !x->fatal)
-		mr_resp_refuse_late(x, r->msn, MR_NAK_REMOTE_ACCESS, r->path);
-	return err;
-}
-
-/* Send the responses that are due, oldest first, as the paths allow. */
-void mr_resp_push(struct mr_xport *x)
-{
-	while (x->resp_send != x->msn_done && !x->fatal) {
-		struct mr_resp *r = &x->resp[x->resp_send % MR_MSG_WINDOW];
-		struct mr_tx_pkt tp = {};
-		u32 psn;
-		int id;
-
-		if (!r->valid || r->msn != x->resp_send || r->sent == r->npkts) {
-			x->resp_send++;
-			continue;
-		}
-		id = mr_req_take(x, &psn);
-		if (id < 0)
-			return;
-		tp.msn = r->msn;
-		tp.offset = r->sent++ * x->mtu;
-		tp.resp = true;
-		mr_req_send_pkt(x, id, psn, &tp, false);
-		if (!x->tx_on)
-			return;
-	}
 }
 
 /*
@@ -613,7 +421,7 @@ static bool mr_resp_advance(struct mr_xport *x)
 		case MR_OP_FETCH_ADD:
 			nak = mr_resp_execute(x, m);
 			if (nak) {
-				mr_resp_refuse_late(x, m->msn, nak, m->path);
+				mr_ack_refuse_late(x, m->msn, nak, m->path);
 				return false;
 			}
 			respond = true;
@@ -648,8 +456,8 @@ static void mr_resp_uc_drop(struct mr_rx_msg *m, enum mr_counter counter,
  * An error in message @m: RC refuses it with the NAK @nak (returned), UC
  * drops it and goes on (0).
  */
-static u8 mr_resp_fail(struct mr_xport *x, struct mr_rx_msg *m, u8 nak,
-		       enum mr_counter counter, enum ib_wc_status status,
+VISIBLE_IF_KUNIT u8 mr_resp_fail(struct mr_xport *x, struct mr_rx_msg *m, u8 nak,
+				 enum mr_counter counter, enum ib_wc_status status,
 		       bool *complete)
 {
 	if (!mr_resp_is_uc(x))
@@ -657,6 +465,7 @@ static u8 mr_resp_fail(struct mr_xport *x, struct mr_rx_msg *m, u8 nak,
 	mr_resp_uc_drop(m, counter, status, complete);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_resp_fail);
 
 /*
  * Place a new packet of message @m. Returns 0 or a NAK code. Sets
@@ -664,7 +473,7 @@ static u8 mr_resp_fail(struct mr_xport *x, struct mr_rx_msg *m, u8 nak,
  * landed before.
  */
 static u8 mr_resp_place(struct mr_xport *x, struct mr_rx_msg *m,
-			const struct mr_pkt *pkt, const struct mr_req_info *ri,
+			const struct mr_pkt *pkt, const struct mr_resp_info *ri,
 			const u8 *data, bool *complete, bool *dup)
 {
 	struct mr_dev *dev = to_mr_dev(x->qp->ibqp.device);
@@ -724,7 +533,7 @@ static u8 mr_resp_place(struct mr_xport *x, struct mr_rx_msg *m,
 	return 0;
 }
 
-static bool mr_rx_ce(struct sk_buff *skb)
+static bool mr_resp_ce(struct sk_buff *skb)
 {
 	if (skb->protocol == htons(ETH_P_IP))
 		return INET_ECN_is_ce(ip_hdr(skb)->tos);
@@ -733,178 +542,193 @@ static bool mr_rx_ce(struct sk_buff *skb)
 	return false;
 }
 
-/* A NAK answering packet @pkt. */
-static void mr_resp_nak_pkt(struct mr_xport *x, const struct mr_pkt *pkt,
-			    __be16 sport, u32 msn, u8 code)
-{
-	mr_resp_nak(x, pkt->base.path, pkt->base.epoch, pkt->base.psn, sport,
-		    msn, code);
-}
-
-static bool mr_op_is_resp(u8 opcode)
+static bool mr_resp_is_response(u8 opcode)
 {
 	return opcode == MR_OP_READ_RESP || opcode == MR_OP_ATOMIC_RESP;
 }
 
-/**
- * mr_resp_rcv() - a data packet for this QP, in softirq: a request, or a
- * response to one of ours
- * @qp: the destination QP, referenced
- * @skb: data at the MetaRoCE base header; the caller frees it
- * @pkt: its decoded headers
+/* What one arriving data packet is to the responder, through its phases. */
+struct mr_resp_rx {
+	const struct mr_pkt *pkt;
+	const u8 *data;			/* its payload */
+	__be16 sport;			/* its UDP source port */
+	enum {
+		MR_RESP_RX_DROP,	/* nothing more to do */
+		MR_RESP_RX_RESPONSE,	/* a response to one of our requests */
+		MR_RESP_RX_MESSAGE,	/* of a message in the window: @m */
+		MR_RESP_RX_OLD,		/* of a message already complete */
+		MR_RESP_RX_RNR,		/* its receive is not posted */
+	} kind;
+	struct mr_resp_info ri;		/* its request fields */
+	struct mr_rx_msg *m;
+	bool fresh;			/* it opened its message's slot */
+	bool ack_now;			/* its path is acknowledged at once */
+};
+
+/*
+ * Admit: may the connection take @rx at all, and which message is it of?
+ * A packet that opens a message takes its slot here, and learns whether
+ * the receive it needs is posted (RC: else RNR; UC: dropped, its RSN
+ * skipped).
  */
-void mr_resp_rcv(struct mr_qp *qp, struct sk_buff *skb,
-		 const struct mr_pkt *pkt)
+static void mr_resp_admit(struct mr_xport *x, struct mr_resp_rx *rx)
 {
-	struct mr_dev *dev = to_mr_dev(qp->ibqp.device);
-	struct mr_xport *x = qp->xp;
-	__be16 sport = udp_hdr(skb)->source;
-	u32 id = pkt->base.path, psn = pkt->base.psn, prev_cum;
-	struct mr_rx_msg *m = NULL;
-	bool resp = mr_op_is_resp(pkt->base.opcode);
-	bool rnr = false, ack_now, complete = false, respond = false;
-	bool fresh = false;	/* this packet opened its message's slot */
+	struct mr_dev *dev = to_mr_dev(x->qp->ibqp.device);
+	struct mr_resp_info *ri = &rx->ri;
 	bool uc = mr_resp_is_uc(x);
-	bool dup = false;	/* its slice had landed (on another path) */
-	enum mr_sack_rx_res res;
-	struct mr_req_info ri;
-	struct mr_rx_path *r;
-	u16 prev_epoch;
-	u8 nak = 0;
+	struct mr_rx_msg *m;
 
-	if (skb_linearize(skb)) {
-		mr_stats_inc(dev, MR_CNT_RX_DROP_SHORT);
-		return;
-	}
-	mr_req_info(pkt, &ri);
-
-	spin_lock_bh(&x->lock);
+	rx->kind = MR_RESP_RX_DROP;
 	if (x->fatal) {
 		/* After a fatal NAK everything is answered with it. */
-		mr_resp_nak_pkt(x, pkt, sport, x->fatal_msn, x->fatal);
+		mr_ack_nak(x, rx->pkt, rx->sport, x->fatal_msn, x->fatal);
 		mr_stats_inc(dev, MR_CNT_RX_DROP_NO_QP);
-		goto out;
+		return;
 	}
 	if (!x->rx_on) {
 		mr_stats_inc(dev, MR_CNT_RX_DROP_NO_QP);
-		goto out;
+		return;
 	}
-	if (!resp && !mr_seq_before(ri.msn, x->msn_done)) {
-		/* A conforming requester stays within the message window. */
-		if (ri.msn - x->msn_done >= MR_MSG_WINDOW) {
-			mr_stats_inc(dev, MR_CNT_RX_DROP_MALFORMED);
-			goto out;
-		}
-		m = &x->msg[ri.msn % MR_MSG_WINDOW];
-		if (!m->used) {
-			u32 recv = uc ? mr_resp_recv(x, ri.rsn) : ri.rsn;
-			bool posted = !ri.consume || mr_resp_posted(x, recv);
+	if (mr_resp_is_response(rx->pkt->base.opcode)) {
+		rx->kind = MR_RESP_RX_RESPONSE;
+		return;
+	}
+	mr_resp_info(rx->pkt, ri);
+	if (mr_seq_before(ri->msn, x->msn_done)) {
+		rx->kind = MR_RESP_RX_OLD;
+		return;
+	}
+	/* A conforming requester stays within the message window. */
+	if (ri->msn - x->msn_done >= MR_MSG_WINDOW) {
+		mr_stats_inc(dev, MR_CNT_RX_DROP_MALFORMED);
+		return;
+	}
+	m = &x->msg[ri->msn % MR_MSG_WINDOW];
+	if (!m->used) {
+		u32 recv = uc ? mr_resp_recv(x, ri->rsn) : ri->rsn;
+		bool posted = !ri->consume || mr_resp_posted(x, recv);
 
-			if (!posted && !uc) {
-				rnr = true;
-				m = NULL;
-			} else if (mr_resp_msg_init(x, m, pkt, &ri)) {
-				/* Not recorded: the requester sends it again. */
-				mr_stats_inc(dev, MR_CNT_RX_DROP_SHORT);
-				goto out;
-			} else {
-				fresh = true;
-				m->recv = recv;
-				if (!posted) {
-					/* UC, no RNR: drop it, skip its RSN. */
-					m->dropped = true;
-					m->skipped = true;
-					m->drop_counter = MR_CNT_UC_RX_DROP_NO_RECV;
-					x->uc_skips++;
-				}
-			}
+		if (!posted && !uc) {
+			rx->kind = MR_RESP_RX_RNR;
+			return;
+		}
+		if (mr_resp_msg_init(x, m, rx->pkt, ri)) {
+			/* Not recorded: the requester sends it again. */
+			mr_stats_inc(dev, MR_CNT_RX_DROP_SHORT);
+			return;
+		}
+		rx->fresh = true;
+		m->recv = recv;
+		if (!posted) {
+			/* UC, no RNR: drop it, skip its RSN. */
+			m->dropped = true;
+			m->skipped = true;
+			m->drop_counter = MR_CNT_UC_RX_DROP_NO_RECV;
+			x->uc_skips++;
 		}
 	}
+	rx->kind = MR_RESP_RX_MESSAGE;
+	rx->m = m;
+}
 
-	r = &x->rx[id];
-	prev_epoch = r->win.epoch;
-	prev_cum = r->win.cum;
-	res = mr_sack_rx_record(&r->win, pkt->base.epoch, psn);
-	/* A packet the path drops must not define its message. */
-	if (res != MR_SACK_NEW && fresh) {
-		if (m->skipped)
+/*
+ * Record @rx on its path (ack.c). Returns whether it is new there; a
+ * packet the path drops must not define its message.
+ */
+static bool mr_resp_record(struct mr_xport *x, struct mr_resp_rx *rx, bool ce)
+{
+	enum mr_sack_rx_res res;
+
+	res = mr_ack_arrival(x, rx->pkt, rx->sport, ce, &rx->ack_now);
+	if (res == MR_SACK_NEW)
+		return true;
+	if (rx->fresh) {
+		if (rx->m->skipped)
 			x->uc_skips--;
-		mr_resp_msg_free(m);
+		mr_resp_msg_free(rx->m);
 	}
-	switch (res) {
-	case MR_SACK_STALE:
-	case MR_SACK_BEYOND:
-		mr_stats_inc(dev, MR_CNT_DUPLICATE_PACKETS);
-		goto out;
-	case MR_SACK_DUP:
-		mr_stats_inc(dev, MR_CNT_DUPLICATE_PACKETS);
-		r->sport = sport;
-		if (r->seen && r->win.epoch == r->epoch)
-			mr_resp_ack(x, id, psn);
-		if (rnr)
-			mr_resp_nak_pkt(x, pkt, sport, ri.msn, MR_NAK_RNR);
-		goto out;
-	case MR_SACK_NEW:
-		break;
-	}
-	/*
-	 * At once for a packet that leaves a new hole behind it (it does not
-	 * follow the previous arrival) or fills one; one that follows the
-	 * previous arrival past an older hole, which the sender has been
-	 * told of, waits for the coalesced ACK.
-	 */
-	ack_now = (pkt->base.flags & MR_FLAG_ACK_REQ) || !r->seen ||
-		  prev_epoch != pkt->base.epoch || psn != r->last_psn + 1 ||
-		  (psn == prev_cum && r->win.cum != psn + 1);
-	if (psn != prev_cum && prev_epoch == pkt->base.epoch)
-		mr_stats_inc(dev, MR_CNT_OUT_OF_ORDER);
-	r->sport = sport;
-	r->seen = true;
-	r->epoch = r->win.epoch;
-	r->last_psn = psn;
-	r->unacked++;
-	if (mr_rx_ce(skb))
-		r->ecn++;
+	if (res == MR_SACK_DUP && rx->kind == MR_RESP_RX_RNR)
+		mr_ack_nak(x, rx->pkt, rx->sport, rx->ri.msn, MR_NAK_RNR);
+	return false;
+}
 
-	if (resp) {
+/*
+ * Act on a new packet: place it, or hand a response to the completer;
+ * then NAK, acknowledge, and complete what it completed.
+ */
+static enum mr_xport_next mr_resp_act(struct mr_xport *x,
+				      struct mr_resp_rx *rx)
+{
+	struct mr_dev *dev = to_mr_dev(x->qp->ibqp.device);
+	const struct mr_pkt *pkt = rx->pkt;
+	bool complete = false, dup = false;
+	u8 nak = 0;
+
+	switch (rx->kind) {
+	case MR_RESP_RX_RESPONSE:
 		/* Completing a READ or atomic: tell the responder at once. */
-		if (mr_req_resp_rcv(x, pkt, skb->data + pkt->hdr_len)) {
-			mr_resp_ack_all(x);
-			goto out;
+		if (mr_comp_resp_rcv(x, pkt, rx->data)) {
+			mr_ack_all(x);
+			return MR_NEXT_PUSH;
 		}
-	} else if (rnr) {
+		mr_ack_coalesce(x, pkt->base.path, pkt->base.psn, rx->ack_now);
+		return MR_NEXT_NONE;
+	case MR_RESP_RX_RNR:
 		nak = MR_NAK_RNR;
-	} else if (m && !nak) {
-		nak = mr_resp_place(x, m, pkt, &ri, skb->data + pkt->hdr_len,
+		break;
+	case MR_RESP_RX_MESSAGE:
+		nak = mr_resp_place(x, rx->m, pkt, &rx->ri, rx->data,
 				    &complete, &dup);
-	} else if (!nak) {
+		break;
+	default:
 		/* A message already complete: acknowledged, not executed. */
 		mr_stats_inc(dev, MR_CNT_DUPLICATE_PACKETS);
+		break;
 	}
 	if (nak && nak != MR_NAK_RNR)
-		mr_resp_refuse(x, ri.msn, nak);
+		mr_ack_refuse(x, rx->ri.msn, nak);
+	if (nak)
+		mr_ack_nak(x, pkt, rx->sport, rx->ri.msn, nak);
+	if (complete) {
+		bool respond = mr_resp_advance(x);
+
+		mr_ack_all(x);
+		return respond ? MR_NEXT_RESPOND : MR_NEXT_NONE;
+	}
 	/*
 	 * A packet that no completion will acknowledge (refused, of a message
 	 * already complete, or a slice that landed before: the copy of a READ
 	 * request, a packet moved off a failed path) is acknowledged now, or
 	 * its sender would wait for its timer.
 	 */
-	if (!resp && (nak || !m || dup))
-		ack_now = true;
-	if (nak)
-		mr_resp_nak_pkt(x, pkt, sport, ri.msn, nak);
-	if (complete) {
-		respond = mr_resp_advance(x);
-		mr_resp_ack_all(x);
-		if (respond) {
-			/* A READ target may stay in RTR: it still answers. */
-			if (!x->tx_on)
-				mr_req_start(x, true);
-			mr_req_push(x);
-		}
-	} else if (ack_now || r->unacked >= MR_ACK_EVERY) {
-		mr_resp_ack(x, id, psn);
-	}
-out:
-	spin_unlock_bh(&x->lock);
+	mr_ack_coalesce(x, pkt->base.path, pkt->base.psn,
+			rx->ack_now || nak || rx->kind == MR_RESP_RX_OLD || dup);
+	return MR_NEXT_NONE;
+}
+
+/**
+ * mr_resp_rcv() - a data packet for this QP: a request, or a response to
+ * one of ours
+ * @x: the transport, locked (receive.c), of a QP the caller references
+ * @skb: the packet, linear, data at the MetaRoCE base header
+ * @pkt: its decoded headers
+ *
+ * Return: what the requester should do next: send responses now due
+ * (MR_NEXT_RESPOND), send more as a READ or atomic completed
+ * (MR_NEXT_PUSH), or nothing.
+ */
+enum mr_xport_next mr_resp_rcv(struct mr_xport *x, struct sk_buff *skb,
+			       const struct mr_pkt *pkt)
+{
+	struct mr_resp_rx rx = {
+		.pkt = pkt,
+		.data = skb->data + pkt->hdr_len,
+		.sport = udp_hdr(skb)->source,
+	};
+
+	mr_resp_admit(x, &rx);
+	if (rx.kind == MR_RESP_RX_DROP ||
+	    !mr_resp_record(x, &rx, mr_resp_ce(skb)))
+		return MR_NEXT_NONE;
+	return mr_resp_act(x, &rx);
 }

@@ -18,25 +18,23 @@
  * Lock order: the QP's rq.lock, then the SRQ's lock (mr_srq_bind()).
  * ib_core refuses to destroy an SRQ while a QP uses it (usecnt).
  */
+#include <kunit/visibility.h>
 #include <linux/slab.h>
 
-#include "metaroce.h"
-#include "transport.h"
+#include "srq.h"
+#include "wq.h"
+#include "xport.h"
 
 static inline struct mr_srq *to_mr_srq(struct ib_srq *ibsrq)
 {
 	return container_of(ibsrq, struct mr_srq, ibsrq);
 }
 
-static inline struct mr_qp *to_mr_qp(struct ib_qp *ibqp)
-{
-	return container_of(ibqp, struct mr_qp, ibqp);
-}
-
-static size_t mr_srq_stride(u32 max_sge)
+VISIBLE_IF_KUNIT size_t mr_srq_stride(u32 max_sge)
 {
 	return struct_size((struct mr_recv_wqe *)NULL, sge, max_sge);
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_srq_stride);
 
 static int mr_srq_check_size(struct ib_device *ibdev, u32 max_wr)
 {
@@ -48,7 +46,7 @@ static int mr_srq_check_size(struct ib_device *ibdev, u32 max_wr)
 	return 0;
 }
 
-int mr_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+int mr_srq_create(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		  struct ib_udata *udata)
 {
 	struct mr_dev *dev = to_mr_dev(ibsrq->device);
@@ -93,7 +91,7 @@ err_count:
 	return err;
 }
 
-int mr_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
+int mr_srq_destroy(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
 	struct mr_srq *srq = to_mr_srq(ibsrq);
 
@@ -140,7 +138,7 @@ static int mr_srq_resize(struct mr_srq *srq, u32 max_wr)
 	return 0;
 }
 
-int mr_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+int mr_srq_modify(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		  enum ib_srq_attr_mask mask, struct ib_udata *udata)
 {
 	struct mr_srq *srq = to_mr_srq(ibsrq);
@@ -171,7 +169,7 @@ int mr_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 	return err;
 }
 
-int mr_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
+int mr_srq_query(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 {
 	struct mr_srq *srq = to_mr_srq(ibsrq);
 	unsigned long flags;
@@ -185,7 +183,7 @@ int mr_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 }
 
 /* Queue receive WRs; any context. */
-int mr_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+int mr_srq_post_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 		     const struct ib_recv_wr **bad_wr)
 {
 	struct mr_srq *srq = to_mr_srq(ibsrq);
@@ -194,7 +192,7 @@ int mr_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 
 	spin_lock_irqsave(&srq->rq.lock, flags);
 	for (; wr; wr = wr->next) {
-		err = mr_recv_wqe_add(ibsrq->device, &srq->rq, wr, "SRQ", 0);
+		err = mr_wq_recv_add(ibsrq->device, &srq->rq, wr, "SRQ", 0);
 		if (err) {
 			*bad_wr = wr;
 			break;
@@ -222,8 +220,8 @@ static void mr_srq_limit_event(struct mr_srq *srq)
  * max_sge). Returns false if the SRQ is empty. Sets *limit_hit when this
  * take crossed the armed limit, which disarms it.
  */
-static bool mr_srq_take(struct mr_srq *srq, struct mr_recv_wqe *dst,
-			bool *limit_hit)
+VISIBLE_IF_KUNIT bool mr_srq_take(struct mr_srq *srq, struct mr_recv_wqe *dst,
+				  bool *limit_hit)
 {
 	struct mr_wq *rq = &srq->rq;
 	struct mr_recv_wqe *wqe;
@@ -245,6 +243,7 @@ static bool mr_srq_take(struct mr_srq *srq, struct mr_recv_wqe *dst,
 	spin_unlock_irqrestore(&rq->lock, flags);
 	return true;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_srq_take);
 
 /**
  * mr_srq_bind() - bind SRQ WQEs to a QP's RSNs, in RSN order, up to @rsn

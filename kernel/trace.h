@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Trace events of metaroce.ko (events/metaroce/ in tracefs). net.c defines
+ * Trace events of metaroce.ko (events/metaroce/ in tracefs). trace.c defines
  * CREATE_TRACE_POINTS before including this file.
  */
 #undef TRACE_SYSTEM
@@ -11,7 +11,8 @@
 
 #include <linux/tracepoint.h>
 
-#include "net.h"
+#include "metaroce.h"
+#include "proto/wire.h"
 
 /* A received datagram: its headers as decoded, and what became of it. */
 TRACE_EVENT(metaroce_rx,

@@ -14,13 +14,17 @@
  * Q_Key IB_QP1_QKEY, and the GRH area and the network header type in the
  * work completion let ib_init_ah_attr_from_wc() answer the sender.
  */
+#include <kunit/visibility.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <rdma/ib_verbs.h>
 
-#include "metaroce.h"
-#include "net.h"
-#include "transport.h"
+#include "counters.h"
+#include "cq.h"
+#include "mr.h"
+#include "socket.h"
+#include "ud.h"
+#include "wq.h"
 
 /* IB: a Q_Key with this bit set in a send WR means "use the QP's". */
 #define MR_QKEY_USE_QP BIT(31)
@@ -68,16 +72,17 @@ static enum ib_wc_status mr_ud_xmit(struct mr_qp *qp,
 	pkt.payload_len = wqe->length;
 	hlen = mr_wire_hdr_len(pkt.base.opcode);
 
-	skb = mr_alloc_skb(dev, hlen + wqe->length, GFP_ATOMIC);
+	skb = mr_socket_new_pkt(dev, &pkt, GFP_ATOMIC);
 	if (!skb)
 		return IB_WC_LOC_QP_OP_ERR;
-	buf = skb_put(skb, hlen + wqe->length);
-	err = mr_wire_encode(&pkt, buf, hlen);
-	if (err >= 0 && (wqe->send_flags & IB_SEND_INLINE))
-		memcpy(buf + hlen, wqe->inline_data, wqe->length);
-	else if (err >= 0)
-		err = mr_sgl_copy(dev, qp->ibqp.pd, wqe->sge, wqe->num_sge, 0,
-				  buf + hlen, wqe->length, false);
+	buf = skb->data + hlen;
+	if (wqe->send_flags & IB_SEND_INLINE) {
+		memcpy(buf, wqe->inline_data, wqe->length);
+		err = 0;
+	} else {
+		err = mr_mr_sgl_copy(dev, qp->ibqp.pd, wqe->sge, wqe->num_sge,
+				     0, buf, wqe->length, false);
+	}
 	if (err < 0) {
 		ibdev_dbg(&dev->ib_dev, "QP %u: send WR %#llx: local data unreadable (%d)\n",
 			  qp->ibqp.qp_num, wqe->wr_id, err);
@@ -87,7 +92,7 @@ static enum ib_wc_status mr_ud_xmit(struct mr_qp *qp,
 	flow = wqe->ud.flow;
 	flow.sport = mr_ud_sport(qp);
 	/* A datagram that finds no route is lost, as on the wire: counted. */
-	mr_xmit(dev, skb, &flow);
+	mr_socket_xmit(dev, skb, &flow);
 	if (qp->ibqp.qp_type == IB_QPT_GSI)
 		mr_stats_inc(dev, MR_CNT_GSI_TX_PACKETS);
 	return IB_WC_SUCCESS;
@@ -133,7 +138,7 @@ static void mr_ud_drain(struct mr_qp *qp)
 		sq->count--;
 		/* A failed send stops the send queue: SQE flushes the rest. */
 		if (wc.status != IB_WC_SUCCESS && qp->state == IB_QPS_RTS)
-			mr_qp_set_state_locked(qp, IB_QPS_SQE);
+			mr_wq_set_state(qp, IB_QPS_SQE);
 		spin_unlock_irqrestore(&sq->lock, flags);
 		if (signaled)
 			mr_cq_post(qp->scq, &wc, false);
@@ -174,8 +179,8 @@ void mr_ud_qp_fini(struct mr_qp *qp)
 }
 
 /* The GRH area of a receive: the IP header of the datagram, RoCE v2 style. */
-static enum rdma_network_type mr_ud_grh(struct sk_buff *skb,
-					union rdma_network_hdr *grh)
+VISIBLE_IF_KUNIT enum rdma_network_type mr_ud_grh(struct sk_buff *skb,
+						  union rdma_network_hdr *grh)
 {
 	memset(grh, 0, sizeof(*grh));
 	if (skb->protocol == htons(ETH_P_IP)) {
@@ -185,13 +190,14 @@ static enum rdma_network_type mr_ud_grh(struct sk_buff *skb,
 	memcpy(&grh->ibgrh, ipv6_hdr(skb), sizeof(grh->ibgrh));
 	return RDMA_NETWORK_IPV6;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_ud_grh);
 
 static void mr_ud_drop(struct mr_dev *dev, struct mr_qp *qp,
 		       enum mr_counter why)
 {
 	mr_stats_inc(dev, why);
 	ibdev_dbg_ratelimited(&dev->ib_dev, "QP %u: datagram dropped: %s\n",
-			      qp->ibqp.qp_num, mr_counter_name(why));
+			      qp->ibqp.qp_num, mr_counters_name(why));
 }
 
 /**
@@ -236,11 +242,11 @@ void mr_ud_rcv(struct mr_qp *qp, struct sk_buff *skb,
 		wc.status = IB_WC_LOC_LEN_ERR;
 		mr_stats_inc(dev, MR_CNT_UD_RX_TOO_LONG);
 	} else {
-		err = mr_sgl_copy(dev, qp->ibqp.pd, wqe->sge, wqe->num_sge, 0,
-				  &grh, need, true);
+		err = mr_mr_sgl_copy(dev, qp->ibqp.pd, wqe->sge, wqe->num_sge, 0,
+				     &grh, need, true);
 		if (!err && len)
-			err = mr_sgl_copy(dev, qp->ibqp.pd, wqe->sge,
-					  wqe->num_sge, need,
+			err = mr_mr_sgl_copy(dev, qp->ibqp.pd, wqe->sge,
+					     wqe->num_sge, need,
 					  skb->data + pkt->hdr_len, len, true);
 		wc.status = err ? IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS;
 	}

@@ -8,6 +8,7 @@ unsigned int mr_mtu_bytes(enum mr_mtu mtu)
 		return 0;
 	return 128u << mtu;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_mtu_bytes);
 
 /* The largest RDMA MTU whose packets, with all headers, fit the netdev MTU. */
 enum mr_mtu mr_mtu_from_netdev_mtu(unsigned int netdev_mtu)
@@ -21,9 +22,11 @@ enum mr_mtu mr_mtu_from_netdev_mtu(unsigned int netdev_mtu)
 			return mtu;
 	return MR_MTU_NONE;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_mtu_from_netdev_mtu);
 
 /* The smallest netdev MTU that a metaroce port can use. */
-unsigned int mr_min_netdev_mtu(void)
+unsigned int mr_mtu_min_netdev(void)
 {
 	return mr_mtu_bytes(MR_MTU_256) + MR_WIRE_OVERHEAD;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_mtu_min_netdev);

@@ -30,6 +30,6 @@ enum mr_mtu {
 
 unsigned int mr_mtu_bytes(enum mr_mtu mtu);
 enum mr_mtu mr_mtu_from_netdev_mtu(unsigned int netdev_mtu);
-unsigned int mr_min_netdev_mtu(void);
+unsigned int mr_mtu_min_netdev(void);
 
 #endif /* METAROCE_PROTO_MTU_H */

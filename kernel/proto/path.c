@@ -27,6 +27,7 @@ u16 mr_path_port(u32 seed, u32 counter)
 	x ^= x >> 5;
 	return (u16)(MR_PATH_PORT_MIN + x);
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_path_port);
 
 static bool mr_paths_port_used(const struct mr_paths *ps, u32 id, u16 port)
 {
@@ -81,6 +82,7 @@ int mr_paths_init(struct mr_paths *ps, u32 count, u32 fail_after, u32 seed)
 	};
 	return mr_paths_set_count(ps, count);
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_paths_init);
 
 /**
  * mr_paths_set_count() - use more or fewer paths
@@ -114,6 +116,7 @@ int mr_paths_set_count(struct mr_paths *ps, u32 count)
 	ps->cursor %= count;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_paths_set_count);
 
 /* Congestion control sets a path's window: 1..MR_PATH_MAX_WINDOW. */
 void mr_paths_set_window(struct mr_paths *ps, u32 id, u32 window)
@@ -126,6 +129,7 @@ void mr_paths_set_window(struct mr_paths *ps, u32 id, u32 window)
 		window = MR_PATH_MAX_WINDOW;
 	ps->path[id].window = window;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_paths_set_window);
 
 /* Whether path @a is emptier than path @b, relative to their windows. */
 static bool mr_paths_emptier(const struct mr_path *a, const struct mr_path *b)
@@ -185,6 +189,7 @@ int mr_paths_pick(struct mr_paths *ps)
 {
 	return mr_paths_pick_other(ps, MR_PATH_MAX);
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_paths_pick);
 
 /**
  * mr_paths_charge() - charge a resent packet to the path it belongs to
@@ -209,6 +214,7 @@ int mr_paths_charge(struct mr_paths *ps, u32 id)
 	ps->inflight++;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_paths_charge);
 
 /*
  * A packet of path @id reported lost goes again: it is in flight once
@@ -221,6 +227,7 @@ void mr_paths_recharge(struct mr_paths *ps, u32 id)
 	ps->path[id].inflight++;
 	ps->inflight++;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_paths_recharge);
 
 static void mr_path_uncharge(struct mr_paths *ps, struct mr_path *p, u32 n)
 {
@@ -236,6 +243,7 @@ void mr_paths_unpick(struct mr_paths *ps, u32 id)
 	if (id < ps->count)
 		mr_path_uncharge(ps, &ps->path[id], 1);
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_paths_unpick);
 
 /* An ACK left n_acked packets acknowledged and n_lost newly lost. */
 void mr_paths_ack(struct mr_paths *ps, u32 id, u32 n_acked, u32 n_lost)
@@ -249,6 +257,7 @@ void mr_paths_ack(struct mr_paths *ps, u32 id, u32 n_acked, u32 n_lost)
 	if (n_acked)
 		p->rtos = 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_paths_ack);
 
 /**
  * mr_paths_timeout() - the path's retransmission timer fired
@@ -274,6 +283,7 @@ bool mr_paths_timeout(struct mr_paths *ps, u32 id, u32 n_lost)
 	p->state = MR_PATH_FAILED;
 	return true;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_paths_timeout);
 
 /**
  * mr_paths_restart() - bring a path back on a new source port
@@ -292,3 +302,4 @@ int mr_paths_restart(struct mr_paths *ps, u32 id)
 	mr_paths_start(ps, id, ps->path[id].epoch + 1);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_paths_restart);

@@ -5,7 +5,7 @@
  */
 #include "rto.h"
 
-static u64 mr_clamp(u64 v, u64 lo, u64 hi)
+static u64 mr_rto_clamp(u64 v, u64 lo, u64 hi)
 {
 	return v < lo ? lo : v > hi ? hi : v;
 }
@@ -21,14 +21,15 @@ static u64 mr_clamp(u64 v, u64 lo, u64 hi)
  */
 void mr_rto_init(struct mr_rto *r, u64 initial_ns, u64 min_ns, u64 max_ns)
 {
-	r->max = mr_clamp(max_ns, 1, MR_RTO_LIMIT_NS);
-	r->min = mr_clamp(min_ns, 1, r->max);
-	r->rto = mr_clamp(initial_ns, r->min, r->max);
+	r->max = mr_rto_clamp(max_ns, 1, MR_RTO_LIMIT_NS);
+	r->min = mr_rto_clamp(min_ns, 1, r->max);
+	r->rto = mr_rto_clamp(initial_ns, r->min, r->max);
 	r->srtt = 0;
 	r->rttvar = 0;
 	r->backoffs = 0;
 	r->samples = 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_rto_init);
 
 /**
  * mr_rto_sample() - feed one RTT measurement
@@ -39,7 +40,7 @@ void mr_rto_init(struct mr_rto *r, u64 initial_ns, u64 min_ns, u64 max_ns)
  */
 void mr_rto_sample(struct mr_rto *r, u64 rtt_ns)
 {
-	u64 rtt = mr_clamp(rtt_ns, 1, r->max);
+	u64 rtt = mr_rto_clamp(rtt_ns, 1, r->max);
 	u64 err;
 
 	if (!r->samples) {
@@ -57,8 +58,9 @@ void mr_rto_sample(struct mr_rto *r, u64 rtt_ns)
 	if (r->samples != (u32)-1)
 		r->samples++;
 	r->backoffs = 0;
-	r->rto = mr_clamp(r->srtt + 4 * r->rttvar, r->min, r->max);
+	r->rto = mr_rto_clamp(r->srtt + 4 * r->rttvar, r->min, r->max);
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_rto_sample);
 
 /**
  * mr_rto_timeout() - the path's timer fired: back off
@@ -73,3 +75,31 @@ u64 mr_rto_timeout(struct mr_rto *r)
 		r->backoffs++;
 	return r->rto;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_rto_timeout);
+
+/**
+ * mr_rto_wait() - how long a path's timer waits now
+ * @r: the estimator
+ * @probed: the tail probe of the current wait has gone
+ * @pto_min_ns: the shortest tail probe timeout
+ *
+ * Before the probe, and once there is an RTT sample, the timer fires as a
+ * tail probe after max(2 SRTT, SRTT + 4 RTTVAR), at least @pto_min_ns and
+ * at most the RTO; otherwise it waits the RTO.
+ *
+ * Return: the wait in nanoseconds.
+ */
+u64 mr_rto_wait(const struct mr_rto *r, bool probed, u64 pto_min_ns)
+{
+	u64 pto;
+
+	if (probed || !r->srtt)
+		return r->rto;
+	pto = 2 * r->srtt;
+	if (r->srtt + 4 * r->rttvar > pto)
+		pto = r->srtt + 4 * r->rttvar;
+	if (pto < pto_min_ns)
+		pto = pto_min_ns;
+	return pto > r->rto ? r->rto : pto;
+}
+EXPORT_SYMBOL_IF_KUNIT(mr_rto_wait);

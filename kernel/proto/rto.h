@@ -25,6 +25,7 @@ struct mr_rto {
 void mr_rto_init(struct mr_rto *r, u64 initial_ns, u64 min_ns, u64 max_ns);
 void mr_rto_sample(struct mr_rto *r, u64 rtt_ns);
 u64 mr_rto_timeout(struct mr_rto *r);
+u64 mr_rto_wait(const struct mr_rto *r, bool probed, u64 pto_min_ns);
 
 /**
  * mr_rto_early() - whether a path's timer fired while older packets of the

@@ -6,21 +6,21 @@
  */
 #include "sack.h"
 
-static bool mr_ring_test(const u64 *ring, u32 psn)
+static bool mr_sack_ring_test(const u64 *ring, u32 psn)
 {
 	u32 s = psn % MR_SACK_WINDOW;
 
 	return ring[s / 64] >> (s % 64) & 1;
 }
 
-static void mr_ring_set(u64 *ring, u32 psn)
+static void mr_sack_ring_set(u64 *ring, u32 psn)
 {
 	u32 s = psn % MR_SACK_WINDOW;
 
 	ring[s / 64] |= (u64)1 << (s % 64);
 }
 
-static void mr_ring_clear(u64 *ring, u32 psn)
+static void mr_sack_ring_clear(u64 *ring, u32 psn)
 {
 	u32 s = psn % MR_SACK_WINDOW;
 
@@ -28,7 +28,7 @@ static void mr_ring_clear(u64 *ring, u32 psn)
 }
 
 /* 64 ring bits from bit position @from on, wrapping at 256. */
-static u64 mr_ring_word(const u64 *ring, u32 from)
+static u64 mr_sack_ring_word(const u64 *ring, u32 from)
 {
 	u32 b = from % MR_SACK_WINDOW;
 	u32 q = b / 64, s = b % 64;
@@ -40,7 +40,7 @@ static u64 mr_ring_word(const u64 *ring, u32 from)
 }
 
 /* Whether a 256-bit map has any bit at or above @from. */
-static bool mr_map_any_from(const u64 *map, u32 from)
+static bool mr_sack_map_any_from(const u64 *map, u32 from)
 {
 	u32 w;
 
@@ -55,7 +55,7 @@ static bool mr_map_any_from(const u64 *map, u32 from)
 	return false;
 }
 
-static void mr_map_set(u64 *map, u32 i)
+static void mr_sack_map_set(u64 *map, u32 i)
 {
 	map[i / 64] |= (u64)1 << (i % 64);
 }
@@ -73,7 +73,7 @@ static void mr_zero(u64 *map)
  * start at 0, which a sender knows even before it has an agreed PSN (a
  * responder in RTR answering READs restarts its paths to send).
  */
-static u32 mr_epoch_start(u32 start_psn, u16 epoch)
+static u32 mr_sack_epoch_start(u32 start_psn, u16 epoch)
 {
 	return epoch ? 0 : start_psn;
 }
@@ -83,14 +83,16 @@ void mr_sack_rx_init(struct mr_sack_rx *rx, u32 start_psn)
 	rx->start = start_psn;
 	mr_sack_rx_reset(rx, 0);
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_sack_rx_init);
 
 /* The sender restarted the path: forget the old epoch's window. */
 void mr_sack_rx_reset(struct mr_sack_rx *rx, u16 epoch)
 {
 	mr_zero(rx->ring);
-	rx->cum = mr_epoch_start(rx->start, epoch);
+	rx->cum = mr_sack_epoch_start(rx->start, epoch);
 	rx->epoch = epoch;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_sack_rx_reset);
 
 /**
  * mr_sack_rx_record() - note the arrival of a packet on this path
@@ -114,16 +116,17 @@ enum mr_sack_rx_res mr_sack_rx_record(struct mr_sack_rx *rx, u16 epoch,
 		return MR_SACK_DUP;
 	if (psn - rx->cum >= MR_SACK_WINDOW)
 		return MR_SACK_BEYOND;
-	if (mr_ring_test(rx->ring, psn))
+	if (mr_sack_ring_test(rx->ring, psn))
 		return MR_SACK_DUP;
 
-	mr_ring_set(rx->ring, psn);
-	while (mr_ring_test(rx->ring, rx->cum)) {
-		mr_ring_clear(rx->ring, rx->cum);
+	mr_sack_ring_set(rx->ring, psn);
+	while (mr_sack_ring_test(rx->ring, rx->cum)) {
+		mr_sack_ring_clear(rx->ring, rx->cum);
 		rx->cum++;
 	}
 	return MR_SACK_NEW;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_sack_rx_record);
 
 /* The ACK fields for this window: bit i of the SACK map is PSN cum + i. */
 void mr_sack_rx_fill_ack(const struct mr_sack_rx *rx, struct mr_ack_hdr *ack)
@@ -132,14 +135,16 @@ void mr_sack_rx_fill_ack(const struct mr_sack_rx *rx, struct mr_ack_hdr *ack)
 
 	ack->cum_psn = rx->cum;
 	for (w = 0; w < MR_SACK_WORDS; w++)
-		ack->sack[w] = mr_ring_word(rx->ring, rx->cum + 64 * w);
+		ack->sack[w] = mr_sack_ring_word(rx->ring, rx->cum + 64 * w);
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_sack_rx_fill_ack);
 
 void mr_sack_tx_init(struct mr_sack_tx *tx, u32 start_psn)
 {
 	tx->start = start_psn;
 	mr_sack_tx_reset(tx, 0);
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_sack_tx_init);
 
 /*
  * A new path epoch: the caller has moved every unacknowledged packet of
@@ -150,25 +155,28 @@ void mr_sack_tx_reset(struct mr_sack_tx *tx, u16 epoch)
 	mr_zero(tx->sacked);
 	mr_zero(tx->lost);
 	mr_zero(tx->resent);
-	tx->una = mr_epoch_start(tx->start, epoch);
+	tx->una = mr_sack_epoch_start(tx->start, epoch);
 	tx->nxt = tx->una;
 	tx->high = tx->una;
 	tx->n_sacked = 0;
 	tx->n_lost = 0;
 	tx->epoch = epoch;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_sack_tx_reset);
 
 /* How many new PSNs the scoreboard can still take. */
 u32 mr_sack_tx_room(const struct mr_sack_tx *tx)
 {
 	return MR_SACK_WINDOW - (tx->nxt - tx->una);
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_sack_tx_room);
 
 /* Packets presumed in the network: sent, neither acknowledged nor lost. */
 u32 mr_sack_tx_pipe(const struct mr_sack_tx *tx)
 {
 	return tx->nxt - tx->una - tx->n_sacked - tx->n_lost;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_sack_tx_pipe);
 
 /* Take the next PSN for a new packet; -MR_ENOSPC when 256 are in flight. */
 int mr_sack_tx_send(struct mr_sack_tx *tx, u32 *psn)
@@ -179,6 +187,7 @@ int mr_sack_tx_send(struct mr_sack_tx *tx, u32 *psn)
 	tx->mark[*psn % MR_SACK_WINDOW] = 1;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_sack_tx_send);
 
 /**
  * mr_sack_tx_resend() - note that a packet goes out again with its PSN
@@ -194,16 +203,17 @@ int mr_sack_tx_resend(struct mr_sack_tx *tx, u32 psn)
 {
 	if (psn - tx->una >= tx->nxt - tx->una)
 		return -MR_EFIELD;
-	if (mr_ring_test(tx->sacked, psn))
+	if (mr_sack_ring_test(tx->sacked, psn))
 		return -MR_ESTALE;
-	if (mr_ring_test(tx->lost, psn)) {
-		mr_ring_clear(tx->lost, psn);
+	if (mr_sack_ring_test(tx->lost, psn)) {
+		mr_sack_ring_clear(tx->lost, psn);
 		tx->n_lost--;
 	}
-	mr_ring_set(tx->resent, psn);
+	mr_sack_ring_set(tx->resent, psn);
 	tx->mark[psn % MR_SACK_WINDOW] = (u16)(tx->nxt - psn);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_sack_tx_resend);
 
 /* PSN @psn is acknowledged for the first time. */
 static void mr_sack_tx_acked(struct mr_sack_tx *tx, u32 psn,
@@ -211,12 +221,12 @@ static void mr_sack_tx_acked(struct mr_sack_tx *tx, u32 psn,
 {
 	u32 i = psn - res->base;
 
-	mr_map_set(res->acked, i);
+	mr_sack_map_set(res->acked, i);
 	res->n_acked++;
-	if (mr_ring_test(tx->resent, psn))
-		mr_map_set(res->ambiguous, i);
-	if (mr_ring_test(tx->lost, psn)) {
-		mr_ring_clear(tx->lost, psn);
+	if (mr_sack_ring_test(tx->resent, psn))
+		mr_sack_map_set(res->ambiguous, i);
+	if (mr_sack_ring_test(tx->lost, psn)) {
+		mr_sack_ring_clear(tx->lost, psn);
 		tx->n_lost--;
 	}
 }
@@ -231,14 +241,14 @@ static void mr_sack_tx_detect(struct mr_sack_tx *tx, struct mr_sack_res *res)
 	u32 psn;
 
 	for (psn = tx->una; psn != tx->high; psn++) {
-		if (mr_ring_test(tx->sacked, psn) ||
-		    mr_ring_test(tx->lost, psn))
+		if (mr_sack_ring_test(tx->sacked, psn) ||
+		    mr_sack_ring_test(tx->lost, psn))
 			continue;
 		if (tx->high - 1 - psn < tx->mark[psn % MR_SACK_WINDOW])
 			continue;
-		mr_ring_set(tx->lost, psn);
+		mr_sack_ring_set(tx->lost, psn);
 		tx->n_lost++;
-		mr_map_set(res->lost, psn - res->base);
+		mr_sack_map_set(res->lost, psn - res->base);
 		res->n_lost++;
 	}
 }
@@ -274,17 +284,17 @@ int mr_sack_tx_ack(struct mr_sack_tx *tx, u16 epoch, u32 cum_psn,
 	if (cum_psn - tx->una > tx->nxt - tx->una)
 		return -MR_EFIELD;
 	sent_after = tx->nxt - cum_psn;
-	if ((sack[0] & 1) || mr_map_any_from(sack, sent_after))
+	if ((sack[0] & 1) || mr_sack_map_any_from(sack, sent_after))
 		return -MR_EFIELD;
 
 	for (psn = tx->una; psn != cum_psn; psn++) {
-		if (mr_ring_test(tx->sacked, psn)) {
-			mr_ring_clear(tx->sacked, psn);
+		if (mr_sack_ring_test(tx->sacked, psn)) {
+			mr_sack_ring_clear(tx->sacked, psn);
 			tx->n_sacked--;
 		} else {
 			mr_sack_tx_acked(tx, psn, res);
 		}
-		mr_ring_clear(tx->resent, psn);
+		mr_sack_ring_clear(tx->resent, psn);
 	}
 	tx->una = cum_psn;
 
@@ -293,9 +303,9 @@ int mr_sack_tx_ack(struct mr_sack_tx *tx, u16 epoch, u32 cum_psn,
 			continue;
 		top = i;
 		psn = cum_psn + i;
-		if (mr_ring_test(tx->sacked, psn))
+		if (mr_sack_ring_test(tx->sacked, psn))
 			continue;
-		mr_ring_set(tx->sacked, psn);
+		mr_sack_ring_set(tx->sacked, psn);
 		tx->n_sacked++;
 		mr_sack_tx_acked(tx, psn, res);
 	}
@@ -307,6 +317,7 @@ int mr_sack_tx_ack(struct mr_sack_tx *tx, u16 epoch, u32 cum_psn,
 	mr_sack_tx_detect(tx, res);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_sack_tx_ack);
 
 /*
  * The path's retransmission timer fired: nothing in flight is coming back,
@@ -318,15 +329,16 @@ void mr_sack_tx_timeout(struct mr_sack_tx *tx, struct mr_sack_res *res)
 
 	mr_sack_res_init(tx, res);
 	for (psn = tx->una; psn != tx->nxt; psn++) {
-		if (mr_ring_test(tx->sacked, psn) ||
-		    mr_ring_test(tx->lost, psn))
+		if (mr_sack_ring_test(tx->sacked, psn) ||
+		    mr_sack_ring_test(tx->lost, psn))
 			continue;
-		mr_ring_set(tx->lost, psn);
+		mr_sack_ring_set(tx->lost, psn);
 		tx->n_lost++;
-		mr_map_set(res->lost, psn - res->base);
+		mr_sack_map_set(res->lost, psn - res->base);
 		res->n_lost++;
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_sack_tx_timeout);
 
 /**
  * mr_sack_tx_next_unacked() - find the next packet the receiver lacks
@@ -345,10 +357,11 @@ bool mr_sack_tx_next_unacked(const struct mr_sack_tx *tx, u32 *psn)
 	if (mr_seq_before(p, tx->una))
 		p = tx->una;
 	for (; p - tx->una < tx->nxt - tx->una; p++) {
-		if (!mr_ring_test(tx->sacked, p)) {
+		if (!mr_sack_ring_test(tx->sacked, p)) {
 			*psn = p;
 			return true;
 		}
 	}
 	return false;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_sack_tx_next_unacked);

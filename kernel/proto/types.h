@@ -9,7 +9,9 @@
 #define METAROCE_PROTO_TYPES_H
 
 #ifdef __KERNEL__
+#include <kunit/visibility.h>
 #include <linux/build_bug.h>
+#include <linux/export.h>
 #include <linux/types.h>
 #else
 #include <assert.h>
@@ -24,6 +26,8 @@ typedef __s8 s8;
 typedef __s16 s16;
 typedef __s32 s32;
 typedef __s64 s64;
+/* Only the kernel's KUnit suites link against the module's symbols. */
+#define EXPORT_SYMBOL_IF_KUNIT(symbol)
 #endif
 
 /*

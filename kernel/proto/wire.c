@@ -142,7 +142,7 @@ static const struct mr_op_info {
 	[MR_OP_NAK] = { MR_NAK_HDR_LEN, 0, 0, mr_nak_fields },
 };
 
-static const struct mr_op_info *mr_op_info(unsigned int opcode)
+static const struct mr_op_info *mr_wire_op_info(unsigned int opcode)
 {
 	if (opcode > MR_OP_MAX || !mr_ops[opcode].len)
 		return NULL;
@@ -152,13 +152,14 @@ static const struct mr_op_info *mr_op_info(unsigned int opcode)
 /* Base plus opcode header length, or 0 for an unknown opcode. */
 unsigned int mr_wire_hdr_len(unsigned int opcode)
 {
-	const struct mr_op_info *op = mr_op_info(opcode);
+	const struct mr_op_info *op = mr_wire_op_info(opcode);
 
 	return op ? MR_BASE_HDR_LEN + op->len : 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_wire_hdr_len);
 
 /* A message slice: it lies inside the message, and only an empty one is 0. */
-static int mr_check_slice(u32 length, u32 offset, u32 payload)
+static int mr_wire_check_slice(u32 length, u32 offset, u32 payload)
 {
 	if (length > MR_WIRE_MAX_MSG_LEN)
 		return -MR_EFIELD;
@@ -170,7 +171,7 @@ static int mr_check_slice(u32 length, u32 offset, u32 payload)
 }
 
 /* A remote range must not wrap around the end of the address space. */
-static int mr_check_range(u64 va, u64 length)
+static int mr_wire_check_range(u64 va, u64 length)
 {
 	if (length && va + (length - 1) < va)
 		return -MR_EFIELD;
@@ -178,7 +179,7 @@ static int mr_check_range(u64 va, u64 length)
 }
 
 /* An ACK: SACK bit 0 is cum_psn, never received; psn names a packet it has. */
-static int mr_check_ack(u32 psn, const struct mr_ack_hdr *ack)
+static int mr_wire_check_ack(u32 psn, const struct mr_ack_hdr *ack)
 {
 	u32 d = psn - ack->cum_psn;
 
@@ -192,7 +193,7 @@ static int mr_check_ack(u32 psn, const struct mr_ack_hdr *ack)
 }
 
 /* A datagram rides no path and fits one packet. */
-static int mr_check_ud(const struct mr_pkt *pkt)
+static int mr_wire_check_ud(const struct mr_pkt *pkt)
 {
 	if (pkt->base.path || pkt->base.epoch ||
 	    pkt->ud.src_qpn > MR_WIRE_QPN_MAX)
@@ -202,7 +203,7 @@ static int mr_check_ud(const struct mr_pkt *pkt)
 	return 0;
 }
 
-static int mr_check_nak(const struct mr_nak_hdr *nak)
+static int mr_wire_check_nak(const struct mr_nak_hdr *nak)
 {
 	if (nak->code < MR_NAK_REMOTE_ACCESS || nak->code > MR_NAK_RNR)
 		return -MR_EFIELD;
@@ -212,7 +213,7 @@ static int mr_check_nak(const struct mr_nak_hdr *nak)
 }
 
 /* The checks on values that both encode and decode run. */
-static int mr_check(const struct mr_pkt *pkt, const struct mr_op_info *op)
+static int mr_wire_check(const struct mr_pkt *pkt, const struct mr_op_info *op)
 {
 	const struct mr_base_hdr *b = &pkt->base;
 	int err;
@@ -228,48 +229,48 @@ static int mr_check(const struct mr_pkt *pkt, const struct mr_op_info *op)
 	case MR_OP_SEND:
 	case MR_OP_SEND_IMM:
 	case MR_OP_SEND_INV:
-		return mr_check_slice(pkt->send.length, pkt->send.offset,
+		return mr_wire_check_slice(pkt->send.length, pkt->send.offset,
 				      pkt->payload_len);
 	case MR_OP_WRITE:
 	case MR_OP_WRITE_IMM:
-		err = mr_check_slice(pkt->write.length, pkt->write.offset,
-				     pkt->payload_len);
-		return err ? err : mr_check_range(pkt->write.va,
+		err = mr_wire_check_slice(pkt->write.length, pkt->write.offset,
+					  pkt->payload_len);
+		return err ? err : mr_wire_check_range(pkt->write.va,
 						  pkt->write.length);
 	case MR_OP_READ_REQ:
 		if (pkt->read_req.length > MR_WIRE_MAX_MSG_LEN)
 			return -MR_EFIELD;
-		return mr_check_range(pkt->read_req.va, pkt->read_req.length);
+		return mr_wire_check_range(pkt->read_req.va, pkt->read_req.length);
 	case MR_OP_CMP_SWAP:
 	case MR_OP_FETCH_ADD:
-		return mr_check_range(pkt->atomic.va, MR_WIRE_ATOMIC_LEN);
+		return mr_wire_check_range(pkt->atomic.va, MR_WIRE_ATOMIC_LEN);
 	case MR_OP_READ_RESP:
-		return mr_check_slice(pkt->read_resp.length,
+		return mr_wire_check_slice(pkt->read_resp.length,
 				      pkt->read_resp.offset, pkt->payload_len);
 	case MR_OP_ACK:
-		return mr_check_ack(b->psn, &pkt->ack);
+		return mr_wire_check_ack(b->psn, &pkt->ack);
 	case MR_OP_NAK:
-		return mr_check_nak(&pkt->nak);
+		return mr_wire_check_nak(&pkt->nak);
 	case MR_OP_UD_SEND:
 	case MR_OP_UD_SEND_IMM:
-		return mr_check_ud(pkt);
+		return mr_wire_check_ud(pkt);
 	}
 	return 0;
 }
 
 /* Whether @f is part of the header of @op: see the field tables. */
-static bool mr_has_field(const struct mr_op_info *op, const struct mr_field *f)
+static bool mr_wire_has_field(const struct mr_op_info *op, const struct mr_field *f)
 {
 	return f->size && f->at + f->size <= op->len;
 }
 
 /* Reads the opcode header at p; the caller checked the length. */
-static void mr_get_op(const u8 *p, struct mr_pkt *pkt,
-		      const struct mr_op_info *op)
+static void mr_wire_get_op(const u8 *p, struct mr_pkt *pkt,
+			   const struct mr_op_info *op)
 {
 	const struct mr_field *f;
 
-	for (f = op->fields; mr_has_field(op, f); f++) {
+	for (f = op->fields; mr_wire_has_field(op, f); f++) {
 		u8 *v = (u8 *)pkt + f->member;
 
 		if (f->size == 1)
@@ -284,13 +285,13 @@ static void mr_get_op(const u8 *p, struct mr_pkt *pkt,
 }
 
 /* Writes the opcode header at p, every byte of it: reserved ones are 0. */
-static void mr_put_op(const struct mr_pkt *pkt, u8 *p,
-		      const struct mr_op_info *op)
+static void mr_wire_put_op(const struct mr_pkt *pkt, u8 *p,
+			   const struct mr_op_info *op)
 {
 	const struct mr_field *f;
 
 	__builtin_memset(p, 0, op->len);
-	for (f = op->fields; mr_has_field(op, f); f++) {
+	for (f = op->fields; mr_wire_has_field(op, f); f++) {
 		const u8 *v = (const u8 *)pkt + f->member;
 
 		if (f->size == 1)
@@ -322,7 +323,7 @@ int mr_wire_decode(const u8 *buf, u32 len, struct mr_pkt *pkt)
 		return -MR_ETRUNC;
 	if (buf[0] != MR_WIRE_VERSION)
 		return -MR_EVERSION;
-	op = mr_op_info(buf[1]);
+	op = mr_wire_op_info(buf[1]);
 	if (!op)
 		return -MR_EOPCODE;
 	if (len < MR_BASE_HDR_LEN + op->len)
@@ -338,11 +339,12 @@ int mr_wire_decode(const u8 *buf, u32 len, struct mr_pkt *pkt)
 	pkt->base.qpn = mr_get_be24(buf + 5);
 	pkt->base.psn = mr_get_be32(buf + 8);
 	pkt->base.epoch = mr_get_be16(buf + 12);
-	mr_get_op(buf + MR_BASE_HDR_LEN, pkt, op);
+	mr_wire_get_op(buf + MR_BASE_HDR_LEN, pkt, op);
 	pkt->hdr_len = MR_BASE_HDR_LEN + op->len;
 	pkt->payload_len = len - pkt->hdr_len;
-	return mr_check(pkt, op);
+	return mr_wire_check(pkt, op);
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_wire_decode);
 
 /**
  * mr_wire_encode() - write the headers of a packet to send
@@ -356,12 +358,12 @@ int mr_wire_decode(const u8 *buf, u32 len, struct mr_pkt *pkt)
  */
 int mr_wire_encode(const struct mr_pkt *pkt, u8 *buf, u32 size)
 {
-	const struct mr_op_info *op = mr_op_info(pkt->base.opcode);
+	const struct mr_op_info *op = mr_wire_op_info(pkt->base.opcode);
 	int err;
 
 	if (!op)
 		return -MR_EOPCODE;
-	err = mr_check(pkt, op);
+	err = mr_wire_check(pkt, op);
 	if (err)
 		return err;
 	if (size < MR_BASE_HDR_LEN + op->len)
@@ -376,6 +378,7 @@ int mr_wire_encode(const struct mr_pkt *pkt, u8 *buf, u32 size)
 	mr_put_be32(buf + 8, pkt->base.psn);
 	mr_put_be16(buf + 12, pkt->base.epoch);
 	mr_put_be16(buf + 14, 0);
-	mr_put_op(pkt, buf + MR_BASE_HDR_LEN, op);
+	mr_wire_put_op(pkt, buf + MR_BASE_HDR_LEN, op);
 	return (int)(MR_BASE_HDR_LEN + op->len);
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_wire_encode);

@@ -2,7 +2,7 @@
 /* KUnit: the path MTU arithmetic of proto/mtu.c. */
 #include <kunit/test.h>
 
-#include "../proto/mtu.c"
+#include "../proto/mtu.h"
 
 static void mtu_bytes_of_each_code(struct kunit *test)
 {
@@ -37,7 +37,7 @@ static void mtu_boundaries(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, mr_mtu_from_netdev_mtu(edge - 1),
 				mtu - 1);
 	}
-	KUNIT_EXPECT_EQ(test, mr_min_netdev_mtu(), 256u + MR_WIRE_OVERHEAD);
+	KUNIT_EXPECT_EQ(test, mr_mtu_min_netdev(), 256u + MR_WIRE_OVERHEAD);
 }
 
 /* For every netdev MTU: the answer fits, and the next larger one does not. */

@@ -3,7 +3,7 @@
 #include <kunit/test.h>
 #include <linux/bitops.h>
 
-#include "../proto/path.c"
+#include "../proto/path.h"
 
 static struct mr_paths *path_new(struct kunit *test, u32 n, u32 fail_after)
 {

@@ -2,20 +2,15 @@
 /*
  * KUnit: kernel QPs of qp.c on a device that is allocated but never
  * registered: creation limits, QPN lookups, and the flush of queued WRs in
- * post order. The CQ and MR code comes from verbs_kunit.o, which includes
- * cq.c and mr.c. Transitions that need a port and an AV (RTR, RTS) are
+ * post order. Transitions that need a port and an AV (RTR, RTS) are
  * covered by selftests/tests/22-qp-states.sh.
  */
 #include <kunit/test.h>
 
-#include "../qp.c"
+#include "../cq.h"
+#include "../qp.h"
+#include "../wq.h"
 #include "verbs_fixture.h"
-
-/* net.c is not part of this module. */
-__be16 mr_udp_dport(void)
-{
-	return htons(METAROCE_DEFAULT_UDP_PORT);
-}
 
 struct qp_fixture {
 	struct mr_dev *dev;
@@ -38,8 +33,8 @@ static struct qp_fixture *qp_fixture(struct kunit *test)
 
 static void qp_fixture_fini(struct qp_fixture *f)
 {
-	mr_destroy_cq(&f->scq->ibcq, NULL);
-	mr_destroy_cq(&f->rcq->ibcq, NULL);
+	mr_cq_destroy(&f->scq->ibcq, NULL);
+	mr_cq_destroy(&f->rcq->ibcq, NULL);
 	mr_qp_dev_fini(f->dev);
 }
 
@@ -65,7 +60,7 @@ static int qp_create(struct kunit *test, struct qp_fixture *f,
 	qp->ibqp.pd = &f->pd;
 	qp->ibqp.qp_type = init->qp_type;
 	*out = qp;
-	return mr_create_qp(&qp->ibqp, init, NULL);
+	return mr_qp_create(&qp->ibqp, init, NULL);
 }
 
 static void qp_create_limits(struct kunit *test)
@@ -110,7 +105,7 @@ static void qp_create_limits(struct kunit *test)
 	if (other)
 		mr_qp_put(other);
 	KUNIT_EXPECT_NULL(test, mr_qp_get(f->dev, qpn + 1));
-	KUNIT_EXPECT_EQ(test, mr_destroy_qp(&qp->ibqp, NULL), 0);
+	KUNIT_EXPECT_EQ(test, mr_qp_destroy(&qp->ibqp, NULL), 0);
 	KUNIT_EXPECT_NULL(test, mr_qp_get(f->dev, qpn));
 	KUNIT_EXPECT_EQ(test, atomic_read(&f->dev->num_qp), 0);
 
@@ -120,7 +115,7 @@ static void qp_create_limits(struct kunit *test)
 		init.qp_type = transport_by_type[i].type;
 		KUNIT_ASSERT_EQ(test, qp_create(test, f, &init, &qp), 0);
 		KUNIT_EXPECT_EQ(test, !!qp->xp, transport_by_type[i].xport);
-		KUNIT_EXPECT_EQ(test, mr_destroy_qp(&qp->ibqp, NULL), 0);
+		KUNIT_EXPECT_EQ(test, mr_qp_destroy(&qp->ibqp, NULL), 0);
 		KUNIT_EXPECT_EQ(test, atomic_read(&f->dev->num_qp), 0);
 	}
 
@@ -138,7 +133,7 @@ static void qp_create_limits(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, other, qp);
 	if (other)
 		mr_qp_put(other);
-	KUNIT_EXPECT_EQ(test, mr_destroy_qp(&qp->ibqp, NULL), 0);
+	KUNIT_EXPECT_EQ(test, mr_qp_destroy(&qp->ibqp, NULL), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&f->dev->num_qp), 0);
 	qp_fixture_fini(f);
 }
@@ -150,7 +145,7 @@ static int qp_to(struct mr_qp *qp, enum ib_qp_state state)
 
 	if (state == IB_QPS_INIT)
 		mask |= IB_QP_PKEY_INDEX | IB_QP_PORT | IB_QP_ACCESS_FLAGS;
-	return mr_modify_qp(&qp->ibqp, &attr, mask, NULL);
+	return mr_qp_modify(&qp->ibqp, &attr, mask, NULL);
 }
 
 static void expect_flushed(struct kunit *test, struct mr_cq *cq, u64 first,
@@ -188,14 +183,14 @@ static void qp_flush_in_order(struct kunit *test)
 		rwr[i].wr_id = i + 1;
 		rwr[i].next = i + 1 < ARRAY_SIZE(rwr) ? &rwr[i + 1] : NULL;
 	}
-	KUNIT_EXPECT_EQ(test, mr_post_recv(&qp->ibqp, rwr, &rbad), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mr_qp_post_recv(&qp->ibqp, rwr, &rbad), -EINVAL);
 	KUNIT_EXPECT_PTR_EQ(test, rbad, &rwr[0]);
 
 	KUNIT_ASSERT_EQ(test, qp_to(qp, IB_QPS_INIT), 0);
 	/* Four fit, the fifth does not. */
-	KUNIT_EXPECT_EQ(test, mr_post_recv(&qp->ibqp, rwr, &rbad), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, mr_qp_post_recv(&qp->ibqp, rwr, &rbad), -ENOMEM);
 	KUNIT_EXPECT_PTR_EQ(test, rbad, &rwr[4]);
-	KUNIT_EXPECT_EQ(test, mr_post_send(&qp->ibqp, &swr, &sbad), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mr_qp_post_send(&qp->ibqp, &swr, &sbad), -EINVAL);
 	KUNIT_EXPECT_PTR_EQ(test, sbad, &swr);
 
 	KUNIT_ASSERT_EQ(test, qp_to(qp, IB_QPS_ERR), 0);
@@ -204,7 +199,7 @@ static void qp_flush_in_order(struct kunit *test)
 	spin_lock_irq(&qp->sq.lock);
 	qp->sq.flushing = true;	/* hold the flush to look at the WQE */
 	spin_unlock_irq(&qp->sq.lock);
-	KUNIT_EXPECT_EQ(test, mr_post_send(&qp->ibqp, &swr, &sbad), 0);
+	KUNIT_EXPECT_EQ(test, mr_qp_post_send(&qp->ibqp, &swr, &sbad), 0);
 	KUNIT_ASSERT_EQ(test, qp->sq.count, 1u);
 	wqe = mr_wq_slot(&qp->sq, qp->sq.head);
 	KUNIT_EXPECT_EQ(test, wqe->length, (u32)sizeof(text));
@@ -219,10 +214,10 @@ static void qp_flush_in_order(struct kunit *test)
 	/* RESET drops without completions. */
 	KUNIT_ASSERT_EQ(test, qp_to(qp, IB_QPS_RESET), 0);
 	KUNIT_ASSERT_EQ(test, qp_to(qp, IB_QPS_INIT), 0);
-	KUNIT_EXPECT_EQ(test, mr_post_recv(&qp->ibqp, rwr, &rbad), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, mr_qp_post_recv(&qp->ibqp, rwr, &rbad), -ENOMEM);
 	KUNIT_ASSERT_EQ(test, qp_to(qp, IB_QPS_RESET), 0);
 	KUNIT_EXPECT_EQ(test, qp->rq.count, 0u);
-	KUNIT_EXPECT_EQ(test, mr_destroy_qp(&qp->ibqp, NULL), 0);
+	KUNIT_EXPECT_EQ(test, mr_qp_destroy(&qp->ibqp, NULL), 0);
 	expect_flushed(test, f->rcq, 1, 0, IB_WC_RECV);
 	qp_fixture_fini(f);
 }
@@ -256,13 +251,13 @@ static void qp_uc_opcodes(struct kunit *test)
 		bad.wr.wr_id = 2;
 		bad.wr.opcode = refused[i];
 		bad.wr.send_flags = 0;
-		KUNIT_EXPECT_EQ(test, mr_post_send(&qp->ibqp, &send, &sbad),
+		KUNIT_EXPECT_EQ(test, mr_qp_post_send(&qp->ibqp, &send, &sbad),
 				-EINVAL);
 		KUNIT_EXPECT_PTR_EQ(test, sbad, &bad.wr);
 		/* The SEND before it went. */
 		expect_flushed(test, f->scq, 1, 1, IB_WC_SEND);
 	}
-	KUNIT_EXPECT_EQ(test, mr_destroy_qp(&qp->ibqp, NULL), 0);
+	KUNIT_EXPECT_EQ(test, mr_qp_destroy(&qp->ibqp, NULL), 0);
 	qp_fixture_fini(f);
 }
 

@@ -2,7 +2,7 @@
 /* KUnit: the per-path RTT estimator and timeout of proto/rto.c. */
 #include <kunit/test.h>
 
-#include "../proto/rto.c"
+#include "../proto/rto.h"
 
 #define RTO_US 1000ull
 

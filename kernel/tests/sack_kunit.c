@@ -2,7 +2,7 @@
 /* KUnit: per-path selective acknowledgment, proto/sack.c. */
 #include <kunit/test.h>
 
-#include "../proto/sack.c"
+#include "../proto/sack.h"
 
 /* Starts that put the window across the 2^32 wrap, and one that does not. */
 static const u32 sack_starts[] = { 0, 0xffffff00, 0xfffffff0 };

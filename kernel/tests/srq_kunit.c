@@ -7,7 +7,8 @@
  */
 #include <kunit/test.h>
 
-#include "../srq.c"
+#include "../srq.h"
+#include "../wq.h"
 
 static void srq_take_order_and_limit(struct kunit *test)
 {

@@ -7,15 +7,10 @@
 #include <kunit/test.h>
 #include <linux/ip.h>
 
-#include "../ah.c"
-#include "../ud.c"
+#include "../ah.h"
+#include "../socket.h"
+#include "../ud.h"
 #include "verbs_fixture.h"
-
-/* counters.c is not part of this module. */
-const char *mr_counter_name(enum mr_counter i)
-{
-	return "counter";
-}
 
 /* A RoCE v2 vector from v4-mapped source @s to destination @d. */
 static void ud_av(struct rdma_ah_attr *ah, struct ib_gid_attr *sgid,
@@ -46,25 +41,25 @@ static void ud_av_to_flow(struct kunit *test)
 	ipv6_addr_set(&mc, htonl(0xff020000), 0, 0, htonl(1));
 
 	ud_av(&ah, &sgid, &a, &b);
-	KUNIT_ASSERT_EQ(test, mr_av_to_flow(dev, &ah, &flow), 0);
+	KUNIT_ASSERT_EQ(test, mr_ah_av_to_flow(dev, &ah, &flow), 0);
 	KUNIT_EXPECT_TRUE(test, ipv6_addr_equal(&flow.saddr, &a));
 	KUNIT_EXPECT_TRUE(test, ipv6_addr_equal(&flow.daddr, &b));
 	KUNIT_EXPECT_EQ(test, flow.sport, 0);
-	KUNIT_EXPECT_EQ(test, flow.dport, mr_udp_dport());
+	KUNIT_EXPECT_EQ(test, flow.dport, mr_socket_dport());
 
 	ud_av(&ah, &sgid, &a, &v6);
-	KUNIT_EXPECT_EQ(test, mr_av_to_flow(dev, &ah, &flow), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mr_ah_av_to_flow(dev, &ah, &flow), -EINVAL);
 	ud_av(&ah, &sgid, &v6, &mc);
-	KUNIT_EXPECT_EQ(test, mr_av_to_flow(dev, &ah, &flow), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mr_ah_av_to_flow(dev, &ah, &flow), -EINVAL);
 	ud_av(&ah, &sgid, &a, &b);
 	ah.ah_flags = 0;
-	KUNIT_EXPECT_EQ(test, mr_av_to_flow(dev, &ah, &flow), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mr_ah_av_to_flow(dev, &ah, &flow), -EINVAL);
 	ud_av(&ah, &sgid, &a, &b);
 	sgid.gid_type = IB_GID_TYPE_ROCE;
-	KUNIT_EXPECT_EQ(test, mr_av_to_flow(dev, &ah, &flow), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mr_ah_av_to_flow(dev, &ah, &flow), -EINVAL);
 	ud_av(&ah, &sgid, &a, &b);
 	ah.port_num = 2;
-	KUNIT_EXPECT_EQ(test, mr_av_to_flow(dev, &ah, &flow), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mr_ah_av_to_flow(dev, &ah, &flow), -EINVAL);
 }
 
 /* IPv4: 20 zero bytes, then the header as it came; IPv6: the header. */

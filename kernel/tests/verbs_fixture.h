@@ -9,7 +9,7 @@
 
 #include <kunit/test.h>
 
-#include "../metaroce.h"
+#include "../cq.h"
 
 /* The most completions mr_test_poll_ids() polls at once. */
 #define MR_TEST_MAX_WC 8
@@ -36,7 +36,7 @@ mr_test_cq(struct kunit *test, struct mr_dev *dev, int cqe,
 	cq->ibcq.comp_handler = comp;
 	cq->ibcq.event_handler = event;
 	cq->ibcq.cq_context = ctx;
-	KUNIT_ASSERT_EQ(test, mr_create_cq(&cq->ibcq, &attr, NULL), 0);
+	KUNIT_ASSERT_EQ(test, mr_cq_create(&cq->ibcq, &attr, NULL), 0);
 	return cq;
 }
 
@@ -49,7 +49,7 @@ static inline void mr_test_poll_ids(struct kunit *test, struct mr_cq *cq,
 {
 	int i;
 
-	KUNIT_ASSERT_EQ(test, mr_poll_cq(&cq->ibcq, MR_TEST_MAX_WC, wc), n);
+	KUNIT_ASSERT_EQ(test, mr_cq_poll(&cq->ibcq, MR_TEST_MAX_WC, wc), n);
 	for (i = 0; i < n; i++)
 		KUNIT_EXPECT_EQ(test, wc[i].wr_id, first + i);
 }

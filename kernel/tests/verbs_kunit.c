@@ -3,13 +3,12 @@
  * KUnit: the CQ ring of cq.c and the keys, references and copies of mr.c,
  * on a device that is allocated but never registered. The user MR path
  * needs a process and is covered by selftests/tests/20-verbs-objects.sh.
- * mr_check_range() comes from mr_bounds_kunit.o, which includes it.
  */
 #include <kunit/test.h>
 
-#include "../cq.c"
-#include "../mr.c"
-#include "../mw.c"
+#include "../cq.h"
+#include "../mr.h"
+#include "../proto/bounds.h"
 #include "verbs_fixture.h"
 
 struct verbs_fixture {
@@ -83,20 +82,20 @@ static void cq_create_limits(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, cq);
 	cq->ibcq.device = &f->dev->ib_dev;
 	attr.cqe = 0;
-	KUNIT_EXPECT_EQ(test, mr_create_cq(&cq->ibcq, &attr, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mr_cq_create(&cq->ibcq, &attr, NULL), -EINVAL);
 	attr.cqe = MR_MAX_CQE + 1;
-	KUNIT_EXPECT_EQ(test, mr_create_cq(&cq->ibcq, &attr, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mr_cq_create(&cq->ibcq, &attr, NULL), -EINVAL);
 	attr.cqe = 4;
 	attr.flags = IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION;
-	KUNIT_EXPECT_EQ(test, mr_create_cq(&cq->ibcq, &attr, NULL),
+	KUNIT_EXPECT_EQ(test, mr_cq_create(&cq->ibcq, &attr, NULL),
 			-EOPNOTSUPP);
 	KUNIT_EXPECT_EQ(test, atomic_read(&f->dev->num_cq), 0);
 	attr.flags = 0;
 	attr.cqe = MR_MAX_CQE;
-	KUNIT_ASSERT_EQ(test, mr_create_cq(&cq->ibcq, &attr, NULL), 0);
+	KUNIT_ASSERT_EQ(test, mr_cq_create(&cq->ibcq, &attr, NULL), 0);
 	KUNIT_EXPECT_EQ(test, cq->ibcq.cqe, MR_MAX_CQE);
 	KUNIT_EXPECT_EQ(test, atomic_read(&f->dev->num_cq), 1);
-	mr_destroy_cq(&cq->ibcq, NULL);
+	mr_cq_destroy(&cq->ibcq, NULL);
 	KUNIT_EXPECT_EQ(test, atomic_read(&f->dev->num_cq), 0);
 }
 
@@ -108,12 +107,12 @@ static void cq_ring_and_overrun(struct kunit *test)
 	struct ib_wc wc;
 	u64 id;
 
-	KUNIT_EXPECT_EQ(test, mr_poll_cq(&cq->ibcq, 1, &wc), 0);
+	KUNIT_EXPECT_EQ(test, mr_cq_poll(&cq->ibcq, 1, &wc), 0);
 	for (id = 1; id <= 3; id++)
 		KUNIT_EXPECT_EQ(test, post(f, cq, id, false), 0);
-	KUNIT_ASSERT_EQ(test, mr_poll_cq(&cq->ibcq, 1, &wc), 1);
+	KUNIT_ASSERT_EQ(test, mr_cq_poll(&cq->ibcq, 1, &wc), 1);
 	KUNIT_EXPECT_EQ(test, wc.wr_id, 1ull);
-	KUNIT_ASSERT_EQ(test, mr_poll_cq(&cq->ibcq, 1, &wc), 1);
+	KUNIT_ASSERT_EQ(test, mr_cq_poll(&cq->ibcq, 1, &wc), 1);
 	KUNIT_EXPECT_EQ(test, wc.wr_id, 2ull);
 	for (id = 4; id <= 6; id++)
 		KUNIT_EXPECT_EQ(test, post(f, cq, id, false), 0);
@@ -125,7 +124,7 @@ static void cq_ring_and_overrun(struct kunit *test)
 	/* Still in error once drained: an overrun CQ is not reusable. */
 	KUNIT_EXPECT_EQ(test, post(f, cq, 9, false), -ENOSPC);
 	KUNIT_EXPECT_EQ(test, f->cq_errors, 1);
-	mr_destroy_cq(&cq->ibcq, NULL);
+	mr_cq_destroy(&cq->ibcq, NULL);
 }
 
 static void cq_notify(struct kunit *test)
@@ -136,35 +135,35 @@ static void cq_notify(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, post(f, cq, 1, true), 0);
 	KUNIT_EXPECT_EQ(test, f->completions, 0);	/* not armed */
-	KUNIT_EXPECT_EQ(test, mr_req_notify_cq(ibcq, IB_CQ_NEXT_COMP), 0);
+	KUNIT_EXPECT_EQ(test, mr_cq_req_notify(ibcq, IB_CQ_NEXT_COMP), 0);
 	KUNIT_EXPECT_EQ(test, post(f, cq, 2, false), 0);
 	KUNIT_EXPECT_EQ(test, f->completions, 1);
 	KUNIT_EXPECT_EQ(test, post(f, cq, 3, false), 0);
 	KUNIT_EXPECT_EQ(test, f->completions, 1);	/* one shot */
 
-	KUNIT_EXPECT_EQ(test, mr_req_notify_cq(ibcq, IB_CQ_SOLICITED), 0);
+	KUNIT_EXPECT_EQ(test, mr_cq_req_notify(ibcq, IB_CQ_SOLICITED), 0);
 	KUNIT_EXPECT_EQ(test, post(f, cq, 4, false), 0);
 	KUNIT_EXPECT_EQ(test, f->completions, 1);
 	KUNIT_EXPECT_EQ(test, post(f, cq, 5, true), 0);
 	KUNIT_EXPECT_EQ(test, f->completions, 2);
 
 	/* SOLICITED widened to NEXT_COMP, but never narrowed back. */
-	mr_req_notify_cq(ibcq, IB_CQ_SOLICITED);
-	mr_req_notify_cq(ibcq, IB_CQ_NEXT_COMP);
+	mr_cq_req_notify(ibcq, IB_CQ_SOLICITED);
+	mr_cq_req_notify(ibcq, IB_CQ_NEXT_COMP);
 	KUNIT_EXPECT_EQ(test, post(f, cq, 6, false), 0);
 	KUNIT_EXPECT_EQ(test, f->completions, 3);
-	mr_req_notify_cq(ibcq, IB_CQ_NEXT_COMP);
-	mr_req_notify_cq(ibcq, IB_CQ_SOLICITED);
+	mr_cq_req_notify(ibcq, IB_CQ_NEXT_COMP);
+	mr_cq_req_notify(ibcq, IB_CQ_SOLICITED);
 	KUNIT_EXPECT_EQ(test, post(f, cq, 7, false), 0);
 	KUNIT_EXPECT_EQ(test, f->completions, 4);
 
 	/* Missed events: 1 while completions wait, 0 once drained. */
-	KUNIT_EXPECT_EQ(test, mr_req_notify_cq(ibcq, IB_CQ_NEXT_COMP |
+	KUNIT_EXPECT_EQ(test, mr_cq_req_notify(ibcq, IB_CQ_NEXT_COMP |
 					       IB_CQ_REPORT_MISSED_EVENTS), 1);
 	expect_ids(test, cq, 1, 7);
-	KUNIT_EXPECT_EQ(test, mr_req_notify_cq(ibcq, IB_CQ_NEXT_COMP |
+	KUNIT_EXPECT_EQ(test, mr_cq_req_notify(ibcq, IB_CQ_NEXT_COMP |
 					       IB_CQ_REPORT_MISSED_EVENTS), 0);
-	mr_destroy_cq(ibcq, NULL);
+	mr_cq_destroy(ibcq, NULL);
 }
 
 static void cq_resize(struct kunit *test)
@@ -177,21 +176,21 @@ static void cq_resize(struct kunit *test)
 	/* Put the head in the middle so the copy has to unwrap the ring. */
 	KUNIT_EXPECT_EQ(test, post(f, cq, 100, false), 0);
 	KUNIT_EXPECT_EQ(test, post(f, cq, 101, false), 0);
-	KUNIT_EXPECT_EQ(test, mr_poll_cq(&cq->ibcq, 1, &wc), 1);
-	KUNIT_EXPECT_EQ(test, mr_poll_cq(&cq->ibcq, 1, &wc), 1);
+	KUNIT_EXPECT_EQ(test, mr_cq_poll(&cq->ibcq, 1, &wc), 1);
+	KUNIT_EXPECT_EQ(test, mr_cq_poll(&cq->ibcq, 1, &wc), 1);
 	for (id = 1; id <= 3; id++)
 		KUNIT_EXPECT_EQ(test, post(f, cq, id, false), 0);
-	KUNIT_EXPECT_EQ(test, mr_resize_cq(&cq->ibcq, 2, NULL), -EINVAL);
-	KUNIT_EXPECT_EQ(test, mr_resize_cq(&cq->ibcq, 0, NULL), -EINVAL);
-	KUNIT_EXPECT_EQ(test, mr_resize_cq(&cq->ibcq, MR_MAX_CQE + 1, NULL),
+	KUNIT_EXPECT_EQ(test, mr_cq_resize(&cq->ibcq, 2, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mr_cq_resize(&cq->ibcq, 0, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mr_cq_resize(&cq->ibcq, MR_MAX_CQE + 1, NULL),
 			-EINVAL);
-	KUNIT_ASSERT_EQ(test, mr_resize_cq(&cq->ibcq, 8, NULL), 0);
+	KUNIT_ASSERT_EQ(test, mr_cq_resize(&cq->ibcq, 8, NULL), 0);
 	KUNIT_EXPECT_EQ(test, cq->ibcq.cqe, 8);
 	for (id = 4; id <= 8; id++)
 		KUNIT_EXPECT_EQ(test, post(f, cq, id, false), 0);
 	expect_ids(test, cq, 1, 8);
-	KUNIT_EXPECT_EQ(test, mr_resize_cq(&cq->ibcq, 1, NULL), 0);
-	mr_destroy_cq(&cq->ibcq, NULL);
+	KUNIT_EXPECT_EQ(test, mr_cq_resize(&cq->ibcq, 1, NULL), 0);
+	mr_cq_destroy(&cq->ibcq, NULL);
 }
 
 /* The DMA MR: keys, lookups, rights and bounds, copies, stale keys. */
@@ -205,11 +204,11 @@ static void mr_dma(struct kunit *test)
 	u32 key;
 
 	KUNIT_ASSERT_NOT_NULL(test, buf);
-	KUNIT_EXPECT_EQ(test, PTR_ERR(mr_get_dma_mr(&f->pd,
+	KUNIT_EXPECT_EQ(test, PTR_ERR(mr_mr_get_dma(&f->pd,
 						    IB_ACCESS_LOCAL_WRITE |
 						    IB_ACCESS_REMOTE_READ)),
 			-EOPNOTSUPP);
-	ibmr = mr_get_dma_mr(&f->pd, IB_ACCESS_LOCAL_WRITE);
+	ibmr = mr_mr_get_dma(&f->pd, IB_ACCESS_LOCAL_WRITE);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(ibmr));
 	key = ibmr->lkey;
 	KUNIT_EXPECT_NE(test, key >> 8, 0u);
@@ -234,15 +233,15 @@ static void mr_dma(struct kunit *test)
 					    MR_ACC_LOCAL_WRITE), -ERANGE);
 	mr_mr_put(mr);
 
-	KUNIT_EXPECT_EQ(test, mr_dereg_mr(ibmr, NULL), 0);
+	KUNIT_EXPECT_EQ(test, mr_mr_dereg(ibmr, NULL), 0);
 	KUNIT_EXPECT_NULL(test, mr_mr_get(f->dev, &f->pd, key, NULL));
 
 	/* The index may come back, the key may not. */
-	ibmr = mr_get_dma_mr(&f->pd, 0);
+	ibmr = mr_mr_get_dma(&f->pd, 0);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(ibmr));
 	KUNIT_EXPECT_NE(test, ibmr->lkey, key);
 	KUNIT_EXPECT_NULL(test, mr_mr_get(f->dev, &f->pd, key, NULL));
-	KUNIT_EXPECT_EQ(test, mr_dereg_mr(ibmr, NULL), 0);
+	KUNIT_EXPECT_EQ(test, mr_mr_dereg(ibmr, NULL), 0);
 	mr_mr_dev_fini(f->dev);
 }
 
@@ -263,12 +262,12 @@ static void mr_fast_reg(struct kunit *test)
 	u32 key;
 
 	KUNIT_ASSERT_NOT_NULL(test, buf);
-	KUNIT_EXPECT_EQ(test, PTR_ERR(mr_alloc_mr(&f->pd, IB_MR_TYPE_SG_GAPS,
-						  4)), -EOPNOTSUPP);
-	KUNIT_EXPECT_EQ(test, PTR_ERR(mr_alloc_mr(&f->pd, IB_MR_TYPE_MEM_REG,
-						  MR_MAX_FAST_REG_PAGES + 1)),
+	KUNIT_EXPECT_EQ(test, PTR_ERR(mr_mr_alloc_fast(&f->pd, IB_MR_TYPE_SG_GAPS,
+						       4)), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(mr_mr_alloc_fast(&f->pd, IB_MR_TYPE_MEM_REG,
+						       MR_MAX_FAST_REG_PAGES + 1)),
 			-EINVAL);
-	ibmr = mr_alloc_mr(&f->pd, IB_MR_TYPE_MEM_REG, 2);
+	ibmr = mr_mr_alloc_fast(&f->pd, IB_MR_TYPE_MEM_REG, 2);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(ibmr));
 	key = ibmr->rkey;
 	KUNIT_EXPECT_EQ(test, ibmr->lkey, key);
@@ -280,7 +279,7 @@ static void mr_fast_reg(struct kunit *test)
 	sg_dma_address(&sg) = (uintptr_t)start;
 	sg_dma_len(&sg) = 200;
 	ibmr->page_size = PAGE_SIZE;
-	KUNIT_EXPECT_EQ(test, mr_map_mr_sg(ibmr, &sg, 1, NULL), 1);
+	KUNIT_EXPECT_EQ(test, mr_mr_map_sg(ibmr, &sg, 1, NULL), 1);
 	KUNIT_EXPECT_EQ(test, ibmr->iova, (u64)(uintptr_t)start);
 	KUNIT_EXPECT_EQ(test, ibmr->length, 200ull);
 
@@ -319,7 +318,7 @@ static void mr_fast_reg(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, mr_mr_get(f->dev, &f->pd, key, &any_qp));
 	KUNIT_EXPECT_NULL(test, mr_mr_get(f->dev, &f->pd, key, NULL));
 	KUNIT_EXPECT_EQ(test, mr_mr_invalidate(f->dev, &f->pd, key), -EINVAL);
-	KUNIT_EXPECT_EQ(test, mr_dereg_mr(ibmr, NULL), 0);
+	KUNIT_EXPECT_EQ(test, mr_mr_dereg(ibmr, NULL), 0);
 	mr_mr_dev_fini(f->dev);
 }
 

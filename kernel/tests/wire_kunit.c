@@ -3,7 +3,7 @@
 #include <kunit/test.h>
 #include <linux/string.h>
 
-#include "../proto/wire.c"
+#include "../proto/wire.h"
 
 static const u8 wire_ops[] = {
 	MR_OP_SEND, MR_OP_SEND_IMM, MR_OP_SEND_INV, MR_OP_WRITE,

@@ -156,8 +156,10 @@ run_test() {
 	echo "#@ test $name"
 	start=$(date +%s)
 	# To a file, not a pipe, so a background process the test leaves behind
-	# cannot hold the harness; tail streams it meanwhile.
-	(cd /tmp && KTAP_EXTRA_CASES=$(harness_cases) exec timeout -k 10 "$tmo" bash "$path") >"$log" 2>&1 &
+	# cannot hold the harness; tail streams it meanwhile. The file exists
+	# before tail starts, or tail could give up on it.
+	: >"$log"
+	(cd /tmp && KTAP_EXTRA_CASES=$(harness_cases) exec timeout -k 10 "$tmo" bash "$path") >>"$log" 2>&1 &
 	pid=$!
 	tail -s 0.1 -n +1 -f --pid=$pid "$log" 2>/dev/null &
 	wait $pid

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Per-device counters, shown by `rdma statistic` as port hw counters. The
+ * hot paths bump per-CPU copies with the inline helpers here; counters.c
+ * names them and adds them up.
+ */
+#ifndef METAROCE_COUNTERS_H
+#define METAROCE_COUNTERS_H
+
+#include <linux/percpu.h>
+
+#include "metaroce.h"
+
+/*
+ * Counters, in the order `rdma statistic` lists them. Their names are
+ * stable for scripts: new ones go at the end.
+ */
+enum mr_counter {
+	MR_CNT_RX_PACKETS,	/* datagrams that reached a device */
+	MR_CNT_RX_BYTES,	/* their UDP payload bytes */
+	MR_CNT_TX_PACKETS,
+	MR_CNT_TX_BYTES,
+	MR_CNT_RX_DROP_SHORT,	/* shorter than the headers it announces */
+	MR_CNT_RX_DROP_VERSION,
+	MR_CNT_RX_DROP_MALFORMED,
+	MR_CNT_RX_DROP_NO_CSUM,	/* IPv4 datagram without UDP checksum */
+	MR_CNT_RX_DROP_NO_QP,
+	MR_CNT_RX_DROP_NO_DEV,	/* per netns: no device on the ingress netdev */
+	MR_CNT_TX_DROP_NO_ROUTE,
+	MR_CNT_TX_DROP_ERROR,	/* no socket, or a flow we cannot send */
+	MR_CNT_RETRANSMITS,
+	MR_CNT_SACK_GAPS,
+	MR_CNT_RTO_EVENTS,
+	MR_CNT_DUPLICATE_PACKETS,
+	MR_CNT_OUT_OF_ORDER,
+	MR_CNT_PATH_FAILOVERS,
+	MR_CNT_TAIL_PROBES,	/* a path's last packets, resent before its RTO */
+	MR_CNT_RTO_DEFERRED,	/* a timer early: older packets still coming back */
+	MR_CNT_RNR_NAKS,	/* sent: a SEND found no receive posted */
+	MR_CNT_UD_RX_DROP_QKEY,	/* a datagram with the wrong Q_Key */
+	MR_CNT_UD_RX_DROP_NO_RECV,	/* no receive posted, or QP not ready */
+	MR_CNT_UD_RX_TOO_LONG,	/* longer than its receive: length error */
+	MR_CNT_UD_TX_TOO_LONG,	/* a send WR above the path MTU */
+	MR_CNT_GSI_TX_PACKETS,	/* MADs sent from QP1 */
+	MR_CNT_GSI_RX_PACKETS,	/* MADs delivered to QP1 */
+	/* UC messages the responder dropped (never NAKed), by cause: */
+	MR_CNT_UC_RX_DROP_NO_RECV,	/* no receive posted at its first packet */
+	MR_CNT_UC_RX_DROP_REMOTE_ACCESS,	/* rkey, bounds or QP access */
+	MR_CNT_UC_RX_DROP_TOO_LONG,	/* longer than its receive */
+	MR_CNT_UC_RX_DROP_RECV_FAULT,	/* its receive's SGEs are unusable */
+	MR_CNT_UC_RX_DROP_INVALID,	/* READ, atomic or malformed on UC */
+	MR_NUM_COUNTERS
+};
+
+struct mr_stats {
+	u64 c[MR_NUM_COUNTERS];
+};
+
+static inline void mr_stats_add(struct mr_dev *dev, enum mr_counter i, u64 n)
+{
+	this_cpu_add(dev->stats->c[i], n);
+}
+
+static inline void mr_stats_inc(struct mr_dev *dev, enum mr_counter i)
+{
+	this_cpu_inc(dev->stats->c[i]);
+}
+
+int mr_counters_init(struct mr_dev *dev);
+void mr_counters_free(struct mr_dev *dev);
+const char *mr_counters_name(enum mr_counter i);
+struct rdma_hw_stats *mr_counters_alloc_stats(void);
+void mr_counters_sum(struct mr_dev *dev, u64 *values);
+
+#endif /* METAROCE_COUNTERS_H */

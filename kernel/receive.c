@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Receive: the sockets' one entry point. A datagram is matched to the
+ * device of its ingress netdev, checked, decoded by proto/wire.c and
+ * dispatched by opcode: to the responder (requests, and responses to our
+ * own requests, which ride the peer's paths alike), to the completer
+ * (ACKs and NAKs), or to ud.c (datagrams). Every drop is counted.
+ *
+ * For RC and UC QPs this is one of the transport's three entry points
+ * (with timers.c and xport.c): it takes the transport lock around the
+ * engine, then lets the requester send what the packet made possible and
+ * brings the timer up to date, so that no engine calls another sideways.
+ */
+#include <linux/inetdevice.h>
+#include <net/addrconf.h>
+#include <net/ip.h>
+#include <net/udp.h>
+
+#include "comp.h"
+#include "counters.h"
+#include "qp.h"
+#include "receive.h"
+#include "req.h"
+#include "resp.h"
+#include "socket.h"
+#include "timers.h"
+#include "trace.h"
+#include "ud.h"
+#include "xport.h"
+
+static bool mr_receive_is_ud(u8 opcode)
+{
+	return opcode == MR_OP_UD_SEND || opcode == MR_OP_UD_SEND_IMM;
+}
+
+static bool mr_receive_is_control(u8 opcode)
+{
+	return opcode == MR_OP_ACK || opcode == MR_OP_NAK;
+}
+
+/*
+ * A packet of an RC or UC connection, in softirq. Data packets (requests
+ * and responses) go to the responder, which records them on their path;
+ * ACKs and NAKs to the completer.
+ */
+static void mr_receive_xport(struct mr_qp *qp, struct sk_buff *skb,
+			     const struct mr_pkt *pkt)
+{
+	struct mr_dev *dev = to_mr_dev(qp->ibqp.device);
+	struct mr_xport *x = qp->xp;
+	enum mr_xport_next next = MR_NEXT_NONE;
+
+	/* Placement reads the payload at skb->data + hdr_len. */
+	if (!mr_receive_is_control(pkt->base.opcode) && skb_linearize(skb)) {
+		mr_stats_inc(dev, MR_CNT_RX_DROP_SHORT);
+		return;
+	}
+	spin_lock_bh(&x->lock);
+	switch (pkt->base.opcode) {
+	case MR_OP_ACK:
+		next = mr_comp_ack_rcv(x, pkt);
+		break;
+	case MR_OP_NAK:
+		mr_comp_nak_rcv(x, pkt);
+		break;
+	default:
+		next = mr_resp_rcv(x, skb, pkt);
+		break;
+	}
+	if (next == MR_NEXT_RESPOND)
+		mr_req_respond(x);
+	else if (next == MR_NEXT_PUSH)
+		mr_req_push(x);
+	mr_timers_sync(x);
+	spin_unlock_bh(&x->lock);
+}
+
+/* A valid packet for @dev: to the QP it names, or counted as no such QP. */
+static void mr_receive_packet(struct mr_dev *dev, struct sk_buff *skb,
+			      const struct mr_pkt *pkt)
+{
+	struct mr_qp *qp = mr_qp_get(dev, pkt->base.qpn);
+	bool ud = mr_receive_is_ud(pkt->base.opcode);
+
+	/* Datagrams go to UD QPs only, and the RC protocol to RC QPs. */
+	if (qp && ud != mr_qp_is_ud(qp)) {
+		mr_qp_put(qp);
+		qp = NULL;
+	}
+	if (!qp) {
+		mr_stats_inc(dev, MR_CNT_RX_DROP_NO_QP);
+		trace_metaroce_rx(dev, skb->len, pkt,
+				  mr_counters_name(MR_CNT_RX_DROP_NO_QP));
+		kfree_skb(skb);
+		return;
+	}
+	trace_metaroce_rx(dev, skb->len, pkt, "ok");
+	if (ud)
+		mr_ud_rcv(qp, skb, pkt);
+	else
+		mr_receive_xport(qp, skb, pkt);
+	mr_qp_put(qp);
+	consume_skb(skb);
+}
+
+static enum mr_counter mr_receive_decode_drop(int err)
+{
+	switch (err) {
+	case -MR_ETRUNC:
+		return MR_CNT_RX_DROP_SHORT;
+	case -MR_EVERSION:
+		return MR_CNT_RX_DROP_VERSION;
+	default:
+		return MR_CNT_RX_DROP_MALFORMED;
+	}
+}
+
+/*
+ * The device a datagram is for: the one on its ingress netdev, or, when it
+ * came back over loopback (two QPs of one host), the one on the netdev that
+ * owns its destination address. Under RCU (the UDP receive path).
+ */
+static struct mr_dev *mr_receive_dev(struct sk_buff *skb)
+{
+	struct net_device *ndev = skb->dev;
+	struct ib_device *ib_dev;
+
+	if (ndev->flags & IFF_LOOPBACK) {
+		if (skb->protocol == htons(ETH_P_IP))
+			ndev = __ip_dev_find(dev_net(ndev), ip_hdr(skb)->daddr,
+					     false);
+		else if (skb->protocol == htons(ETH_P_IPV6))
+			ndev = ipv6_dev_find(dev_net(ndev),
+					     &ipv6_hdr(skb)->daddr, NULL);
+		if (!ndev)
+			return NULL;
+	}
+	ib_dev = ib_device_get_by_netdev(ndev,
+					 (enum rdma_driver_id)METAROCE_DRIVER_ID);
+	return ib_dev ? to_mr_dev(ib_dev) : NULL;
+}
+
+/**
+ * mr_receive_udp() - a datagram to the MetaRoCE port
+ * @sk: the namespace's socket
+ * @skb: the datagram, with its UDP checksum verified and skb->data at the
+ *	 UDP header
+ *
+ * udp_tunnel's encap_rcv hook, in softirq. Every datagram is consumed.
+ *
+ * Return: 0.
+ */
+int mr_receive_udp(struct sock *sk, struct sk_buff *skb)
+{
+	unsigned int len = skb->len - sizeof(struct udphdr);
+	enum mr_counter drop;
+	struct mr_pkt pkt;
+	struct mr_dev *dev;
+	int err;
+
+	dev = mr_receive_dev(skb);
+	if (!dev) {
+		mr_socket_count_no_dev(sk);
+		goto free;
+	}
+	mr_stats_inc(dev, MR_CNT_RX_PACKETS);
+	mr_stats_add(dev, MR_CNT_RX_BYTES, len);
+	memset(&pkt, 0, sizeof(pkt));
+
+	/* IPv4 allows "no checksum"; we have no integrity check but UDP's. */
+	if (sk->sk_family == AF_INET && !udp_hdr(skb)->check) {
+		drop = MR_CNT_RX_DROP_NO_CSUM;
+		goto drop;
+	}
+	if (len < MR_BASE_HDR_LEN) {
+		drop = MR_CNT_RX_DROP_SHORT;
+		goto drop;
+	}
+	/* The codec wants the headers linear; it reads no further. */
+	if (!pskb_may_pull(skb, sizeof(struct udphdr) +
+				min_t(unsigned int, len, MR_MAX_HDR_LEN))) {
+		drop = MR_CNT_RX_DROP_SHORT;
+		goto drop;
+	}
+	err = mr_wire_decode(skb->data + sizeof(struct udphdr), len, &pkt);
+	if (err) {
+		drop = mr_receive_decode_drop(err);
+		goto drop;
+	}
+	__skb_pull(skb, sizeof(struct udphdr));
+	mr_receive_packet(dev, skb, &pkt);
+	ib_device_put(&dev->ib_dev);
+	return 0;
+
+drop:
+	mr_stats_inc(dev, drop);
+	trace_metaroce_rx(dev, len, &pkt, mr_counters_name(drop));
+	ib_device_put(&dev->ib_dev);
+free:
+	kfree_skb(skb);
+	return 0;
+}

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The requester: new requests out of the send ring, and the responses this
+ * end owes, over the connection's paths.
+ */
+#ifndef METAROCE_REQ_H
+#define METAROCE_REQ_H
+
+#include "xport.h"
+
+void mr_req_start(struct mr_xport *x, bool early);
+void mr_req_free(struct mr_xport *x);
+int mr_req_submit(struct mr_qp *qp, const struct mr_send_wqe *wqe);
+void mr_req_push(struct mr_xport *x);
+void mr_req_respond(struct mr_xport *x);
+void mr_req_rnr_resume(struct mr_xport *x);
+
+#endif /* METAROCE_REQ_H */

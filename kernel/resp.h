@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The responder: places what arrives, completes receives in MSN order,
+ * executes READs and atomics, and records their responses.
+ */
+#ifndef METAROCE_RESP_H
+#define METAROCE_RESP_H
+
+#include <linux/skbuff.h>
+
+#include "counters.h"
+#include "xport.h"
+
+void mr_resp_init(struct mr_xport *x);
+void mr_resp_reset(struct mr_xport *x);
+void mr_resp_free(struct mr_xport *x);
+enum mr_xport_next mr_resp_rcv(struct mr_xport *x, struct sk_buff *skb,
+			       const struct mr_pkt *pkt);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+u32 mr_resp_recv(const struct mr_xport *x, u32 rsn);
+u8 mr_resp_fail(struct mr_xport *x, struct mr_rx_msg *m, u8 nak,
+		enum mr_counter counter, enum ib_wc_status status,
+		bool *complete);
+#endif
+
+#endif /* METAROCE_RESP_H */

@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * MetaRoCE over UDP. Each network namespace that has a metaroce device gets
+ * one kernel UDP socket per address family, bound to the MetaRoCE port; the
+ * first device on a netdev of that namespace opens them and the last one
+ * closes them. Routes are looked up in the netdev's namespace.
+ *
+ * This is the bottom layer: it calls nothing of ours above it. What the
+ * sockets receive goes to the one function given to mr_socket_init(),
+ * receive.c's entry point, as their UDP tunnel encap_rcv hook.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <kunit/visibility.h>
+#include <linux/inetdevice.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <net/addrconf.h>
+#include <net/inet_ecn.h>
+#include <net/ip.h>
+#include <net/ipv6_stubs.h>
+#include <net/net_namespace.h>
+#include <net/netns/generic.h>
+#include <net/route.h>
+#include <net/udp.h>
+#include <net/udp_tunnel.h>
+
+#include "counters.h"
+#include "socket.h"
+#include "trace.h"
+
+static ushort udp_port = METAROCE_DEFAULT_UDP_PORT;
+module_param(udp_port, ushort, 0444);
+MODULE_PARM_DESC(udp_port, "UDP port of MetaRoCE, listened on and sent to (default 4792)");
+
+/* What a namespace holds, in its net_generic slot. */
+struct mr_net {
+	struct socket __rcu *sock4;
+	struct socket __rcu *sock6;	/* NULL when IPv6 is disabled */
+	struct list_head devs;		/* attached devices, under mr_socket_mutex */
+	atomic64_t rx_no_dev;		/* datagrams on a netdev without device */
+};
+
+static unsigned int mr_socket_net_id __read_mostly;
+
+/* Serialises opening and closing the sockets, and device (de)attachment. */
+static DEFINE_MUTEX(mr_socket_mutex);
+
+/* Where the sockets' datagrams go: set once, before any socket opens. */
+static mr_socket_rcv_fn mr_socket_rcv __read_mostly;
+
+__be16 mr_socket_dport(void)
+{
+	return htons(udp_port);
+}
+EXPORT_SYMBOL_IF_KUNIT(mr_socket_dport);
+
+/* A datagram on a netdev without a device, in @sk's namespace (softirq). */
+void mr_socket_count_no_dev(struct sock *sk)
+{
+	struct mr_net *mrn = rcu_dereference_sk_user_data(sk);
+
+	if (mrn)
+		atomic64_inc(&mrn->rx_no_dev);
+}
+
+static struct socket *mr_socket_open_one(struct net *net, struct mr_net *mrn,
+					 bool ipv6)
+{
+	struct udp_tunnel_sock_cfg tcfg = {
+		.sk_user_data = mrn,
+		.encap_type = 1,
+		.encap_rcv = mr_socket_rcv,
+	};
+	struct udp_port_cfg cfg = {
+		.local_udp_port = htons(udp_port),
+	};
+	struct socket *sock;
+	int err;
+
+	if (ipv6) {
+		cfg.family = AF_INET6;
+		cfg.local_ip6 = in6addr_any;
+		/* IPv4 has its own socket, as with the kernel's tunnels. */
+		cfg.ipv6_v6only = 1;
+	} else {
+		cfg.family = AF_INET;
+		cfg.local_ip.s_addr = htonl(INADDR_ANY);
+	}
+	err = udp_sock_create(net, &cfg, &sock);
+	if (err)
+		return ERR_PTR(err);
+	setup_udp_tunnel_sock(net, sock, &tcfg);
+	return sock;
+}
+
+static void mr_socket_close_one(struct socket __rcu **slot)
+{
+	struct socket *sock;
+
+	sock = rcu_dereference_protected(*slot,
+					 lockdep_is_held(&mr_socket_mutex));
+	if (!sock)
+		return;
+	RCU_INIT_POINTER(*slot, NULL);
+	/* Waits for the readers of the socket (rx and tx) to finish. */
+	udp_tunnel_sock_release(sock);
+}
+
+static void mr_socket_close(struct mr_net *mrn)
+{
+	mr_socket_close_one(&mrn->sock4);
+	mr_socket_close_one(&mrn->sock6);
+}
+
+static int mr_socket_open(struct net *net, struct mr_net *mrn)
+{
+	struct socket *sock;
+
+	sock = mr_socket_open_one(net, mrn, false);
+	if (IS_ERR(sock))
+		return PTR_ERR(sock);
+	rcu_assign_pointer(mrn->sock4, sock);
+
+	sock = mr_socket_open_one(net, mrn, true);
+	/* Booted with ipv6.disable=1: IPv4 only. */
+	if (PTR_ERR_OR_ZERO(sock) == -EAFNOSUPPORT)
+		return 0;
+	if (IS_ERR(sock)) {
+		mr_socket_close(mrn);
+		return PTR_ERR(sock);
+	}
+	rcu_assign_pointer(mrn->sock6, sock);
+	return 0;
+}
+
+/*
+ * Attaches a new device to its netdev's namespace, opening the sockets if
+ * it is the first one there. Called before registration.
+ */
+int mr_socket_dev_attach(struct mr_dev *dev)
+{
+	struct net *net = dev_net(dev->ndev);
+	struct mr_net *mrn = net_generic(net, mr_socket_net_id);
+	int err;
+
+	mutex_lock(&mr_socket_mutex);
+	if (list_empty(&mrn->devs)) {
+		err = mr_socket_open(net, mrn);
+		if (err) {
+			mutex_unlock(&mr_socket_mutex);
+			pr_err("netdev %s: cannot open UDP port %u (%d)\n",
+			       dev->ndev->name, udp_port, err);
+			return err;
+		}
+	}
+	list_add(&dev->net_node, &mrn->devs);
+	rcu_assign_pointer(dev->mrn, mrn);
+	mutex_unlock(&mr_socket_mutex);
+	return 0;
+}
+
+/*
+ * Detaches a device from its namespace. Runs when its netdev unregisters or
+ * leaves the namespace (so the namespace's teardown finds no user left), and
+ * again from dealloc_driver for devices deleted with `rdma link delete`.
+ */
+void mr_socket_dev_detach(struct mr_dev *dev)
+{
+	struct mr_net *mrn;
+
+	mutex_lock(&mr_socket_mutex);
+	mrn = rcu_dereference_protected(dev->mrn,
+					lockdep_is_held(&mr_socket_mutex));
+	if (mrn) {
+		RCU_INIT_POINTER(dev->mrn, NULL);
+		list_del(&dev->net_node);
+		if (list_empty(&mrn->devs))
+			mr_socket_close(mrn);
+	}
+	mutex_unlock(&mr_socket_mutex);
+}
+
+/* Datagrams to our port on netdevs without a device, in dev's namespace. */
+u64 mr_socket_rx_no_dev(struct mr_dev *dev)
+{
+	struct mr_net *mrn;
+	u64 n = 0;
+
+	/* The mutex keeps the namespace, whose teardown detaches us first. */
+	mutex_lock(&mr_socket_mutex);
+	mrn = rcu_dereference_protected(dev->mrn,
+					lockdep_is_held(&mr_socket_mutex));
+	if (mrn)
+		n = atomic64_read(&mrn->rx_no_dev);
+	mutex_unlock(&mr_socket_mutex);
+	return n;
+}
+
+/**
+ * mr_socket_new_pkt() - an skb holding a packet's encoded headers
+ * @dev: the sending device
+ * @pkt: the headers, and in @pkt->payload_len the payload that follows
+ * @gfp: allocation flags
+ *
+ * The skb has headroom for the link layer, IPv6 (the larger IP header) and
+ * UDP, and room for the payload right after the headers, which the caller
+ * fills (at skb->data + mr_wire_hdr_len()). A packet that cannot be built
+ * is lost like one on the wire, and counted.
+ *
+ * Return: the skb, or NULL.
+ */
+struct sk_buff *mr_socket_new_pkt(struct mr_dev *dev, const struct mr_pkt *pkt,
+				  gfp_t gfp)
+{
+	unsigned int hr = LL_RESERVED_SPACE(dev->ndev) +
+			  sizeof(struct ipv6hdr) + sizeof(struct udphdr);
+	unsigned int hlen = mr_wire_hdr_len(pkt->base.opcode);
+	struct sk_buff *skb;
+
+	skb = alloc_skb(hr + hlen + pkt->payload_len, gfp);
+	if (!skb) {
+		mr_stats_inc(dev, MR_CNT_TX_DROP_ERROR);
+		return NULL;
+	}
+	skb_reserve(skb, hr);
+	if (mr_wire_encode(pkt, skb_put(skb, hlen + pkt->payload_len),
+			   hlen) < 0) {
+		/* We never build a packet the codec refuses. */
+		WARN_ON_ONCE(1);
+		mr_stats_inc(dev, MR_CNT_TX_DROP_ERROR);
+		kfree_skb(skb);
+		return NULL;
+	}
+	return skb;
+}
+
+static int mr_socket_xmit4(struct mr_dev *dev, struct socket *sock,
+			   struct sk_buff *skb, const struct mr_flow *flow)
+{
+	struct flowi4 fl4 = {
+		.flowi4_oif = dev->ndev->ifindex,
+		.flowi4_proto = IPPROTO_UDP,
+		.daddr = flow->daddr.s6_addr32[3],
+		.saddr = flow->saddr.s6_addr32[3],
+		.fl4_sport = flow->sport,
+		.fl4_dport = flow->dport,
+	};
+	struct rtable *rt;
+
+	rt = ip_route_output_key(sock_net(sock->sk), &fl4);
+	if (IS_ERR(rt))
+		return PTR_ERR(rt);
+	/* ECT(0): ECN-capable, for congestion control. DF: we size packets. */
+	udp_tunnel_xmit_skb(rt, sock->sk, skb, fl4.saddr, fl4.daddr,
+			    INET_ECN_ECT_0, ip4_dst_hoplimit(&rt->dst),
+			    htons(IP_DF), flow->sport, flow->dport, false,
+			    false);
+	return 0;
+}
+
+static int mr_socket_xmit6(struct mr_dev *dev, struct socket *sock,
+			   struct sk_buff *skb, const struct mr_flow *flow)
+{
+	struct flowi6 fl6 = {
+		.flowi6_oif = dev->ndev->ifindex,
+		.flowi6_proto = IPPROTO_UDP,
+		.daddr = flow->daddr,
+		.saddr = flow->saddr,
+		.fl6_sport = flow->sport,
+		.fl6_dport = flow->dport,
+	};
+	struct dst_entry *dst;
+
+	dst = ipv6_stub->ipv6_dst_lookup_flow(sock_net(sock->sk), sock->sk,
+					      &fl6, NULL);
+	if (IS_ERR(dst))
+		return PTR_ERR(dst);
+	udp_tunnel6_xmit_skb(dst, sock->sk, skb, NULL, &fl6.saddr, &fl6.daddr,
+			     INET_ECN_ECT_0, ip6_dst_hoplimit(dst), 0,
+			     flow->sport, flow->dport, false);
+	return 0;
+}
+
+/**
+ * mr_socket_xmit() - send one MetaRoCE packet
+ * @dev: the sending device
+ * @skb: MetaRoCE headers and payload, from mr_socket_new_pkt(); always
+ *	 consumed
+ * @flow: addresses and ports
+ *
+ * Builds UDP (checksum always on) and IP (ECT(0)) headers and routes in
+ * the netdev's namespace, out of the device's netdev.
+ *
+ * Return: 0 when the packet went to the IP layer, else a negative errno.
+ */
+int mr_socket_xmit(struct mr_dev *dev, struct sk_buff *skb,
+		   const struct mr_flow *flow)
+{
+	bool v4 = ipv6_addr_v4mapped(&flow->daddr);
+	unsigned int len = skb->len;
+	struct socket *sock = NULL;
+	struct mr_net *mrn;
+	int err = -ENOTCONN;
+
+	/* The IP layer must not charge tunnel stats to a netdev of ours. */
+	skb->dev = NULL;
+	rcu_read_lock();
+	mrn = rcu_dereference(dev->mrn);
+	if (mrn)
+		sock = v4 ? rcu_dereference(mrn->sock4) :
+			    rcu_dereference(mrn->sock6);
+	if (v4 != ipv6_addr_v4mapped(&flow->saddr))
+		err = -EAFNOSUPPORT;
+	else if (sock)
+		err = v4 ? mr_socket_xmit4(dev, sock, skb, flow) :
+			   mr_socket_xmit6(dev, sock, skb, flow);
+	rcu_read_unlock();
+
+	trace_metaroce_tx(dev, flow, len, err);
+	if (err) {
+		mr_stats_inc(dev, err == -ENOTCONN || err == -EAFNOSUPPORT ?
+				  MR_CNT_TX_DROP_ERROR :
+				  MR_CNT_TX_DROP_NO_ROUTE);
+		kfree_skb(skb);
+		return err;
+	}
+	mr_stats_inc(dev, MR_CNT_TX_PACKETS);
+	mr_stats_add(dev, MR_CNT_TX_BYTES, len);
+	return 0;
+}
+
+static int __net_init mr_socket_init_net(struct net *net)
+{
+	struct mr_net *mrn = net_generic(net, mr_socket_net_id);
+
+	INIT_LIST_HEAD(&mrn->devs);
+	return 0;
+}
+
+/*
+ * Devices are normally detached on NETDEV_UNREGISTER, before a namespace
+ * dies. One whose netdev left while it was still being registered is
+ * detached only by dealloc_driver, possibly later: cut it loose here.
+ */
+static void __net_exit mr_socket_exit_net(struct net *net)
+{
+	struct mr_net *mrn = net_generic(net, mr_socket_net_id);
+	struct mr_dev *dev, *tmp;
+
+	mutex_lock(&mr_socket_mutex);
+	list_for_each_entry_safe(dev, tmp, &mrn->devs, net_node) {
+		RCU_INIT_POINTER(dev->mrn, NULL);
+		list_del(&dev->net_node);
+	}
+	mr_socket_close(mrn);
+	mutex_unlock(&mr_socket_mutex);
+}
+
+/* A subsystem, so that it exits after the namespace's netdevs are gone. */
+static struct pernet_operations mr_socket_net_ops = {
+	.init = mr_socket_init_net,
+	.exit = mr_socket_exit_net,
+	.id = &mr_socket_net_id,
+	.size = sizeof(struct mr_net),
+};
+
+/* Module init: @rcv gets every datagram the sockets receive. */
+int mr_socket_init(mr_socket_rcv_fn rcv)
+{
+	if (!udp_port) {
+		pr_err("udp_port must not be 0\n");
+		return -EINVAL;
+	}
+	mr_socket_rcv = rcv;
+	return register_pernet_subsys(&mr_socket_net_ops);
+}
+
+void mr_socket_exit(void)
+{
+	unregister_pernet_subsys(&mr_socket_net_ops);
+}

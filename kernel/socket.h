@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The bottom of the driver: MetaRoCE over UDP. One kernel socket pair per
+ * network namespace that has a device, and the transmit of every packet.
+ */
+#ifndef METAROCE_SOCKET_H
+#define METAROCE_SOCKET_H
+
+#include <linux/skbuff.h>
+#include <net/sock.h>
+
+#include "metaroce.h"
+#include "proto/wire.h"
+
+/* What a namespace's sockets hand every datagram to (receive.c). */
+typedef int (*mr_socket_rcv_fn)(struct sock *sk, struct sk_buff *skb);
+
+int mr_socket_init(mr_socket_rcv_fn rcv);
+void mr_socket_exit(void);
+int mr_socket_dev_attach(struct mr_dev *dev);
+void mr_socket_dev_detach(struct mr_dev *dev);
+u64 mr_socket_rx_no_dev(struct mr_dev *dev);
+void mr_socket_count_no_dev(struct sock *sk);
+__be16 mr_socket_dport(void);
+struct sk_buff *mr_socket_new_pkt(struct mr_dev *dev, const struct mr_pkt *pkt,
+				  gfp_t gfp);
+int mr_socket_xmit(struct mr_dev *dev, struct sk_buff *skb,
+		   const struct mr_flow *flow);
+
+#endif /* METAROCE_SOCKET_H */

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Transmit: every packet of the transport is built here, and only here,
+ * from its source of truth. A packet in flight is kept as (MSN, offset),
+ * so a resend is rebuilt from the send WQE and the MRs (looked up again
+ * by lkey), or for a response from its record, never kept as an skb.
+ * Errors go back to the caller, which knows what they mean: tx.c calls
+ * nothing of the transport above it.
+ */
+#include "counters.h"
+#include "mr.h"
+#include "opcode.h"
+#include "socket.h"
+#include "tx.h"
+#include "proto/bounds.h"
+
+/* Gather @len bytes at @off of the WQE's message into @dst. */
+static int mr_tx_gather_request(struct mr_qp *qp,
+				const struct mr_send_wqe *wqe, u32 off,
+				u8 *dst, u32 len)
+{
+	if (wqe->send_flags & IB_SEND_INLINE) {
+		memcpy(dst, wqe->inline_data + off, len);
+		return 0;
+	}
+	return mr_mr_sgl_copy(to_mr_dev(qp->ibqp.device), qp->ibqp.pd,
+			      wqe->sge, wqe->num_sge, off, dst, len, false);
+}
+
+/*
+ * The opcode header of the request packet @tp of @wqe, into @pkt; returns
+ * the packet's payload length.
+ */
+static u32 mr_tx_request_header(struct mr_xport *x,
+				const struct mr_send_wqe *wqe,
+				const struct mr_tx_pkt *tp, struct mr_pkt *pkt)
+{
+	const struct mr_opcode_info *o = mr_opcode_get(wqe->opcode);
+	const struct mr_wqe_tx *wt = mr_xport_wtx(x, tp->msn);
+	u8 op = mr_opcode_wire(o, x->qp->ibqp.qp_type);
+	u32 imm = op == MR_OP_SEND_INV ? 0 : be32_to_cpu(wqe->ex.imm_data);
+
+	pkt->base.opcode = op;
+	if ((wqe->send_flags & IB_SEND_SOLICITED) &&
+	    (o->flags & MR_OPC_CONSUMES))
+		pkt->base.flags |= MR_FLAG_SOLICITED;
+	switch (op) {
+	case MR_OP_READ_REQ:
+		pkt->read_req = (struct mr_read_req_hdr){
+			.msn = tp->msn, .rkey = wqe->rkey,
+			.va = wqe->remote_addr, .length = wqe->length,
+		};
+		return 0;
+	case MR_OP_CMP_SWAP:
+	case MR_OP_FETCH_ADD:
+		/* ib_atomic_wr: compare_add is the addend of a FETCH_ADD. */
+		pkt->atomic = (struct mr_atomic_hdr){
+			.msn = tp->msn, .rkey = wqe->rkey,
+			.va = wqe->remote_addr,
+			.swap_add = op == MR_OP_CMP_SWAP ? wqe->swap :
+							   wqe->compare_add,
+			.compare = op == MR_OP_CMP_SWAP ? wqe->compare_add : 0,
+		};
+		return 0;
+	case MR_OP_WRITE:
+	case MR_OP_WRITE_IMM:
+		pkt->write = (struct mr_write_hdr){
+			.msn = tp->msn, .rkey = wqe->rkey,
+			.va = wqe->remote_addr, .length = wqe->length,
+			.offset = tp->offset, .rsn = wt->rsn, .imm = imm,
+		};
+		break;
+	default:
+		pkt->send = (struct mr_send_hdr){
+			.msn = tp->msn, .rsn = wt->rsn, .length = wqe->length,
+			.offset = tp->offset, .imm = imm,
+			.inv_rkey = op == MR_OP_SEND_INV ?
+					    wqe->ex.invalidate_rkey : 0,
+		};
+		break;
+	}
+	return min(x->mtu, wqe->length - tp->offset);
+}
+
+/*
+ * The header of response packet @tp, into @pkt; returns its payload
+ * length. A response already forgotten (the requester has it: it moved
+ * its window past) goes as an empty READ_RESP, only to close the PSN hole.
+ */
+static u32 mr_tx_response_header(struct mr_xport *x,
+				 const struct mr_tx_pkt *tp,
+				 struct mr_pkt *pkt)
+{
+	const struct mr_resp *r = &x->resp[tp->msn % MR_MSG_WINDOW];
+
+	if (!r->valid || r->msn != tp->msn) {
+		pkt->base.opcode = MR_OP_READ_RESP;
+		pkt->read_resp.msn = tp->msn;
+		return 0;
+	}
+	if (r->opcode != MR_OP_READ_REQ) {
+		pkt->base.opcode = MR_OP_ATOMIC_RESP;
+		pkt->atomic_resp.msn = r->msn;
+		pkt->atomic_resp.orig = r->orig;
+		return 0;
+	}
+	pkt->base.opcode = MR_OP_READ_RESP;
+	pkt->read_resp.msn = r->msn;
+	pkt->read_resp.length = r->length;
+	pkt->read_resp.offset = tp->offset;
+	return min(x->mtu, r->length - tp->offset);
+}
+
+/*
+ * Read the payload of READ response packet @tp: at send time, so a resent
+ * packet carries the memory as it is then. The MR may have gone since the
+ * request was checked: -EACCES on a first send, which refuses the READ. A
+ * resend may be of a slice the requester has already (its ACK was lost),
+ * and the requester may have let the peer invalidate the region since:
+ * -ENODATA, and the slice goes without payload, which fails the READ only
+ * at a requester that still lacks it (see mr_comp_resp_rcv()).
+ */
+static int mr_tx_gather_response(struct mr_xport *x,
+				 const struct mr_tx_pkt *tp, u8 *dst, u32 len,
+				 bool resend)
+{
+	struct mr_qp *qp = x->qp;
+	const struct mr_resp *r = &x->resp[tp->msn % MR_MSG_WINDOW];
+	struct mr_mr *mr;
+	int err = -EACCES;
+
+	mr = mr_mr_get(to_mr_dev(qp->ibqp.device), qp->ibqp.pd, r->rkey, qp);
+	if (mr) {
+		err = mr_mr_copy_from(mr, r->va + tp->offset, dst, len,
+				      MR_ACC_REMOTE_READ);
+		mr_mr_put(mr);
+	}
+	if (err && resend)
+		return -ENODATA;
+	return err ? -EACCES : 0;
+}
+
+/**
+ * mr_tx_send() - build and send one packet of a message on a path
+ * @x: the transport, locked
+ * @id: the path
+ * @psn: its PSN on the path, taken from the scoreboard
+ * @tp: which message and offset, and whether a request or a response
+ * @resend: a retransmission (counted as such)
+ *
+ * A packet of a message already complete (its WQE is gone) goes out as an
+ * empty SEND with its MSN: the responder only acknowledges it, and the
+ * path's PSN hole closes. A packet lost before the wire (no memory) counts
+ * as sent: the SACK or the RTO resends it. The path's timer is set when
+ * this is its only packet out.
+ *
+ * Return: 0; -EFAULT when the request's local data cannot be read (the
+ * caller fails message @tp->msn); -EACCES when the first send of a READ
+ * response cannot read the region (the caller refuses the READ).
+ */
+int mr_tx_send(struct mr_xport *x, u32 id, u32 psn, const struct mr_tx_pkt *tp,
+	       bool resend)
+{
+	struct mr_qp *qp = x->qp;
+	struct mr_dev *dev = to_mr_dev(qp->ibqp.device);
+	struct mr_tx_path *p = &x->path[id];
+	struct mr_send_wqe *wqe = NULL;
+	struct mr_tx_pkt *rec = &p->pkt[psn % MR_SACK_WINDOW];
+	struct mr_pkt pkt = {};
+	struct mr_flow flow;
+	struct sk_buff *skb;
+	u32 len = 0, hlen;
+	u8 *payload;
+	int err;
+
+	*rec = *tp;
+	rec->sent_ns = mr_xport_now();
+	rec->order = ++x->tx_order;
+	pkt.base.path = id;
+	pkt.base.epoch = p->sb.epoch;
+	pkt.base.qpn = qp->attr.dest_qp_num;
+	pkt.base.psn = psn;
+	if (tp->resp) {
+		len = mr_tx_response_header(x, tp, &pkt);
+	} else if (mr_seq_before(tp->msn, x->msn_head)) {
+		pkt.base.opcode = MR_OP_SEND;
+		pkt.send.msn = tp->msn;
+	} else {
+		wqe = mr_xport_wqe(x, tp->msn);
+		len = mr_tx_request_header(x, wqe, tp, &pkt);
+	}
+	pkt.payload_len = len;
+	hlen = mr_wire_hdr_len(pkt.base.opcode);
+
+	skb = mr_socket_new_pkt(dev, &pkt, GFP_ATOMIC);
+	if (!skb)
+		goto arm;
+	payload = skb->data + hlen;
+	if (len && tp->resp) {
+		err = mr_tx_gather_response(x, tp, payload, len, resend);
+		if (err == -ENODATA) {
+			/* Its region is gone: the slice goes empty. */
+			pkt.payload_len = 0;
+			skb_trim(skb, hlen);
+			err = mr_wire_encode(&pkt, skb->data, hlen);
+		}
+		if (err < 0) {
+			mr_stats_inc(dev, MR_CNT_TX_DROP_ERROR);
+			kfree_skb(skb);
+			return -EACCES;
+		}
+	} else if (len && mr_tx_gather_request(qp, wqe, tp->offset, payload,
+					       len)) {
+		ibdev_dbg(&dev->ib_dev, "QP %u: MSN %u: local data unreadable\n",
+			  qp->ibqp.qp_num, tp->msn);
+		mr_stats_inc(dev, MR_CNT_TX_DROP_ERROR);
+		kfree_skb(skb);
+		return -EFAULT;
+	}
+	flow = qp->flow;
+	flow.sport = htons(x->ps.path[id].sport);
+	mr_socket_xmit(dev, skb, &flow);
+	if (resend)
+		mr_stats_inc(dev, MR_CNT_RETRANSMITS);
+arm:
+	if (!p->deadline)
+		mr_xport_arm_path(p, mr_xport_now());
+	return 0;
+}
+
+/* Send the ACK or NAK @pkt (no payload) to the peer's port @sport. */
+void mr_tx_control(struct mr_xport *x, const struct mr_pkt *pkt, __be16 sport)
+{
+	struct mr_qp *qp = x->qp;
+	struct mr_dev *dev = to_mr_dev(qp->ibqp.device);
+	struct mr_flow flow;
+	struct sk_buff *skb;
+
+	skb = mr_socket_new_pkt(dev, pkt, GFP_ATOMIC);
+	if (!skb)
+		return;
+	flow = qp->flow;
+	flow.sport = sport;
+	mr_socket_xmit(dev, skb, &flow);
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Work queues: the rings of WQEs that QPs (send and receive queues), SRQs
+ * and the responder's bound receives share, their flush with
+ * IB_WC_WR_FLUSH_ERR, and the QP state, which their locks guard.
+ */
+#ifndef METAROCE_WQ_H
+#define METAROCE_WQ_H
+
+#include "metaroce.h"
+
+static inline void *mr_wq_slot(struct mr_wq *wq, u32 i)
+{
+	return wq->buf + (size_t)(i % wq->depth) * wq->stride;
+}
+
+/* Whether WQEs of the send (@send) or receive queue complete as flushed. */
+static inline bool mr_wq_flushes(enum ib_qp_state state, bool send)
+{
+	return state == IB_QPS_ERR || (send && state == IB_QPS_SQE);
+}
+
+int mr_wq_init(struct mr_wq *wq, u32 depth, u32 max_sge, size_t stride);
+int mr_wq_recv_add(struct ib_device *ibdev, struct mr_wq *rq,
+		   const struct ib_recv_wr *wr, const char *owner, u32 num);
+void mr_wq_flush(struct mr_qp *qp, bool send);
+void mr_wq_set_state(struct mr_qp *qp, enum ib_qp_state state);
+
+#endif /* METAROCE_WQ_H */

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The transport's lifetime: created with an RC or UC QP, its responder
+ * started on RTR and its requester on RTS, both stopped on ERR and RESET,
+ * and destroyed with the QP. A fatal error (mr_xport_fatal(), or a fatal
+ * NAK from ack.c) moves the QP to ERR from a work item, since modify_qp
+ * sleeps. Also the transport's entry point for post_send.
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+
+#include "qp.h"
+#include "req.h"
+#include "resp.h"
+#include "timers.h"
+#include "xport.h"
+
+unsigned int mr_xport_paths = 16;
+module_param_named(paths, mr_xport_paths, uint, 0644);
+MODULE_PARM_DESC(paths, "paths (UDP source ports) per connection, 1-64 (default 16)");
+
+/* Moves the QP to ERR from process context: modify_qp takes a mutex. */
+static void mr_xport_err_work(struct work_struct *work)
+{
+	struct mr_xport *x = container_of(work, struct mr_xport, err_work);
+	struct mr_qp *qp = x->qp;
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = IB_EVENT_QP_FATAL,
+	};
+
+	/* A QP already reset or in ERR by its owner is left alone. */
+	if (READ_ONCE(qp->state) != IB_QPS_RTS &&
+	    READ_ONCE(qp->state) != IB_QPS_RTR)
+		return;
+	if (mr_qp_modify(&qp->ibqp, &attr, IB_QP_STATE, NULL))
+		return;
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+}
+
+int mr_xport_create(struct mr_qp *qp)
+{
+	u32 npaths = clamp_t(u32, mr_xport_paths, 1, MR_PATH_MAX);
+	struct mr_xport *x;
+
+	x = kvzalloc(sizeof(*x), GFP_KERNEL_ACCOUNT);
+	if (!x)
+		return -ENOMEM;
+	x->path = kvcalloc(npaths, sizeof(*x->path), GFP_KERNEL_ACCOUNT);
+	x->wtx = kvcalloc(qp->sq.depth, sizeof(*x->wtx), GFP_KERNEL_ACCOUNT);
+	x->rq_size = npaths * MR_SACK_WINDOW;
+	x->requeue = kvcalloc(x->rq_size, sizeof(*x->requeue),
+			      GFP_KERNEL_ACCOUNT);
+	if (!x->path || !x->wtx || !x->requeue) {
+		kvfree(x->path);
+		kvfree(x->wtx);
+		kvfree(x->requeue);
+		kvfree(x);
+		return -ENOMEM;
+	}
+	x->npaths = npaths;
+	x->qp = qp;
+	spin_lock_init(&x->lock);
+	mr_timers_init(x);
+	INIT_WORK(&x->err_work, mr_xport_err_work);
+	qp->xp = x;
+	return 0;
+}
+
+static void mr_xport_stop(struct mr_xport *x)
+{
+	u32 i;
+
+	spin_lock_bh(&x->lock);
+	x->tx_on = false;
+	x->rx_on = false;
+	x->rnr_wait = false;
+	for (i = 0; i < x->npaths; i++)
+		x->path[i].deadline = 0;
+	spin_unlock_bh(&x->lock);
+	/* The timer re-arms only while tx_on. */
+	mr_timers_stop(x);
+}
+
+/* After every lookup reference is gone: nothing can reach @x any more. */
+void mr_xport_destroy(struct mr_qp *qp)
+{
+	struct mr_xport *x = qp->xp;
+
+	mr_xport_stop(x);
+	cancel_work_sync(&x->err_work);
+	mr_resp_free(x);
+	mr_req_free(x);
+	kvfree(x->path);
+	kvfree(x->wtx);
+	kvfree(x->requeue);
+	kvfree(x);
+	qp->xp = NULL;
+}
+
+/*
+ * modify_qp changed the state, under the QP's state mutex: start the
+ * responder in RTR, the requester in RTS; stop both in ERR and RESET.
+ */
+void mr_xport_modify(struct mr_qp *qp, enum ib_qp_state old,
+		     enum ib_qp_state state)
+{
+	struct mr_xport *x = qp->xp;
+
+	if (state == IB_QPS_ERR || state == IB_QPS_RESET) {
+		mr_xport_stop(x);
+		if (state == IB_QPS_RESET) {
+			spin_lock_bh(&x->lock);
+			mr_resp_free(x);
+			mr_resp_reset(x);
+			x->fatal = 0;
+			spin_unlock_bh(&x->lock);
+		}
+		return;
+	}
+	spin_lock_bh(&x->lock);
+	if (state == IB_QPS_RTR && old == IB_QPS_INIT)
+		mr_resp_init(x);
+	if (state == IB_QPS_RTS && old == IB_QPS_RTR) {
+		if (x->tx_on)	/* started in RTR to send responses */
+			x->rnr_left = qp->attr.rnr_retry;
+		else
+			mr_req_start(x, false);
+	}
+	spin_unlock_bh(&x->lock);
+}
+
+/* post_send queued WQEs, and dropped the queue lock: send what fits. */
+void mr_xport_kick(struct mr_qp *qp)
+{
+	struct mr_xport *x = qp->xp;
+
+	spin_lock_bh(&x->lock);
+	mr_req_push(x);
+	mr_timers_sync(x);
+	spin_unlock_bh(&x->lock);
+}

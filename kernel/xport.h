@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The RC and UC transport of a QP, struct mr_xport, and its lifetime
+ * (xport.c). Its engines: the requester (req.c) sends new requests and
+ * the responses it owes, the completer (comp.c) processes ACKs and NAKs,
+ * resends and completes send WQEs, the responder (resp.c) places what
+ * arrives and answers it through ack.c; tx.c builds and sends every
+ * packet, timers.c owns the timer. Design.rst draws the layers.
+ *
+ * One spin lock per QP, mr_xport.lock, covers all of it; it is taken with
+ * BHs off, by the entry points only (receive.c, timers.c, xport.c),
+ * because the receive path and the timer run in softirq. Lock order:
+ * xport lock, then sq.lock or rq.lock, then a CQ lock (mr_cq_post()).
+ */
+#ifndef METAROCE_XPORT_H
+#define METAROCE_XPORT_H
+
+#include <linux/ktime.h>
+#include <linux/timer.h>
+#include <linux/workqueue.h>
+
+#include "metaroce.h"
+#include "wq.h"
+#include "proto/path.h"
+#include "proto/rto.h"
+#include "proto/sack.h"
+
+/* Messages a requester may have started and not completed. */
+#define MR_MSG_WINDOW 128
+/* Packets a path may have in flight (its scoreboard holds 256). */
+#define MR_PATH_WINDOW 64
+/*
+ * Packets the connection may have in flight over all its paths: a fixed
+ * window until congestion control sizes it, below the 1000 packets that
+ * a netdev backlog queues by default.
+ */
+#define MR_CONN_WINDOW 256
+/* The responder acknowledges a path at least every this many packets. */
+#define MR_ACK_EVERY 4
+#define MR_RTO_INIT_NS (20 * NSEC_PER_MSEC)
+#define MR_RTO_MIN_NS (10 * NSEC_PER_MSEC)
+#define MR_RTO_MAX_NS (500 * NSEC_PER_MSEC)
+/*
+ * A tail probe goes after twice the path's SRTT (or SRTT + 4 RTTVAR when
+ * the RTT jitters more), but not sooner than this.
+ */
+#define MR_PTO_MIN_NS (2 * NSEC_PER_MSEC)
+
+/*
+ * What a packet in flight is, so that it can be rebuilt: a slice of one
+ * of our requests (from its WQE), or of our response to the peer's READ
+ * or atomic (from the response record). Both ride the same paths.
+ */
+struct mr_tx_pkt {
+	u32 msn;		/* ours, or for a response the peer's */
+	u32 offset;
+	u32 gen;		/* RNR rewind generation it was sent in */
+	bool resp;
+	u64 sent_ns;
+	u64 order;		/* the connection's count of packets sent */
+};
+
+struct mr_tx_path {
+	struct mr_sack_tx sb;
+	struct mr_rto rto;
+	u64 deadline;		/* ns when its timer fires; 0: not armed */
+	u64 armed_ns;		/* when the deadline was set */
+	bool probed;		/* the tail probe went: next is the RTO */
+	struct mr_tx_pkt pkt[MR_SACK_WINDOW];	/* by PSN % 256 */
+};
+
+/* Per send WQE, parallel to the send ring. */
+struct mr_wqe_tx {
+	u32 rsn;
+	bool rsn_set;		/* the RSN is taken once, at first send */
+	/* READ and atomics: which response slices have landed. */
+	bool resp_done;
+	u32 resp_got;
+	u64 resp_map1;
+	unsigned long *resp_map;	/* &resp_map1, or allocated */
+};
+
+/*
+ * A response of the responder: to the peer's READ (data read as each
+ * packet goes out) or atomic (executed once; the result is kept here, so
+ * a repeated request never executes again).
+ */
+struct mr_resp {
+	bool valid;
+	u8 opcode;		/* of the request */
+	u32 msn;		/* of the request */
+	u32 rkey;
+	u64 va;
+	u32 length;
+	u8 path;		/* of the request: a NAK goes back on it */
+	u32 npkts;
+	u32 sent;		/* packets sent */
+	u64 orig;		/* atomic result */
+};
+
+/* A message being placed at the responder. */
+struct mr_rx_msg {
+	bool used;
+	bool done;
+	bool solicited;
+	bool consume;		/* takes a posted receive */
+	/* UC: dropped (see resp.c); the receive it owns completes in error */
+	bool dropped;
+	bool skipped;		/* dropped before it owned a receive */
+	u8 drop_counter;	/* enum mr_counter */
+	enum ib_wc_status drop_status;
+	u8 opcode;
+	u32 msn;
+	u32 rsn;
+	u32 recv;		/* the receive it takes: rsn, less UC skips */
+	u32 imm;
+	u32 length;
+	u32 nslices;		/* MTU-sized slices */
+	u32 got;		/* distinct slices landed */
+	u64 map1;		/* slice map of small messages */
+	unsigned long *map;	/* of large ones, else &map1 */
+	/* READ and atomics, executed when the message is next in order */
+	u8 path;		/* arrival path: a late NAK goes back on it */
+	u32 rkey;
+	u64 va;
+	u32 rd_len;
+	u64 swap_add;
+	u64 compare;
+};
+
+struct mr_rx_path {
+	struct mr_sack_rx win;
+	u32 last_psn;		/* the last new packet: ACKs name it */
+	u32 unacked;		/* new packets since the last ACK */
+	u32 ecn;
+	__be16 sport;		/* the sender's port: ACKs go back to it */
+	u16 epoch;		/* of last_psn */
+	bool seen;
+};
+
+/* A packet of a failed path, waiting for a new PSN on another path. */
+struct mr_requeue {
+	u32 msn;
+	u32 offset;
+	u32 gen;
+	bool resp;
+};
+
+struct mr_xport {
+	spinlock_t lock;	/* everything below; BH-safe */
+	struct mr_qp *qp;
+	struct timer_list timer;	/* RTOs and the RNR wait (timers.c) */
+	u64 timer_ns;		/* the deadline it is armed for */
+	struct work_struct err_work;	/* moves the QP to ERR (xport.c) */
+	u32 mtu;
+
+	/* requester */
+	bool tx_on;
+	bool tx_err;		/* a WR failed: send nothing new */
+	u32 err_msn;
+	enum ib_wc_status err_status;
+	u32 npaths;
+	struct mr_paths ps;
+	struct mr_tx_path *path;
+	struct mr_wqe_tx *wtx;		/* sq.depth entries */
+	u32 msn_head;		/* MSN of the WQE at sq.head */
+	u32 msn_send;		/* the WQE whose new packets go out next */
+	u32 msn_hi;		/* msn_send before any RNR rewind */
+	u32 rd_out;		/* see mr_req_rd_recount() */
+	u32 peer_done;		/* the newest "MSN done" the peer reported */
+	u32 send_off;
+	u32 rsn_next;
+	u32 rtos;		/* RTOs in a row, any path, no ACK progress */
+	u64 tx_order;		/* packets sent, resends included */
+	u64 acked_ns;		/* an ACK last acknowledged something new */
+	u64 acked_front;	/* newest order acknowledged: mr_rto_early() */
+	u32 gen;		/* RNR rewinds */
+	bool rnr_wait;
+	u32 rnr_msn;
+	u32 rnr_left;
+	u64 rnr_deadline;
+	struct mr_requeue *requeue;
+	u32 rq_head, rq_count, rq_size;
+
+	/* responder */
+	bool rx_on;
+	u8 fatal;		/* NAK code answering everything, or 0 */
+	u32 fatal_msn;
+	u32 msn_done;
+	u32 rsn_head;
+	u32 rsn_skipped;	/* UC: RSNs skipped by messages gone by */
+	u32 uc_skips;		/* ... and by messages in the window */
+	u32 resp_send;		/* the oldest MSN that may have a response to send */
+	struct mr_rx_path rx[MR_WIRE_MAX_PATHS];
+	struct mr_rx_msg msg[MR_MSG_WINDOW];
+	struct mr_resp resp[MR_MSG_WINDOW];	/* by MSN % window */
+};
+
+/* What an engine's receive left for the entry point to do (receive.c). */
+enum mr_xport_next {
+	MR_NEXT_NONE,
+	MR_NEXT_PUSH,		/* the requester may have something to send */
+	MR_NEXT_RESPOND,	/* responses are due: start sending if need be */
+};
+
+/* The module parameter: paths per connection. */
+extern unsigned int mr_xport_paths;
+
+int mr_xport_create(struct mr_qp *qp);
+void mr_xport_destroy(struct mr_qp *qp);
+void mr_xport_modify(struct mr_qp *qp, enum ib_qp_state old,
+		     enum ib_qp_state state);
+void mr_xport_kick(struct mr_qp *qp);
+
+static inline u64 mr_xport_now(void)
+{
+	return ktime_get_ns();
+}
+
+/* The send WQE of message @msn, which must be in the ring. */
+static inline struct mr_send_wqe *mr_xport_wqe(struct mr_xport *x, u32 msn)
+{
+	struct mr_wq *sq = &x->qp->sq;
+
+	return mr_wq_slot(sq, sq->head + (msn - x->msn_head));
+}
+
+static inline struct mr_wqe_tx *mr_xport_wtx(struct mr_xport *x, u32 msn)
+{
+	struct mr_wq *sq = &x->qp->sq;
+
+	return &x->wtx[(sq->head + (msn - x->msn_head)) % sq->depth];
+}
+
+/*
+ * Set the deadline of path @p: first a tail probe, after about two round
+ * trips without an ACK (a lost last packet has nothing behind it to show
+ * the gap), then the RTO proper. timers.c arms the timer for it.
+ */
+static inline void mr_xport_arm_path(struct mr_tx_path *p, u64 now)
+{
+	p->deadline = now + mr_rto_wait(&p->rto, p->probed, MR_PTO_MIN_NS);
+	p->armed_ns = now;
+}
+
+/*
+ * A fatal error of the requester: send nothing more, and move the QP to
+ * ERR (which flushes its queues) from process context.
+ */
+static inline void mr_xport_fatal(struct mr_xport *x)
+{
+	x->tx_on = false;
+	schedule_work(&x->err_work);
+}
+
+#endif /* METAROCE_XPORT_H */
