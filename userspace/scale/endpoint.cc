@@ -197,7 +197,7 @@ void MrSender::Push() {
     }
 }
 
-// req.c: mr_req_send_pkt(). A packet of a message that completed meanwhile
+// tx.c: mr_tx_send(). A packet of a message that completed meanwhile
 // goes as an empty SEND with its MSN, which closes its PSN hole.
 void MrSender::SendPkt(uint32_t id, uint32_t psn, const TxPkt &tp, bool resend) {
     Path &p = path_[id];
@@ -239,7 +239,7 @@ void MrSender::SendPkt(uint32_t id, uint32_t psn, const TxPkt &tp, bool resend) 
     }
 }
 
-// ack.c: mr_req_resend(). @charge: it had been reported lost, so it is in
+// comp.c: mr_comp_resend(). @charge: it had been reported lost, so it is in
 // flight again.
 void MrSender::Resend(uint32_t id, uint32_t psn, bool charge) {
     Path &p = path_[id];
@@ -261,7 +261,7 @@ void MrSender::RecvAck(Ptr<Socket> sock) {
     }
 }
 
-// ack.c: mr_ack_rcv(), with congestion control fed from the same ACK.
+// comp.c: mr_comp_ack_rcv(), with congestion control fed from the same ACK.
 void MrSender::OnAck(const mr_pkt &pkt) {
     if (Done())
         return;
@@ -331,19 +331,15 @@ void MrSender::OnAck(const mr_pkt &pkt) {
     Push();
 }
 
-// req.c: mr_req_arm_path(): a tail probe first, after about two round trips
-// without an ACK, then the RTO proper.
+// xport.h: mr_xport_arm_path(): a tail probe first, after about two round
+// trips without an ACK, then the RTO proper (mr_rto_wait()).
 void MrSender::ArmPath(Path &p, uint64_t now) {
-    const uint64_t rto = mr_rto_get(&p.rto), srtt = p.rto.srtt, rttvar = p.rto.rttvar;
-    uint64_t t = rto;
-    if (!p.probed && srtt)
-        t = std::clamp(std::max(2 * srtt, srtt + 4 * rttvar), params_.pto_min_ns,
-                       std::max(rto, params_.pto_min_ns));
-    p.deadline = now + t;
+    p.deadline = now + mr_rto_wait(&p.rto, p.probed, params_.pto_min_ns);
     p.armed_ns = now;
 }
 
-// req.c: mr_xport_arm(): one timer for all paths, at the earliest deadline.
+// timers.c: mr_timers_sync(): one timer for all paths, at the earliest
+// deadline.
 void MrSender::ArmTimer() {
     if (Done())
         return;
@@ -359,7 +355,7 @@ void MrSender::ArmTimer() {
     timer_ = Simulator::Schedule(NanoSeconds(next > now ? next - now : 0), &MrSender::Timer, this);
 }
 
-// ack.c: mr_xport_timer().
+// timers.c: mr_timers_fire().
 void MrSender::Timer() {
     const uint64_t now = Now();
     timer_at_ = 0;
@@ -370,14 +366,14 @@ void MrSender::Timer() {
     ArmTimer();
 }
 
-// ack.c: mr_req_timer_early() without READs: older packets of the
+// comp.c: mr_comp_timer_early() without READs: older packets of the
 // connection are still coming back, so ours waits in a queue.
 bool MrSender::TimerEarly(const Path &p, uint32_t psn) const {
     const TxPkt &tp = p.pkt[psn % MR_SACK_WINDOW];
     return mr_rto_early(tp.order, acked_front_, kAckEvery * ps_.count, p.armed_ns, acked_ns_);
 }
 
-// ack.c: mr_req_rto().
+// comp.c: mr_comp_path_timeout().
 void MrSender::PathTimeout(uint32_t id, uint64_t now) {
     Path &p = path_[id];
     const uint32_t budget = (kRetryCnt + 1) * ps_.count * kFailAfter;
@@ -417,7 +413,7 @@ void MrSender::PathTimeout(uint32_t id, uint64_t now) {
         ArmPath(p, now);
 }
 
-// ack.c: mr_req_failover(): the path's unacknowledged packets go to the
+// comp.c: mr_comp_failover(): the path's unacknowledged packets go to the
 // other paths; it restarts on a new source port, in a new epoch.
 void MrSender::Failover(uint32_t id) {
     Path &p = path_[id];
@@ -508,7 +504,7 @@ MrReceiver::MrReceiver(Ptr<ns3::Node> node, const TransportParams &params, uint6
     sock_->SetIpRecvTos(true);
     sock_->SetRecvCallback(MakeCallback(&MrReceiver::Recv, this));
     // ACKs go from the acknowledged packets' source port to port 4791
-    // (resp.c: mr_resp_xmit()), so they hash onto the fabric as the kernel's
+    // (tx.c: mr_tx_control()), so they hash onto the fabric as the kernel's
     // do. No UDP socket can send from thousands of ports cheaply, so they
     // go through a raw socket with our own UDP header.
     ack_raw_ = Socket::CreateSocket(node, Ipv4RawSocketFactory::GetTypeId());
@@ -552,7 +548,8 @@ void MrReceiver::Recv(Ptr<Socket> sock) {
     }
 }
 
-// resp.c: mr_resp_rcv(), its SACK and ACK part.
+// resp.c: mr_resp_rcv(), its SACK and ACK part: ack.c's mr_ack_arrival()
+// and mr_ack_coalesce().
 void MrReceiver::OnData(Conn &c, const mr_pkt &pkt, uint16_t sport, bool ce, uint32_t bytes) {
     const uint32_t id = pkt.base.path, psn = pkt.base.psn;
     RxPath &r = c.rx[id];
@@ -633,7 +630,7 @@ bool MrReceiver::Place(Conn &c, const mr_pkt &pkt, bool *complete) {
     return true;
 }
 
-// resp.c: mr_resp_ack(): the path's whole window, naming packet @psn.
+// ack.c: mr_ack_path(): the path's whole window, naming packet @psn.
 void MrReceiver::Ack(Conn &c, uint32_t id, uint32_t psn) {
     RxPath &r = c.rx[id];
     mr_pkt pkt{};
@@ -658,7 +655,7 @@ void MrReceiver::Ack(Conn &c, uint32_t id, uint32_t psn) {
     acks_++;
 }
 
-// resp.c: mr_resp_ack_all(): after a completion, every path with packets
+// ack.c: mr_ack_all(): after a completion, every path with packets
 // not yet acknowledged, and one more when that is a single path.
 void MrReceiver::AckAll(Conn &c) {
     uint32_t acks = 0, spare = MR_WIRE_MAX_PATHS;

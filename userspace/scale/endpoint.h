@@ -2,10 +2,11 @@
 //
 // MetaRoCE endpoints over ns-3 UDP sockets, driven by the kernel's own
 // protocol units (proto.h): a sender that writes messages to one receiver,
-// and a receiver that takes many senders. They follow kernel/req.c, ack.c
-// and resp.c step for step where those decide what goes on the wire (path
-// choice, PSNs, ACK coalescing, resends, tail probe, RTO, failover), and
-// leave out what does not (memory regions, completion queues, READs).
+// and a receiver that takes many senders. They follow the kernel's
+// requester (req.c, tx.c, comp.c, timers.c) and responder (resp.c, ack.c)
+// step for step where those decide what goes on the wire (path choice,
+// PSNs, ACK coalescing, resends, tail probe, RTO, failover), and leave out
+// what does not (memory regions, completion queues, READs).
 #pragma once
 
 #include "config.h"
