@@ -14,7 +14,7 @@
 #define MR_CC_FAIR_SHIFT 2		/* no ECN, high delay: ai / 4 */
 #define MR_CC_MAX_MTU 65535u
 #define MR_CC_NS_KBPS 8000000ull	/* ns per byte at 1 kbit/s */
-#define MR_CC_DEMAND_NEAR_SHIFT 3	/* >= 7/8 of its share: unbounded */
+#define MR_CC_DEMAND_NEAR_SHIFT 1	/* >= 1/2 of its share: unbounded */
 #define MR_CC_MS 1000000ull
 
 static_assert(MR_CC_ONE == 1u << MR_CC_SHIFT, "MR_CC_ONE is one packet");
@@ -68,7 +68,7 @@ void mr_cc_params_default(struct mr_cc_params *prm)
 		.loss = 1,
 		.g_shift = 4,
 		.init_path_window = 16,
-		.init_conn_window = 32,
+		.init_conn_window = 16,
 		.max_path_window = 64,
 		.max_conn_window = 256,
 		.min_window = MR_CC_ONE / 64,
@@ -83,6 +83,7 @@ void mr_cc_params_default(struct mr_cc_params *prm)
 		.share_idle = 2,
 	};
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_cc_params_default);
 
 int mr_cc_params_check(const struct mr_cc_params *prm)
 {
@@ -114,6 +115,7 @@ int mr_cc_params_check(const struct mr_cc_params *prm)
 		return -MR_EFIELD;
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_cc_params_check);
 
 static u32 mr_cc_clamp_win(const struct mr_cc_params *prm, u64 cwnd,
 			   u32 max_pkts)
@@ -143,8 +145,8 @@ static void mr_cc_pace_update(const struct mr_cc_params *prm,
 		full = mr_cc_min(full, (u64)c->npaths * prm->max_path_window);
 	}
 	full <<= MR_CC_SHIFT;
-	if (c->srtt && w)
-		gw = mr_cc_div64(c->srtt << (MR_CC_SHIFT + 2), w * 5);
+	if (c->pace_rtt && w)
+		gw = mr_cc_div64(c->pace_rtt << (MR_CC_SHIFT + 2), w * 5);
 	if (w < full)
 		c->gap_ns = mr_cc_min(gw, MR_CC_GAP_MAX_NS);
 	if (c->hint_kbps) {
@@ -163,6 +165,7 @@ void mr_cc_conn_init(struct mr_cc_conn *c, const struct mr_cc_params *prm,
 		.mtu = mtu < 1 ? 1 : mtu > MR_CC_MAX_MTU ? MR_CC_MAX_MTU : mtu,
 	};
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_cc_conn_init);
 
 static void mr_cc_path_set(struct mr_cc_conn *c, struct mr_cc_path *p,
 			   u32 cwnd)
@@ -181,6 +184,7 @@ void mr_cc_path_init(struct mr_cc_path *p, struct mr_cc_conn *c,
 	c->npaths++;
 	mr_cc_pace_update(prm, c);
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_cc_path_init);
 
 void mr_cc_path_exit(struct mr_cc_path *p, struct mr_cc_conn *c,
 		     const struct mr_cc_params *prm)
@@ -191,6 +195,7 @@ void mr_cc_path_exit(struct mr_cc_path *p, struct mr_cc_conn *c,
 	c->npaths--;
 	mr_cc_pace_update(prm, c);
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_cc_path_exit);
 
 static u32 mr_cc_whole(u32 cwnd, u32 max)
 {
@@ -206,6 +211,7 @@ u32 mr_cc_path_window(const struct mr_cc_params *prm,
 		return prm->max_path_window;
 	return mr_cc_whole(p->w.cwnd, prm->max_path_window);
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_cc_path_window);
 
 u32 mr_cc_conn_window(const struct mr_cc_params *prm,
 		      const struct mr_cc_conn *c)
@@ -214,6 +220,7 @@ u32 mr_cc_conn_window(const struct mr_cc_params *prm,
 		return prm->max_conn_window;
 	return mr_cc_whole(c->w.cwnd, prm->max_conn_window);
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_cc_conn_window);
 
 /* floor(sqrt(x)), bit by bit. */
 static u32 mr_cc_isqrt(u32 x)
@@ -310,10 +317,16 @@ static u32 mr_cc_new_marks(struct mr_cc_path *p, u32 count)
 }
 
 /* The window, in packets fixed point, that carries @hint over one SRTT. */
+/*
+ * The window the hint fills in one round trip, + 25 %. The round trip is
+ * pacing's (the SRTT, at most twice the base RTT), not the SRTT alone: a
+ * queue the first flight built makes the SRTT long, and a window sized to
+ * it would keep the queue for good, the hint's rate filling it exactly.
+ */
 static u64 mr_cc_hint_window(const struct mr_cc_conn *c, u32 hint)
 {
-	/* hint * 1000 / 8 bytes/s * srtt / 1e9 / mtu << MR_CC_SHIFT */
-	u64 w = mr_cc_div64((u64)hint * c->srtt * 2, (u64)c->mtu * 15625);
+	/* hint * 1000 / 8 bytes/s * rtt / 1e9 / mtu << MR_CC_SHIFT */
+	u64 w = mr_cc_div64((u64)hint * c->pace_rtt * 2, (u64)c->mtu * 15625);
 
 	return w + (w >> 2);
 }
@@ -321,23 +334,32 @@ static u64 mr_cc_hint_window(const struct mr_cc_conn *c, u32 hint)
 /*
  * The first hint sizes the connection's window (both ways: a bounded
  * initial window is raised to what the receiver grants, and capped to
- * it); a hint that grows by 1/8 or more raises it to the new one. Hints
- * that shrink leave the window alone: pacing follows them at once.
+ * it), and the marks and losses of the packets sent before it do not
+ * count; a hint that grows by 1/8 or more raises the window to the new
+ * one. Hints that shrink leave the window alone: pacing follows them at
+ * once.
  */
 static void mr_cc_hint(const struct mr_cc_params *prm, struct mr_cc_conn *c,
-		       u32 hint)
+		       u32 hint, u64 sent_order)
 {
 	u64 w;
 
 	if (hint != c->hint_kbps)
 		c->hint_q24 = hint ? mr_cc_div64(MR_CC_NS_KBPS << 24, hint) : 0;
-	if (hint && c->srtt &&
+	if (hint && c->pace_rtt &&
 	    (!c->hinted ||
 	     hint > (u64)c->hint_kbps + (c->hint_kbps >> 3))) {
 		w = mr_cc_hint_window(c, hint);
 		if (!c->hinted || w > c->w.cwnd)
 			c->w.cwnd = mr_cc_clamp_win(prm, w,
 						    prm->max_conn_window);
+		/*
+		 * What the first flight, sent before the receiver had a
+		 * say, met in the queue it overfilled is no news: the hint
+		 * answers it already.
+		 */
+		if (!c->hinted)
+			c->grace_until = sent_order;
 		c->hinted = 1;
 	}
 	c->hint_kbps = hint;
@@ -356,6 +378,7 @@ static bool mr_cc_loss_burst(const struct mr_cc_params *prm,
 struct mr_cc_signal {
 	u32 acked;
 	u32 lost;
+	u32 spurious;
 	u32 marks;
 	bool known;		/* delay and target are known */
 	bool high;		/* ... and the delay is above the target */
@@ -390,20 +413,37 @@ static enum mr_cc_verdict mr_cc_react(const struct mr_cc_params *prm,
 	w->round_acked = mr_cc_sat_add(w->round_acked, s->acked);
 	w->round_marked = mr_cc_sat_add(w->round_marked, s->marks);
 	w->round_lost = mr_cc_sat_add(w->round_lost, s->lost);
+	/*
+	 * A loss that proves spurious (the path reordered, it did not drop)
+	 * no longer counts, and undoes the decrease it caused, as TCP's
+	 * undo does.
+	 */
+	if (s->spurious) {
+		w->round_lost -= (u32)mr_cc_min(s->spurious, w->round_lost);
+		if (w->undo_cwnd > w->cwnd) {
+			w->cwnd = w->undo_cwnd;
+			w->undo_cwnd = 0;
+			w->holding = 0;
+			return MR_CC_INCREASE;
+		}
+	}
 	if (w->holding && s->acked && s->acked_order > w->hold_until)
 		w->holding = 0;
 	if (prm->loss && s->lost && !w->holding && mr_cc_loss_burst(prm, w)) {
 		v = MR_CC_DECREASE_LOSS;
 		cwnd -= cwnd >> 1;
 		w->round_lost = 0;	/* these losses are answered */
+		w->undo_cwnd = old;
 	} else if (prm->loss && s->lost && !w->holding && s->high) {
 		v = MR_CC_DECREASE_LOSS;
 		cwnd -= (cwnd * s->mdf) >> 16;
 		w->round_lost = 0;
+		w->undo_cwnd = old;
 	} else if (s->marks && !w->holding &&
 		   (!gate || !s->known || s->high)) {
 		v = MR_CC_DECREASE_ECN;
 		cwnd -= (cwnd * w->alpha) >> 17;
+		w->undo_cwnd = 0;	/* marks are never spurious */
 	} else if (!s->marks && !w->holding && s->acked) {
 		v = MR_CC_INCREASE;
 		step = s->high ? ai >> MR_CC_FAIR_SHIFT : ai;
@@ -457,6 +497,7 @@ enum mr_cc_verdict mr_cc_ack(const struct mr_cc_params *prm,
 	struct mr_cc_signal s = {
 		.acked = (u32)mr_cc_min(a->acked, MR_CC_COUNT_MAX),
 		.lost = (u32)mr_cc_min(a->lost, MR_CC_COUNT_MAX),
+		.spurious = (u32)mr_cc_min(a->spurious, MR_CC_COUNT_MAX),
 		.marks = mr_cc_new_marks(p, a->ecn_count),
 		.acked_order = a->acked_order,
 		.sent_order = a->sent_order,
@@ -475,7 +516,23 @@ enum mr_cc_verdict mr_cc_ack(const struct mr_cc_params *prm,
 		mr_cc_base_sample(prm, p, rtt, a->now_ns);
 		c->srtt = c->srtt ? c->srtt - (c->srtt >> 3) + (rtt >> 3) : rtt;
 	}
-	mr_cc_hint(prm, c, a->hint_kbps);
+	/*
+	 * Pacing spreads a window over the SRTT, but not over more than twice
+	 * the path's base RTT: samples that waited for a loss's repair (the
+	 * receiver acknowledges a path's last packets when their message
+	 * completes) inflate the SRTT of a sender that sends in bursts, and
+	 * pacing at that SRTT would slow every later burst.
+	 */
+	c->pace_rtt = c->srtt;
+	if (mr_cc_base(p))
+		c->pace_rtt = mr_cc_min(c->srtt, 2 * mr_cc_base(p));
+	mr_cc_hint(prm, c, a->hint_kbps, a->sent_order);
+	if (a->acked_order > c->acked_high)
+		c->acked_high = a->acked_order;
+	if (c->acked_high <= c->grace_until) {
+		s.marks = 0;
+		s.lost = 0;
+	}
 
 	/* Delay: the lower of sample and SRTT, so one stall is not a queue. */
 	delay = rtt && p->srtt ? mr_cc_min(rtt, p->srtt) : rtt ? rtt : p->srtt;
@@ -501,7 +558,7 @@ enum mr_cc_verdict mr_cc_ack(const struct mr_cc_params *prm,
 	vc = mr_cc_react(prm, &c->w, prm->max_conn_window, prm->ai_conn,
 			 c->w.cwnd, true, &s);
 	/* Rate-limited by the hint: no growth past what the hint fills. */
-	if (vc == MR_CC_INCREASE && c->hint_kbps && c->srtt) {
+	if (vc == MR_CC_INCREASE && c->hint_kbps && c->pace_rtt) {
 		c->w.cwnd = (u32)mr_cc_max(cwnd,
 					   mr_cc_min(c->w.cwnd,
 						     mr_cc_hint_window(c, c->hint_kbps)));
@@ -512,6 +569,7 @@ enum mr_cc_verdict mr_cc_ack(const struct mr_cc_params *prm,
 	mr_cc_pace_update(prm, c);
 	return v > vc ? v : vc;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_cc_ack);
 
 void mr_cc_timeout(const struct mr_cc_params *prm, struct mr_cc_conn *c,
 		   struct mr_cc_path *p, u64 sent_order)
@@ -525,10 +583,12 @@ void mr_cc_timeout(const struct mr_cc_params *prm, struct mr_cc_conn *c,
 	p->w.holding = 1;
 	p->w.hold_until = sent_order;
 	p->w.round_lost = 0;
+	p->w.undo_cwnd = 0;
 	if (p->w.cwnd < cwnd)
 		c->decreases++;
 	mr_cc_pace_update(prm, c);
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_cc_timeout);
 
 /* The gap a packet of @bytes leaves behind it. */
 static u64 mr_cc_gap(const struct mr_cc_conn *c, u32 bytes, bool *by_hint)
@@ -565,6 +625,7 @@ u64 mr_cc_pace_delay(const struct mr_cc_params *prm, struct mr_cc_conn *c,
 	c->paced++;
 	return c->next_ns - now_ns;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_cc_pace_delay);
 
 /*
  * A burst starts when the last one is spent or its time is up: the
@@ -594,6 +655,7 @@ void mr_cc_pace_sent(const struct mr_cc_params *prm, struct mr_cc_conn *c,
 	c->burst--;
 	c->hint_limited += by_hint;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_cc_pace_sent);
 
 u32 mr_cc_hint_from_bps(u64 bps)
 {
@@ -603,11 +665,13 @@ u32 mr_cc_hint_from_bps(u64 bps)
 		return 0;
 	return kbps < 1 ? 1 : kbps > MR_CC_U32_MAX ? MR_CC_U32_MAX : (u32)kbps;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_cc_hint_from_bps);
 
 u64 mr_cc_hint_to_bps(u32 kbps)
 {
 	return (u64)kbps * 1000;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_cc_hint_to_bps);
 
 /*
  * kbit/s = bytes * 8e6 / ns = bytes * inv >> 32, inv = (8e6 << 32) / ns
@@ -655,10 +719,16 @@ static u32 mr_cc_demand(const struct mr_cc_params *prm, struct mr_cc_flow *f,
 		f->idle++;
 	if (f->idle >= prm->share_idle)
 		return 0;
+	/*
+	 * A sender whose window shrank (a mark, a loss) sends below its
+	 * share for a while without wanting less: only one below half of it
+	 * is limited elsewhere, and it gets twice what it used, so that it
+	 * keeps room to come back.
+	 */
 	if (!f->hint_kbps ||
 	    m >= f->hint_kbps - (f->hint_kbps >> MR_CC_DEMAND_NEAR_SHIFT))
 		return MR_CC_UNBOUNDED;
-	d = (u64)m + (m >> 2) + 1;
+	d = 2 * (u64)m + 1;
 	return (u32)mr_cc_min(d, MR_CC_UNBOUNDED - 1);
 }
 
@@ -774,3 +844,4 @@ u32 mr_cc_share(const struct mr_cc_params *prm, struct mr_cc_flow *flows,
 	}
 	return (u32)fresh;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_cc_share);

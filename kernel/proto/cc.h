@@ -100,6 +100,7 @@ struct mr_cc_win {
 	u32 round_lost;		/* losses reported in it */
 	u64 hold_until;		/* send order the last decrease waits for */
 	u8 holding;		/* no change until then */
+	u32 undo_cwnd;		/* before the last loss decrease; 0: none */
 };
 
 /* One path's congestion state. */
@@ -119,7 +120,11 @@ struct mr_cc_conn {
 	u32 npaths;		/* paths attached (mr_cc_path_init()) */
 	u32 mtu;		/* bytes of a full packet, as pacing counts them */
 	u64 srtt;		/* smoothed RTT over all paths' samples, ns */
+	u64 pace_rtt;		/* the RTT pacing spreads a window over, ns */
 	u8 hinted;		/* the first hint has sized the window */
+	/* Send order up to which packets went before the first hint. */
+	u64 grace_until;	/* their marks and losses do not count */
+	u64 acked_high;		/* the newest send order acknowledged */
 	u8 hint_limits;		/* the hint is slower than the window */
 	u32 hint_kbps;		/* the receiver's last hint, 0: none */
 	u64 hint_q24;		/* the hint's ns per byte << 24 */
@@ -137,6 +142,8 @@ struct mr_cc_conn {
 struct mr_cc_ack_info {
 	u32 acked;		/* packets newly acknowledged */
 	u32 lost;		/* packets newly reported lost */
+	/* Resends that proved needless: the ACK answers a duplicate. */
+	u32 spurious;
 	u32 ecn_count;		/* the ACK's cumulative CE count */
 	u64 rtt_ns;		/* RTT sample, 0: none */
 	u64 srtt_ns;		/* the path's SRTT after the sample, 0: none */

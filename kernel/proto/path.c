@@ -58,6 +58,7 @@ static void mr_paths_start(struct mr_paths *ps, u32 id, u16 epoch)
 	p->window = MR_PATH_INIT_WINDOW;
 	p->inflight = 0;
 	p->rtos = 0;
+	p->credit = 0;
 	p->epoch = epoch;
 	p->state = MR_PATH_ACTIVE;
 	mr_paths_new_port(ps, id);
@@ -131,12 +132,6 @@ void mr_paths_set_window(struct mr_paths *ps, u32 id, u32 window)
 }
 EXPORT_SYMBOL_IF_KUNIT(mr_paths_set_window);
 
-/* Whether path @a is emptier than path @b, relative to their windows. */
-static bool mr_paths_emptier(const struct mr_path *a, const struct mr_path *b)
-{
-	return a->inflight * b->window < b->inflight * a->window;
-}
-
 /**
  * mr_paths_pick_other() - choose the path for the next new packet, not
  * @avoid if another has room
@@ -144,19 +139,22 @@ static bool mr_paths_emptier(const struct mr_path *a, const struct mr_path *b)
  * @avoid: a path id to pass over (e.g. the one that carried the first
  *	copy of a request sent twice); MR_PATH_MAX avoids none
  *
- * Of the active paths with room, the emptiest relative to its window
- * (lowest inflight / window), so that packets spread in proportion to
- * the windows even when every path has room because the connection's
- * window binds first; among equals, round-robin from the path after the
- * last one chosen, so equal windows give plain round robin. O(paths).
- * The chosen path is charged with the packet.
+ * A round robin over the active paths with room, weighted by their
+ * windows (smooth weighted round robin): each gains its window in credit
+ * at every pick and the one with the most goes, losing the sum of the
+ * windows. So packets spread in proportion to the windows even when every
+ * path has room because the connection's window binds first, each path
+ * with room keeps getting its share (a later packet of a path is what
+ * shows its holes), and equal windows give plain round robin, ties going
+ * to the path after the last one chosen. O(paths). The chosen path is
+ * charged with the packet.
  *
  * Return: the path id, -MR_EAGAIN if every active path is full, or
  * -MR_ENOPATH if no path is active.
  */
 int mr_paths_pick_other(struct mr_paths *ps, u32 avoid)
 {
-	u32 k, id, active = 0;
+	u32 k, id, active = 0, total = 0;
 	int best = -1, spare = -1;
 	struct mr_path *p;
 
@@ -168,9 +166,11 @@ int mr_paths_pick_other(struct mr_paths *ps, u32 avoid)
 		active++;
 		if (p->inflight >= p->window)
 			continue;
+		p->credit += (s32)p->window;
+		total += p->window;
 		if (id == avoid)
 			spare = (int)id;
-		else if (best < 0 || mr_paths_emptier(p, &ps->path[best]))
+		else if (best < 0 || p->credit > ps->path[best].credit)
 			best = (int)id;
 	}
 	if (best < 0)
@@ -178,6 +178,7 @@ int mr_paths_pick_other(struct mr_paths *ps, u32 avoid)
 	if (best < 0)
 		return active ? -MR_EAGAIN : -MR_ENOPATH;
 	p = &ps->path[best];
+	p->credit -= (s32)total;
 	p->inflight++;
 	ps->inflight++;
 	ps->cursor = ((u32)best + 1) % ps->count;

@@ -34,6 +34,7 @@ struct mr_path {
 	u32 window;	/* packets it may have in flight */
 	u32 inflight;	/* packets in flight */
 	u32 rtos;	/* consecutive timeouts */
+	s32 credit;	/* its turn in the weighted round robin */
 	u16 sport;	/* UDP source port */
 	u16 epoch;	/* PSN space generation, bumped on restart */
 	u8 state;	/* enum mr_path_state */

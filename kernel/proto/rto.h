@@ -37,18 +37,25 @@ u64 mr_rto_wait(const struct mr_rto *r, bool probed, u64 pto_min_ns);
  *	since the receiver acknowledges each path every few packets
  * @armed_ns: when the timer was armed
  * @acked_ns: when an ACK last acknowledged something new
+ * @deferred: the timer has waited once already for the slack
  *
  * A queue delivers in order: a packet comes back after every packet sent
- * before it. While ACKs keep arriving since the timer was armed and none
- * is for a packet sent well after ours, our packet is queued behind them
- * (a slow receiver, not a loss): the caller re-arms instead of resending.
- * Once the acknowledged front passes ours by @slack, the timer counts
- * again (the loss rule of RACK, RFC 8985, in packets instead of time).
+ * before it. While ACKs keep arriving since the timer was armed for
+ * packets sent before ours, our packet is queued behind them (a slow
+ * receiver, not a loss): the caller re-arms instead of resending. ACKs of
+ * packets sent after ours, by less than @slack, may have overtaken ours
+ * held back by coalescing: that is worth one wait, not more, since with
+ * nothing more to send the coalescing that holds ours may never end. Once
+ * the acknowledged front passes ours by @slack, the timer counts (the
+ * loss rule of RACK, RFC 8985, in packets instead of time).
  */
 static inline bool mr_rto_early(u64 oldest, u64 acked_front, u64 slack,
-				u64 armed_ns, u64 acked_ns)
+				u64 armed_ns, u64 acked_ns, bool deferred)
 {
-	return acked_ns > armed_ns && acked_front < oldest + slack;
+	if (acked_ns <= armed_ns)
+		return false;
+	return acked_front < oldest ||
+	       (!deferred && acked_front < oldest + slack);
 }
 
 /* The timeout to arm for the path now. */

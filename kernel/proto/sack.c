@@ -341,6 +341,25 @@ void mr_sack_tx_timeout(struct mr_sack_tx *tx, struct mr_sack_res *res)
 EXPORT_SYMBOL_IF_KUNIT(mr_sack_tx_timeout);
 
 /**
+ * mr_sack_tx_arrived() - whether the sender knows that a packet arrived
+ * @tx: the scoreboard
+ * @epoch: the epoch the PSN belongs to
+ * @psn: the packet
+ *
+ * True for a PSN of the current epoch that was sent and is acknowledged:
+ * before una (and no more than a window back), or SACKed.
+ */
+bool mr_sack_tx_arrived(const struct mr_sack_tx *tx, u16 epoch, u32 psn)
+{
+	if (epoch != tx->epoch || !mr_seq_before(psn, tx->nxt) ||
+	    tx->nxt - psn > MR_SACK_WINDOW)
+		return false;
+	return mr_seq_before(psn, tx->una) ||
+	       mr_sack_ring_test(tx->sacked, psn);
+}
+EXPORT_SYMBOL_IF_KUNIT(mr_sack_tx_arrived);
+
+/**
  * mr_sack_tx_next_unacked() - find the next packet the receiver lacks
  * @tx: the path's scoreboard
  * @psn: where to start; set to the PSN found
@@ -350,6 +369,7 @@ EXPORT_SYMBOL_IF_KUNIT(mr_sack_tx_timeout);
  *
  * Return: false when no PSN at or after @psn is unacknowledged.
  */
+
 bool mr_sack_tx_next_unacked(const struct mr_sack_tx *tx, u32 *psn)
 {
 	u32 p = *psn;

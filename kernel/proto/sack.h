@@ -78,6 +78,7 @@ int mr_sack_tx_ack(struct mr_sack_tx *tx, u16 epoch, u32 cum_psn,
 		   const u64 *sack, struct mr_sack_res *res);
 void mr_sack_tx_timeout(struct mr_sack_tx *tx, struct mr_sack_res *res);
 bool mr_sack_tx_next_unacked(const struct mr_sack_tx *tx, u32 *psn);
+bool mr_sack_tx_arrived(const struct mr_sack_tx *tx, u16 epoch, u32 psn);
 
 /* Whether PSN base + i is set in a result map. */
 static inline bool mr_sack_res_test(const u64 *map, u32 i)

@@ -141,16 +141,21 @@ TEST(Rto, EarlyWhileOlderPacketsAreStillAcknowledged)
 {
 	const uint64_t oldest = 1000, slack = 64, armed = 101 * kMs;
 
-	EXPECT_TRUE(mr_rto_early(oldest, 900, slack, armed, 102 * kMs));
-	// Later packets back, but within what ACK coalescing may hold back.
+	EXPECT_TRUE(mr_rto_early(oldest, 900, slack, armed, 102 * kMs, false));
+	// Older packets still coming back: as often as it takes.
+	EXPECT_TRUE(mr_rto_early(oldest, 900, slack, armed, 102 * kMs, true));
+	// Later packets back, but within what ACK coalescing may hold back:
+	// worth one wait, not a second.
 	EXPECT_TRUE(mr_rto_early(oldest, oldest + slack - 1, slack, armed,
-				 102 * kMs));
+				 102 * kMs, false));
+	EXPECT_FALSE(mr_rto_early(oldest, oldest + slack - 1, slack, armed,
+				  102 * kMs, true));
 	// No ACK since the timer was armed: a loss or a dead path.
-	EXPECT_FALSE(mr_rto_early(oldest, 900, slack, armed, armed));
-	EXPECT_FALSE(mr_rto_early(oldest, 900, slack, armed, 50 * kMs));
+	EXPECT_FALSE(mr_rto_early(oldest, 900, slack, armed, armed, false));
+	EXPECT_FALSE(mr_rto_early(oldest, 900, slack, armed, 50 * kMs, false));
 	// The front passed ours by the slack: ours is late, not queued.
 	EXPECT_FALSE(mr_rto_early(oldest, oldest + slack, slack, armed,
-				  102 * kMs));
+				  102 * kMs, false));
 	// Nothing ever acknowledged.
-	EXPECT_FALSE(mr_rto_early(oldest, 0, slack, armed, 0));
+	EXPECT_FALSE(mr_rto_early(oldest, 0, slack, armed, 0, false));
 }
