@@ -204,6 +204,7 @@ void MrSender::SendPkt(uint32_t id, uint32_t psn, const TxPkt &tp, bool resend) 
     const uint64_t now = Now();
     TxPkt &slot = p.pkt[psn % MR_SACK_WINDOW];
     slot = tp;
+    slot.sends = resend && tp.sends < 255 ? tp.sends + 1 : 1;
     slot.sent_ns = now;
     slot.order = ++tx_order_;
 
@@ -212,6 +213,9 @@ void MrSender::SendPkt(uint32_t id, uint32_t psn, const TxPkt &tp, bool resend) 
     pkt.base.epoch = p.sb.epoch;
     pkt.base.qpn = qpn_;
     pkt.base.psn = psn;
+    // The packet that fills its path's window asks for an ACK at once.
+    if (ps_.path[id].inflight >= ps_.path[id].window)
+        pkt.base.flags |= MR_FLAG_ACK_REQ;
     if (mr_seq_before(tp.msn, peer_done_)) {
         pkt.base.opcode = MR_OP_SEND;
         pkt.send.msn = tp.msn;
@@ -271,6 +275,10 @@ void MrSender::OnAck(const mr_pkt &pkt) {
     Path &p = path_[id];
     const uint64_t now = Now();
     mr_sack_res res;
+    // comp.c: mr_comp_spurious(): the ACK names a resent packet already
+    // known to have arrived: its original arrived too.
+    const bool spurious = mr_sack_tx_arrived(&p.sb, pkt.base.epoch, pkt.base.psn) &&
+                          p.pkt[pkt.base.psn % MR_SACK_WINDOW].sends > 1;
     if (mr_sack_tx_ack(&p.sb, pkt.base.epoch, pkt.ack.cum_psn, pkt.ack.sack, &res))
         return; // reordered, of an abandoned epoch, or bogus
     // The RTT sample: the oldest newly acknowledged packet sent once (Karn).
@@ -296,11 +304,13 @@ void MrSender::OnAck(const mr_pkt &pkt) {
         rtos_ = 0;
         p.deadline = 0;
         p.probed = false;
+        p.deferred = false;
     }
 
     mr_cc_ack_info a{};
     a.acked = res.n_acked;
     a.lost = res.n_lost;
+    a.spurious = spurious;
     a.ecn_count = pkt.ack.ecn_count;
     a.rtt_ns = rtt;
     a.srtt_ns = p.rto.srtt;
@@ -368,9 +378,13 @@ void MrSender::Timer() {
 
 // comp.c: mr_comp_timer_early() without READs: older packets of the
 // connection are still coming back, so ours waits in a queue.
-bool MrSender::TimerEarly(const Path &p, uint32_t psn) const {
+bool MrSender::TimerEarly(Path &p, uint32_t psn) {
     const TxPkt &tp = p.pkt[psn % MR_SACK_WINDOW];
-    return mr_rto_early(tp.order, acked_front_, kAckEvery * ps_.count, p.armed_ns, acked_ns_);
+    if (!mr_rto_early(tp.order, acked_front_, kAckEvery * ps_.count, p.armed_ns, acked_ns_,
+                      p.deferred))
+        return false;
+    p.deferred |= acked_front_ >= tp.order;
+    return true;
 }
 
 // comp.c: mr_comp_path_timeout().
@@ -433,6 +447,7 @@ void MrSender::Failover(uint32_t id) {
     mr_rto_init(&p.rto, rto, params_.rto_min_ns, params_.rto_max_ns);
     p.deadline = 0;
     p.probed = false;
+    p.deferred = false;
     stats_.failovers++;
     OpenSocket(id);
 }
@@ -543,6 +558,9 @@ void MrReceiver::Recv(Ptr<Socket> sock) {
             slot->flow = flows_.size();
             flows_.push_back(mr_cc_flow{});
             flow_conn_.push_back(slot.get());
+            // share.c: until the next round, at most an even share.
+            even_kbps_ = std::max<uint32_t>(1, mr_cc_hint_from_bps(ShareCapacity()) /
+                                                   static_cast<uint32_t>(flows_.size()));
         }
         OnData(*slot, pkt, src.GetPort(), ce, p->GetSize());
     }
@@ -597,10 +615,25 @@ void MrReceiver::OnData(Conn &c, const mr_pkt &pkt, uint16_t sport, bool ce, uin
         c.stats.duplicates++;
         ack_now = true;
     }
-    if (complete)
+    if (complete) {
         AckAll(c);
-    else if (ack_now || r.unacked >= kAckEvery)
+    } else if (ack_now || r.unacked >= kAckEvery) {
         Ack(c, id, psn);
+    } else if (!c.ack_held) {
+        // ack.c: mr_ack_coalesce(): a held ACK waits at most ack_delay.
+        c.ack_held = true;
+        Simulator::Schedule(NanoSeconds(params_.ack_delay_ns), &MrReceiver::AckFlush, this, &c);
+    }
+}
+
+// ack.c: mr_ack_flush(): the held ACKs are due.
+void MrReceiver::AckFlush(Conn *c) {
+    c->ack_held = false;
+    for (uint32_t i = 0; i < MR_WIRE_MAX_PATHS; i++) {
+        RxPath &r = c->rx[i];
+        if (r.seen && r.epoch == r.win.epoch && r.unacked)
+            Ack(*c, i, r.last_psn);
+    }
 }
 
 // Placement reduced to its bookkeeping: which slices of which message have
@@ -674,11 +707,19 @@ void MrReceiver::AckAll(Conn &c) {
         Ack(c, spare, c.rx[spare].last_psn);
 }
 
+// The capacity the shares divide: the link's payload rate, less 1/32 so
+// that a queue the first flight built drains (share.c's 1/16 covers both
+// in the guest).
+uint64_t MrReceiver::ShareCapacity() const {
+    return PayloadRate(capacity_bps_, params_.mtu) / 32 * 31;
+}
+
 // With CC off a receiver sends no hint (protocol.rst).
 uint32_t MrReceiver::Hint(const Conn &c) const {
     if (!params_.cc.enabled)
         return 0;
-    return c.shared ? flows_[c.flow].hint_kbps : fresh_kbps_;
+    const uint32_t hint = c.shared ? flows_[c.flow].hint_kbps : fresh_kbps_;
+    return even_kbps_ && (!hint || even_kbps_ < hint) ? even_kbps_ : hint;
 }
 
 // A share round (mr_cc_share()): every sender's share of the ingress
@@ -690,10 +731,11 @@ void MrReceiver::Share() {
     const uint64_t now = static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
     const uint64_t interval = now - last_share_ns_;
     last_share_ns_ = now;
-    const uint64_t capacity = PayloadRate(capacity_bps_, params_.mtu);
+    const uint64_t capacity = ShareCapacity();
     fresh_kbps_ = mr_cc_share(&params_.cc, flows_.data(), static_cast<u32>(flows_.size()),
                               mr_cc_hint_from_bps(capacity), interval, &share_stats_);
     share_calls_++;
+    even_kbps_ = 0;
     for (size_t i = 0; i < flows_.size(); i++) {
         flows_[i].bytes = 0;
         flow_conn_[i]->shared = true;

@@ -56,6 +56,7 @@ struct TransportParams {
     uint64_t rto_min_ns = 100'000;
     uint64_t rto_max_ns = 5'000'000;
     uint64_t pto_min_ns = 20'000;
+    uint64_t ack_delay_ns = 2'000; // ack.c's ack_delay_us (200 us) / 100
 };
 
 // Counters of one sender, read by the experiments.
@@ -102,7 +103,8 @@ private:
         uint32_t msn;
         uint32_t offset;
         uint64_t sent_ns;
-        uint64_t order; // connection send order, for mr_rto_early()
+        uint64_t order;    // connection send order, for mr_rto_early()
+        uint8_t sends = 0; // times this PSN went out
     };
     struct Path {
         mr_sack_tx sb;
@@ -112,6 +114,7 @@ private:
         uint64_t deadline = 0;
         uint64_t armed_ns = 0;
         bool probed = false;
+        bool deferred = false; // waited once for ACK coalescing
         ns3::Ptr<ns3::Socket> sock;
     };
     struct Requeued {
@@ -132,7 +135,7 @@ private:
     void ArmTimer();
     void Timer();
     void PathTimeout(uint32_t id, uint64_t now);
-    bool TimerEarly(const Path &p, uint32_t psn) const;
+    bool TimerEarly(Path &p, uint32_t psn);
     void Failover(uint32_t id);
     void Finish();
     static uint64_t Now();
@@ -211,8 +214,9 @@ private:
         std::vector<RxPath> rx;
         std::unordered_map<uint32_t, RxMsg> msgs;
         uint32_t msn_done = 0;
-        size_t flow;         // its entry in flows_
-        bool shared = false; // has been through a share round
+        bool ack_held = false; // an ack.c ACK-delay timer runs
+        size_t flow;           // its entry in flows_
+        bool shared = false;   // has been through a share round
         FlowStats stats;
     };
 
@@ -221,8 +225,10 @@ private:
     bool Place(Conn &c, const mr_pkt &pkt, bool *complete);
     void Ack(Conn &c, uint32_t id, uint32_t psn);
     void AckAll(Conn &c);
+    void AckFlush(Conn *c);
     void Share();
     uint32_t Hint(const Conn &c) const;
+    uint64_t ShareCapacity() const;
 
     ns3::Ptr<ns3::Socket> sock_;
     ns3::Ptr<ns3::Socket> ack_raw_;
@@ -231,6 +237,7 @@ private:
     uint64_t min_interval_ns_;
     uint64_t last_share_ns_ = 0;
     uint32_t fresh_kbps_ = 0; // what a sender not yet in a share round gets
+    uint32_t even_kbps_ = 0;  // share.c: after a join, the capacity over all
     std::vector<mr_cc_flow> flows_;
     std::vector<Conn *> flow_conn_;
     mr_cc_share_stats share_stats_{};
