@@ -2,8 +2,9 @@
 /*
  * Acknowledgments: the receiving side of the peer's paths. Each path id
  * has a receive window (proto/sack.c); an ACK carries the path's whole
- * window, "MSN done" and the path's CE count, and goes back to the UDP
- * source port of the packets it acknowledges. ACKs go at once for ACK_REQ,
+ * window, "MSN done", the path's CE count and the peer's share of this
+ * device's ingress (share.c), and goes back to the UDP source port of the
+ * packets it acknowledges. ACKs go at once for ACK_REQ,
  * a packet that leaves a new hole or fills one, a duplicate, or a new
  * epoch; else every MR_ACK_EVERY packets of the path; and on every path
  * with unacknowledged packets whenever a message completes.
@@ -12,9 +13,16 @@
  * INVALID_REQUEST) every packet of the connection is answered with it and
  * the QP moves to ERR.
  */
+#include <linux/module.h>
+
 #include "ack.h"
 #include "counters.h"
+#include "share.h"
 #include "tx.h"
+
+static uint ack_delay_us = 200;
+module_param(ack_delay_us, uint, 0644);
+MODULE_PARM_DESC(ack_delay_us, "the longest a coalesced ACK waits, us (default 200)");
 
 /* The IB RNR timer codes in units of 10 us (code 0: 655.36 ms, saturated). */
 static const u16 mr_ack_rnr_delay[32] = {
@@ -32,6 +40,7 @@ void mr_ack_init(struct mr_xport *x)
 		memset(&x->rx[i], 0, sizeof(x->rx[i]));
 		mr_sack_rx_init(&x->rx[i].win, x->qp->attr.rq_psn);
 	}
+	x->ack_ns = 0;
 }
 
 /* Acknowledge path @id: its whole window, naming packet @psn. */
@@ -48,6 +57,7 @@ void mr_ack_path(struct mr_xport *x, u32 id, u32 psn)
 	mr_sack_rx_fill_ack(&r->win, &pkt.ack);
 	pkt.ack.msn_done = x->msn_done;
 	pkt.ack.ecn_count = r->ecn;
+	pkt.ack.rate_hint = mr_share_hint(x);
 	r->unacked = 0;
 	mr_tx_control(x, &pkt, r->sport);
 }
@@ -98,20 +108,51 @@ enum mr_sack_rx_res mr_ack_arrival(struct mr_xport *x, const struct mr_pkt *pkt,
 	if (psn != prev_cum && prev_epoch == pkt->base.epoch)
 		mr_stats_inc(dev, MR_CNT_OUT_OF_ORDER);
 	r->sport = sport;
+	/* The CE count is per path epoch, as the sender's is. */
+	if (r->seen && r->epoch != r->win.epoch)
+		r->ecn = 0;
 	r->seen = true;
 	r->epoch = r->win.epoch;
 	r->last_psn = psn;
 	r->unacked++;
-	if (ce)
+	if (ce) {
 		r->ecn++;
+		mr_stats_inc(dev, MR_CNT_CE_MARKS);
+	}
+	mr_share_rx(x, pkt->hdr_len + pkt->payload_len);
 	return res;
 }
 
-/* After a new packet on path @id: its ACK now, or once enough are in. */
+/*
+ * After a new packet on path @id: its ACK now, or once enough are in, or
+ * at the latest ack_delay_us later, so that an ACK held while the path has
+ * nothing more to send (its message waits for a repair elsewhere) does not
+ * make the sender's RTT samples, and so its timers and its view of the
+ * queue, as long as that repair.
+ */
 void mr_ack_coalesce(struct mr_xport *x, u32 id, u32 psn, bool now)
 {
-	if (now || x->rx[id].unacked >= MR_ACK_EVERY)
+	if (now || x->rx[id].unacked >= MR_ACK_EVERY) {
 		mr_ack_path(x, id, psn);
+		return;
+	}
+	if (!x->ack_ns)
+		x->ack_ns = mr_xport_now() +
+			    (u64)READ_ONCE(ack_delay_us) * NSEC_PER_USEC;
+}
+
+/* The held ACKs are due (timers.c): every path with packets unacknowledged. */
+void mr_ack_flush(struct mr_xport *x)
+{
+	u32 i;
+
+	x->ack_ns = 0;
+	for (i = 0; i < MR_WIRE_MAX_PATHS; i++) {
+		struct mr_rx_path *r = &x->rx[i];
+
+		if (r->seen && r->epoch == r->win.epoch && r->unacked)
+			mr_ack_path(x, i, r->last_psn);
+	}
 }
 
 /*

@@ -14,6 +14,7 @@ enum mr_sack_rx_res mr_ack_arrival(struct mr_xport *x, const struct mr_pkt *pkt,
 void mr_ack_path(struct mr_xport *x, u32 id, u32 psn);
 void mr_ack_coalesce(struct mr_xport *x, u32 id, u32 psn, bool now);
 void mr_ack_all(struct mr_xport *x);
+void mr_ack_flush(struct mr_xport *x);
 void mr_ack_nak(struct mr_xport *x, const struct mr_pkt *pkt, __be16 sport,
 		u32 msn, u8 code);
 void mr_ack_refuse(struct mr_xport *x, u32 msn, u8 code);

@@ -11,6 +11,7 @@
  */
 #include "ack.h"
 #include "comp.h"
+#include "congestion.h"
 #include "counters.h"
 #include "cq.h"
 #include "local.h"
@@ -114,6 +115,7 @@ static void mr_comp_resend(struct mr_xport *x, u32 id, u32 psn, bool charge,
 {
 	struct mr_tx_path *p = &x->path[id];
 	struct mr_tx_pkt tp;
+	int n;
 
 	if (mr_sack_tx_resend(&p->sb, psn))
 		return;
@@ -122,8 +124,11 @@ static void mr_comp_resend(struct mr_xport *x, u32 id, u32 psn, bool charge,
 	tp = p->pkt[psn % MR_SACK_WINDOW];
 	trace_metaroce_retransmit(x->qp->ibqp.qp_num, id, p->sb.epoch, psn,
 				  tp.msn, tp.offset, tp.resp, why);
-	if (mr_tx_send(x, id, psn, &tp, true) == -EFAULT)
+	n = mr_tx_send(x, id, psn, &tp, true);
+	if (n == -EFAULT)
 		mr_comp_fail(x, tp.msn, IB_WC_LOC_PROT_ERR);
+	else if (n > 0)
+		mr_congestion_sent(x, n);
 }
 
 /**
@@ -226,9 +231,10 @@ bool mr_comp_resp_rcv(struct mr_xport *x, const struct mr_pkt *pkt,
  * an ACK really takes, as RFC 7323 timestamps do; the packet that
  * triggered the ACK would measure only the wire.
  */
-static void mr_comp_rtt_sample(struct mr_tx_path *p,
-			       const struct mr_sack_res *res)
+static u64 mr_comp_rtt_sample(struct mr_tx_path *p,
+			      const struct mr_sack_res *res)
 {
+	u64 rtt;
 	u32 w;
 
 	for (w = 0; w < MR_SACK_WORDS; w++) {
@@ -238,16 +244,21 @@ static void mr_comp_rtt_sample(struct mr_tx_path *p,
 		if (!once)
 			continue;
 		psn = res->base + 64 * w + __ffs64(once);
-		mr_rto_sample(&p->rto,
-			      mr_xport_now() - p->pkt[psn % MR_SACK_WINDOW].sent_ns);
-		return;
+		rtt = mr_xport_now() - p->pkt[psn % MR_SACK_WINDOW].sent_ns;
+		mr_rto_sample(&p->rto, rtt);
+		return rtt;
 	}
+	return 0;
 }
 
-/* Note the connection's delivery progress for mr_rto_early(). */
-static void mr_comp_progress(struct mr_xport *x, const struct mr_tx_path *p,
-			     const struct mr_sack_res *res)
+/*
+ * Note the connection's delivery progress for mr_rto_early(); returns the
+ * newest send order this ACK acknowledged.
+ */
+static u64 mr_comp_progress(struct mr_xport *x, const struct mr_tx_path *p,
+			    const struct mr_sack_res *res)
 {
+	u64 newest = 0;
 	u32 w, i;
 
 	x->acked_ns = mr_xport_now();
@@ -258,9 +269,24 @@ static void mr_comp_progress(struct mr_xport *x, const struct mr_tx_path *p,
 			i = __ffs64(bits);
 			bits &= bits - 1;
 			i = (res->base + 64 * w + i) % MR_SACK_WINDOW;
-			x->acked_front = max(x->acked_front, p->pkt[i].order);
+			newest = max(newest, p->pkt[i].order);
 		}
 	}
+	x->acked_front = max(x->acked_front, newest);
+	return newest;
+}
+
+/*
+ * Whether the ACK answers a needless resend: the receiver acknowledges a
+ * duplicate at once, naming it, so an ACK that names a packet we already
+ * knew had arrived, and resent, means the original arrived as well (the
+ * path reordered it, or delayed it), not that it was lost.
+ */
+static bool mr_comp_spurious(const struct mr_tx_path *p,
+			     const struct mr_base_hdr *ack)
+{
+	return mr_sack_tx_arrived(&p->sb, ack->epoch, ack->psn) &&
+	       p->pkt[ack->psn % MR_SACK_WINDOW].sends > 1;
 }
 
 /**
@@ -274,7 +300,9 @@ enum mr_xport_next mr_comp_ack_rcv(struct mr_xport *x, const struct mr_pkt *pkt)
 {
 	struct mr_dev *dev = to_mr_dev(x->qp->ibqp.device);
 	u32 id = pkt->base.path, i, psn;
+	u64 rtt, acked_order = 0;
 	struct mr_sack_res res;
+	bool spurious;
 	struct mr_tx_path *p;
 	int err;
 
@@ -287,6 +315,7 @@ enum mr_xport_next mr_comp_ack_rcv(struct mr_xport *x, const struct mr_pkt *pkt)
 		return MR_NEXT_NONE;
 	}
 	p = &x->path[id];
+	spurious = mr_comp_spurious(p, &pkt->base);
 	err = mr_sack_tx_ack(&p->sb, pkt->base.epoch, pkt->ack.cum_psn,
 			     pkt->ack.sack, &res);
 	if (err) {
@@ -296,14 +325,16 @@ enum mr_xport_next mr_comp_ack_rcv(struct mr_xport *x, const struct mr_pkt *pkt)
 				  MR_CNT_RX_DROP_MALFORMED);
 		return MR_NEXT_NONE;
 	}
-	mr_comp_rtt_sample(p, &res);
+	rtt = mr_comp_rtt_sample(p, &res);
 	mr_paths_ack(&x->ps, id, res.n_acked, res.n_lost);
 	if (res.n_acked) {
-		mr_comp_progress(x, p, &res);
+		acked_order = mr_comp_progress(x, p, &res);
 		x->rtos = 0;
 		p->deadline = 0;
 		p->probed = false;
+		p->deferred = false;
 	}
+	mr_congestion_ack(x, id, &res, spurious, rtt, acked_order, &pkt->ack);
 	for (i = 0; i < MR_SACK_WINDOW && res.n_lost; i++) {
 		if (!mr_sack_res_test(res.lost, i))
 			continue;
@@ -405,7 +436,7 @@ static void mr_comp_failover(struct mr_xport *x, u32 id)
 							.resp = tp->resp };
 	}
 	mr_paths_restart(&x->ps, id);
-	mr_paths_set_window(&x->ps, id, MR_PATH_WINDOW);
+	mr_congestion_path_restart(x, id);
 	mr_sack_tx_reset(&p->sb, x->ps.path[id].epoch);
 	/*
 	 * A fresh estimator, but it starts from the backed-off timeout: if
@@ -415,6 +446,7 @@ static void mr_comp_failover(struct mr_xport *x, u32 id)
 	mr_rto_init(&p->rto, rto, MR_RTO_MIN_NS, MR_RTO_MAX_NS);
 	p->deadline = 0;
 	p->probed = false;
+	p->deferred = false;
 	mr_stats_inc(dev, MR_CNT_PATH_FAILOVERS);
 	trace_metaroce_path_failover(x->qp->ibqp.qp_num, id, old_epoch,
 				     old_sport, x->ps.path[id].epoch,
@@ -426,15 +458,17 @@ static void mr_comp_failover(struct mr_xport *x, u32 id)
  * @psn: older packets of the connection are still coming back
  * (mr_rto_early()), or it is a READ request whose response is arriving.
  */
-static bool mr_comp_timer_early(struct mr_xport *x, const struct mr_tx_path *p,
+static bool mr_comp_timer_early(struct mr_xport *x, struct mr_tx_path *p,
 				u32 psn)
 {
 	const struct mr_tx_pkt *tp = &p->pkt[psn % MR_SACK_WINDOW];
 	const struct mr_wqe_tx *wt;
 
 	if (mr_rto_early(tp->order, x->acked_front, MR_ACK_EVERY * x->npaths,
-			 p->armed_ns, x->acked_ns))
+			 p->armed_ns, x->acked_ns, p->deferred)) {
+		p->deferred |= x->acked_front >= tp->order;
 		return true;
+	}
 	if (tp->resp || mr_seq_before(tp->msn, x->msn_head) ||
 	    !mr_seq_before(tp->msn, x->msn_hi))
 		return false;
@@ -485,6 +519,7 @@ void mr_comp_path_timeout(struct mr_xport *x, u32 id, u64 now)
 	}
 	mr_stats_inc(dev, MR_CNT_RTO_EVENTS);
 	mr_rto_timeout(&p->rto);
+	mr_congestion_timeout(x, id);
 	if (++x->rtos > budget) {
 		mr_comp_fail(x, x->msn_head, IB_WC_RETRY_EXC_ERR);
 		return;

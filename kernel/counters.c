@@ -40,6 +40,10 @@ static const struct rdma_stat_desc mr_counters_descs[] = {
 	[MR_CNT_UC_RX_DROP_TOO_LONG].name = "uc_rx_drop_too_long",
 	[MR_CNT_UC_RX_DROP_RECV_FAULT].name = "uc_rx_drop_recv_fault",
 	[MR_CNT_UC_RX_DROP_INVALID].name = "uc_rx_drop_invalid",
+	[MR_CNT_CE_MARKS].name = "ce_marks",
+	[MR_CNT_CC_DECREASES].name = "cc_decreases",
+	[MR_CNT_CC_HINT_LIMITED].name = "cc_hint_limited",
+	[MR_CNT_CC_PACED].name = "cc_paced",
 };
 
 static_assert(ARRAY_SIZE(mr_counters_descs) == MR_NUM_COUNTERS);

@@ -49,6 +49,11 @@ enum mr_counter {
 	MR_CNT_UC_RX_DROP_TOO_LONG,	/* longer than its receive */
 	MR_CNT_UC_RX_DROP_RECV_FAULT,	/* its receive's SGEs are unusable */
 	MR_CNT_UC_RX_DROP_INVALID,	/* READ, atomic or malformed on UC */
+	/* Congestion control: */
+	MR_CNT_CE_MARKS,	/* received marked Congestion Experienced */
+	MR_CNT_CC_DECREASES,	/* a path's or the connection's window shrank */
+	MR_CNT_CC_HINT_LIMITED,	/* sent at the receiver's hint, not faster */
+	MR_CNT_CC_PACED,	/* a new packet waited for pacing */
 	MR_NUM_COUNTERS
 };
 

@@ -5,7 +5,9 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/ethtool.h>
 #include <linux/if_arp.h>
+#include <linux/rtnetlink.h>
 #include <net/addrconf.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_mad.h>
@@ -18,6 +20,7 @@
 #include "mr.h"
 #include "mw.h"
 #include "qp.h"
+#include "share.h"
 #include "socket.h"
 #include "srq.h"
 
@@ -33,7 +36,23 @@ enum ib_port_state mr_device_port_state(struct net_device *ndev)
 	return IB_PORT_DOWN;
 }
 
-/* Report a change of port state to ib_core's clients as an async event. */
+/* The netdev's link speed in Mbit/s, 0 if it reports none; under RTNL. */
+static u32 mr_device_link_mbps(struct net_device *ndev)
+{
+	struct ethtool_link_ksettings ks;
+
+	ASSERT_RTNL();
+	if (__ethtool_get_link_ksettings(ndev, &ks) ||
+	    ks.base.speed == SPEED_UNKNOWN)
+		return 0;
+	return ks.base.speed;
+}
+
+/*
+ * The netdev changed (under RTNL): the receiver's capacity follows its
+ * speed, and a change of port state goes to ib_core's clients as an
+ * async event.
+ */
 void mr_device_port_update(struct mr_dev *dev, struct net_device *ndev)
 {
 	enum ib_port_state state = mr_device_port_state(ndev);
@@ -42,6 +61,7 @@ void mr_device_port_update(struct mr_dev *dev, struct net_device *ndev)
 		.element.port_num = MR_PORT,
 	};
 
+	mr_share_link_speed(dev, mr_device_link_mbps(ndev));
 	if (xchg(&dev->port_state, state) == state)
 		return;
 	event.event = state == IB_PORT_ACTIVE ? IB_EVENT_PORT_ACTIVE :
@@ -207,6 +227,7 @@ static void mr_device_dealloc_driver(struct ib_device *ib_dev)
 
 	mr_qp_dev_fini(dev);
 	mr_mr_dev_fini(dev);
+	mr_share_dev_fini(dev);
 	/* Nothing reads the device any more: detached already, or now. */
 	mr_socket_dev_detach(dev);
 	mr_counters_free(dev);
@@ -304,9 +325,14 @@ int mr_device_add(const char *ibdev_name, struct net_device *ndev)
 	/* Counters first: ib_core reads them from registration on. */
 	err = mr_counters_init(dev);
 	if (!err)
+		err = mr_share_dev_init(dev);
+	if (!err)
 		err = mr_socket_dev_attach(dev);
 	if (err)
 		goto err_dealloc;
+	rtnl_lock();
+	mr_share_link_speed(dev, mr_device_link_mbps(ndev));
+	rtnl_unlock();
 
 	err = ib_device_set_netdev(&dev->ib_dev, ndev, MR_PORT);
 	if (err)

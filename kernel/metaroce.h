@@ -35,10 +35,28 @@
 #define MR_QPN_GSI 1		/* the GSI QP, ib_mad's: one per device */
 #define MR_QPN_MAX 0xffffff	/* 24 bits on the wire */
 
+struct mr_cc_flow;
 struct mr_mw_key;
 struct mr_net;
 struct mr_stats;
 struct mr_xport;
+
+/*
+ * The device's ingress, shared among the connections sending to it
+ * (share.c): the active ones sit in a table, each with its share.
+ */
+struct mr_share {
+	spinlock_t lock;	/* the table; taken under a transport lock */
+	u32 n;			/* entries in use: [0, n) */
+	struct mr_cc_flow *flows;	/* MR_MAX_QP entries */
+	struct mr_xport **owner;	/* whose entry it is */
+	u64 start_ns;		/* when the current interval began */
+	u32 newcomer_kbps;	/* the share of one not in the table yet */
+	/* After a join, until the next computation: the capacity over all. */
+	u32 even_kbps;		/* 0: none */
+	u32 link_kbps;		/* the netdev's speed, 0: unknown */
+	u32 peak_kbps;		/* the most the device received, decaying */
+};
 
 struct mr_dev {
 	struct ib_device ib_dev;
@@ -64,6 +82,8 @@ struct mr_dev {
 	atomic_t num_srq;
 	/* ah.c */
 	atomic_t num_ah;
+	/* share.c */
+	struct mr_share share;
 	/* qp.c: QPs by QPN, for the receive path */
 	struct xarray qp_xa;
 	u32 qp_next;

@@ -12,6 +12,7 @@
 
 #include "ack.h"
 #include "comp.h"
+#include "congestion.h"
 #include "opcode.h"
 #include "req.h"
 #include "trace.h"
@@ -37,13 +38,14 @@ void mr_req_start(struct mr_xport *x, bool early)
 			mr_paths_restart(&x->ps, i);
 			mr_sack_tx_reset(&p->sb, x->ps.path[i].epoch);
 		}
-		mr_paths_set_window(&x->ps, i, MR_PATH_WINDOW);
 		mr_rto_init(&p->rto, MR_RTO_INIT_NS, MR_RTO_MIN_NS,
 			    MR_RTO_MAX_NS);
 		p->deadline = 0;
 		p->probed = false;
+		p->deferred = false;
 	}
 	x->mtu = mr_mtu_bytes((enum mr_mtu)qp->attr.path_mtu);
+	mr_congestion_start(x);
 	x->tx_err = false;
 	x->msn_head = 0;
 	x->msn_send = 0;
@@ -124,29 +126,38 @@ int mr_req_submit(struct mr_qp *qp, const struct mr_send_wqe *wqe)
 	return 0;
 }
 
-/* Send a packet of our own message @tp->msn; its local data may be gone. */
+/*
+ * Send a packet of our own message @tp->msn, which pacing counts; its
+ * local data may be gone.
+ */
 static void mr_req_send(struct mr_xport *x, u32 id, u32 psn,
 			const struct mr_tx_pkt *tp, bool resend)
 {
-	if (mr_tx_send(x, id, psn, tp, resend) == -EFAULT)
+	int n = mr_tx_send(x, id, psn, tp, resend);
+
+	if (n == -EFAULT)
 		mr_comp_fail(x, tp->msn, IB_WC_LOC_PROT_ERR);
+	else if (n > 0)
+		mr_congestion_sent(x, n);
 }
 
 /*
  * Take a new PSN on a path with room, within the connection's window, or
- * return a negative value. A path whose scoreboard is full (an old hole
- * waits for its probe or RTO while 256 later PSNs went out) is passed
- * over: the others still have room.
+ * return a negative value; not on path @avoid (-1: any) if another has
+ * room. A path whose scoreboard is full (an old hole waits for its probe
+ * or RTO while 256 later PSNs went out) is passed over: the others still
+ * have room.
  */
-static int mr_req_take(struct mr_xport *x, u32 *psn)
+static int mr_req_take_other(struct mr_xport *x, int avoid, u32 *psn)
 {
 	u32 tries;
 	int id;
 
-	if (x->ps.inflight >= MR_CONN_WINDOW)
+	if (!mr_congestion_room(x))
 		return -MR_ENOSPC;
 	for (tries = 0; tries < x->npaths; tries++) {
-		id = mr_paths_pick(&x->ps);
+		id = avoid < 0 ? mr_paths_pick(&x->ps) :
+				 mr_paths_pick_other(&x->ps, avoid);
 		if (id < 0)
 			return id;
 		if (!mr_sack_tx_send(&x->path[id].sb, psn))
@@ -154,6 +165,11 @@ static int mr_req_take(struct mr_xport *x, u32 *psn)
 		mr_paths_unpick(&x->ps, id);
 	}
 	return -MR_ENOSPC;
+}
+
+static int mr_req_take(struct mr_xport *x, u32 *psn)
+{
+	return mr_req_take_other(x, -1, psn);
 }
 
 /*
@@ -183,20 +199,25 @@ static void mr_req_push_responses(struct mr_xport *x)
 		struct mr_resp *r = &x->resp[x->resp_send % MR_MSG_WINDOW];
 		struct mr_tx_pkt tp = {};
 		u32 psn;
-		int id;
+		int id, n;
 
 		if (!r->valid || r->msn != x->resp_send || r->sent == r->npkts) {
 			x->resp_send++;
 			continue;
 		}
+		if (mr_congestion_wait(x))
+			return;
 		id = mr_req_take(x, &psn);
 		if (id < 0)
 			return;
 		tp.msn = r->msn;
 		tp.offset = r->sent++ * x->mtu;
 		tp.resp = true;
+		n = mr_tx_send(x, id, psn, &tp, false);
+		if (n > 0)
+			mr_congestion_sent(x, n);
 		/* The region went since the request was checked: refuse it. */
-		if (mr_tx_send(x, id, psn, &tp, false) == -EACCES && !x->fatal)
+		if (n == -EACCES && !x->fatal)
 			mr_ack_refuse_late(x, r->msn, MR_NAK_REMOTE_ACCESS,
 					   r->path);
 		if (!x->tx_on)
@@ -258,6 +279,8 @@ void mr_req_push(struct mr_xport *x)
 
 		if (rd && x->rd_out >= rd_max)
 			return;
+		if (mr_congestion_wait(x))
+			return;
 		id = mr_req_take(x, &psn);
 		if (id < 0)
 			return;
@@ -287,7 +310,7 @@ void mr_req_push(struct mr_xport *x)
 		 * executes it once (the second copy is a duplicate).
 		 */
 		if (rd && x->npaths > 1) {
-			id = mr_req_take(x, &psn);
+			id = mr_req_take_other(x, id, &psn);
 			if (id < 0)
 				return;
 			mr_req_send(x, id, psn, &tp, false);

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Timers: one timer per QP serves every path's tail probe and RTO and the
- * RNR wait. The engines only write deadlines (struct mr_tx_path.deadline,
- * mr_xport.rnr_deadline, through mr_xport_arm_path()); this file arms the
- * timer for the earliest one and, when it fires, tells the engines what is
- * due: the completer for a path, the requester for the end of an RNR wait.
- * It is one of the transport's entry points, with receive.c and xport.c.
+ * RNR wait, and a high-resolution one paces new packets. The engines only
+ * write deadlines (struct mr_tx_path.deadline, mr_xport.rnr_deadline,
+ * through mr_xport_arm_path(); mr_xport.pace_ns); this file arms the
+ * timers for them and, when one fires, tells the engines what is due: the
+ * completer for a path, the requester for the end of an RNR wait or of a
+ * pacing wait. It is one of the transport's entry points, with receive.c
+ * and xport.c.
  */
+#include "ack.h"
 #include "comp.h"
 #include "req.h"
 #include "timers.h"
@@ -35,29 +38,84 @@ out:
 	spin_unlock_bh(&x->lock);
 }
 
+/* The pacing wait is over: send what the windows allow now. */
+static enum hrtimer_restart mr_timers_pace(struct hrtimer *t)
+{
+	struct mr_xport *x = container_of(t, struct mr_xport, pacer);
+
+	spin_lock_bh(&x->lock);
+	x->pacer_ns = 0;
+	x->pace_ns = 0;
+	mr_req_push(x);
+	mr_timers_sync(x);
+	spin_unlock_bh(&x->lock);
+	return HRTIMER_NORESTART;
+}
+
+/* Held ACKs are due: send them. */
+static enum hrtimer_restart mr_timers_ack(struct hrtimer *t)
+{
+	struct mr_xport *x = container_of(t, struct mr_xport, acker);
+
+	spin_lock_bh(&x->lock);
+	x->acker_ns = 0;
+	if (x->rx_on && x->ack_ns)
+		mr_ack_flush(x);
+	mr_timers_sync(x);
+	spin_unlock_bh(&x->lock);
+	return HRTIMER_NORESTART;
+}
+
 void mr_timers_init(struct mr_xport *x)
 {
 	timer_setup(&x->timer, mr_timers_fire, 0);
 	x->timer_ns = 0;
+	/* Soft: it runs in softirq, like the receive path it competes with. */
+	hrtimer_init(&x->pacer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
+	x->pacer.function = mr_timers_pace;
+	x->pacer_ns = 0;
+	hrtimer_init(&x->acker, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
+	x->acker.function = mr_timers_ack;
+	x->acker_ns = 0;
 }
 
-/* The transport stopped (tx_on is false): the timer no longer re-arms. */
+/* The transport stopped (tx_on is false): the timers no longer re-arm. */
 void mr_timers_stop(struct mr_xport *x)
 {
 	del_timer_sync(&x->timer);
+	hrtimer_cancel(&x->pacer);
+	hrtimer_cancel(&x->acker);
+}
+
+/* Arm the pacer when a paced packet waits (pace_ns set). */
+static void mr_timers_sync_pacer(struct mr_xport *x)
+{
+	if (!x->pace_ns || x->pace_ns == x->pacer_ns)
+		return;
+	x->pacer_ns = x->pace_ns;
+	hrtimer_start(&x->pacer, ns_to_ktime(x->pace_ns),
+		      HRTIMER_MODE_ABS_SOFT);
 }
 
 /*
- * Arm the timer for the earliest deadline, while the requester runs.
- * Called with the transport locked, by every entry point before it unlocks.
+ * Arm the timers: the acker for held ACKs while the responder runs, the
+ * pacer for a paced packet and the timer for the earliest deadline while
+ * the requester does. Called with the transport locked, by every entry
+ * point before it unlocks.
  */
 void mr_timers_sync(struct mr_xport *x)
 {
 	u64 next = x->rnr_wait ? x->rnr_deadline : 0, now;
 	u32 i;
 
+	if (x->rx_on && x->ack_ns && x->ack_ns != x->acker_ns) {
+		x->acker_ns = x->ack_ns;
+		hrtimer_start(&x->acker, ns_to_ktime(x->ack_ns),
+			      HRTIMER_MODE_ABS_SOFT);
+	}
 	if (!x->tx_on)
 		return;
+	mr_timers_sync_pacer(x);
 	for (i = 0; i < x->npaths; i++) {
 		u64 d = x->path[i].deadline;
 

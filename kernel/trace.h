@@ -120,6 +120,36 @@ TRACE_EVENT(metaroce_path_failover,
 		      __entry->sport)
 );
 
+/* Congestion control shrank a window: which, why, and what it is now. */
+TRACE_EVENT(metaroce_cc,
+	    TP_PROTO(u32 qpn, u32 path, int verdict, u32 path_cwnd, u32 alpha,
+		     u32 conn_cwnd, u64 srtt_ns, u32 hint_kbps),
+	    TP_ARGS(qpn, path, verdict, path_cwnd, alpha, conn_cwnd, srtt_ns,
+		    hint_kbps),
+	    TP_STRUCT__entry(__field(u32, qpn)
+			     __field(u32, path)
+			     __field(int, verdict)
+			     __field(u32, path_cwnd)
+			     __field(u32, alpha)
+			     __field(u32, conn_cwnd)
+			     __field(u64, srtt_ns)
+			     __field(u32, hint_kbps)),
+	    TP_fast_assign(__entry->qpn = qpn;
+			   __entry->path = path;
+			   __entry->verdict = verdict;
+			   __entry->path_cwnd = path_cwnd;
+			   __entry->alpha = alpha;
+			   __entry->conn_cwnd = conn_cwnd;
+			   __entry->srtt_ns = srtt_ns;
+			   __entry->hint_kbps = hint_kbps;),
+	    TP_printk("qpn=0x%06x path=%u %s path_cwnd=%u/1024 alpha=%u/65536 conn_cwnd=%u/1024 srtt=%lluns hint=%ukbps",
+		      __entry->qpn, __entry->path,
+		      __print_symbolic(__entry->verdict,
+				       { 2, "ecn" }, { 3, "loss" }),
+		      __entry->path_cwnd, __entry->alpha, __entry->conn_cwnd,
+		      __entry->srtt_ns, __entry->hint_kbps)
+);
+
 #endif /* METAROCE_TRACE_H */
 
 /* This part must be outside the include guard. */

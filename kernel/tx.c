@@ -154,9 +154,10 @@ static int mr_tx_gather_response(struct mr_xport *x,
  * as sent: the SACK or the RTO resends it. The path's timer is set when
  * this is its only packet out.
  *
- * Return: 0; -EFAULT when the request's local data cannot be read (the
- * caller fails message @tp->msn); -EACCES when the first send of a READ
- * response cannot read the region (the caller refuses the READ).
+ * Return: the bytes it put on the wire (the UDP payload), 0 if none;
+ * -EFAULT when the request's local data cannot be read (the caller fails
+ * message @tp->msn); -EACCES when the first send of a READ response
+ * cannot read the region (the caller refuses the READ).
  */
 int mr_tx_send(struct mr_xport *x, u32 id, u32 psn, const struct mr_tx_pkt *tp,
 	       bool resend)
@@ -170,16 +171,23 @@ int mr_tx_send(struct mr_xport *x, u32 id, u32 psn, const struct mr_tx_pkt *tp,
 	struct mr_flow flow;
 	struct sk_buff *skb;
 	u32 len = 0, hlen;
+	int err, bytes = 0;
 	u8 *payload;
-	int err;
 
 	*rec = *tp;
+	rec->sends = resend && tp->sends < U8_MAX ? tp->sends + 1 : 1;
 	rec->sent_ns = mr_xport_now();
 	rec->order = ++x->tx_order;
 	pkt.base.path = id;
 	pkt.base.epoch = p->sb.epoch;
 	pkt.base.qpn = qp->attr.dest_qp_num;
 	pkt.base.psn = psn;
+	/*
+	 * The packet that fills its path's window asks for an ACK at once:
+	 * the receiver coalesces ACKs over packets this path may not send.
+	 */
+	if (x->ps.path[id].inflight >= x->ps.path[id].window)
+		pkt.base.flags |= MR_FLAG_ACK_REQ;
 	if (tp->resp) {
 		len = mr_tx_response_header(x, tp, &pkt);
 	} else if (mr_seq_before(tp->msn, x->msn_head)) {
@@ -219,13 +227,14 @@ int mr_tx_send(struct mr_xport *x, u32 id, u32 psn, const struct mr_tx_pkt *tp,
 	}
 	flow = qp->flow;
 	flow.sport = htons(x->ps.path[id].sport);
+	bytes = skb->len;
 	mr_socket_xmit(dev, skb, &flow);
 	if (resend)
 		mr_stats_inc(dev, MR_CNT_RETRANSMITS);
 arm:
 	if (!p->deadline)
 		mr_xport_arm_path(p, mr_xport_now());
-	return 0;
+	return bytes;
 }
 
 /* Send the ACK or NAK @pkt (no payload) to the peer's port @sport. */

@@ -12,6 +12,7 @@
 #include "qp.h"
 #include "req.h"
 #include "resp.h"
+#include "share.h"
 #include "timers.h"
 #include "xport.h"
 
@@ -66,6 +67,7 @@ int mr_xport_create(struct mr_qp *qp)
 	spin_lock_init(&x->lock);
 	mr_timers_init(x);
 	INIT_WORK(&x->err_work, mr_xport_err_work);
+	x->share_slot = -1;
 	qp->xp = x;
 	return 0;
 }
@@ -81,7 +83,7 @@ static void mr_xport_stop(struct mr_xport *x)
 	for (i = 0; i < x->npaths; i++)
 		x->path[i].deadline = 0;
 	spin_unlock_bh(&x->lock);
-	/* The timer re-arms only while tx_on. */
+	/* The timers re-arm only while tx_on (rx_on for held ACKs). */
 	mr_timers_stop(x);
 }
 
@@ -92,6 +94,7 @@ void mr_xport_destroy(struct mr_qp *qp)
 
 	mr_xport_stop(x);
 	cancel_work_sync(&x->err_work);
+	mr_share_leave(x);
 	mr_resp_free(x);
 	mr_req_free(x);
 	kvfree(x->path);
@@ -116,6 +119,7 @@ void mr_xport_modify(struct mr_qp *qp, enum ib_qp_state old,
 			spin_lock_bh(&x->lock);
 			mr_resp_free(x);
 			mr_resp_reset(x);
+			mr_share_leave(x);
 			x->fatal = 0;
 			spin_unlock_bh(&x->lock);
 		}

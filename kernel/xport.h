@@ -15,26 +15,20 @@
 #ifndef METAROCE_XPORT_H
 #define METAROCE_XPORT_H
 
+#include <linux/hrtimer.h>
 #include <linux/ktime.h>
 #include <linux/timer.h>
 #include <linux/workqueue.h>
 
 #include "metaroce.h"
 #include "wq.h"
+#include "proto/cc.h"
 #include "proto/path.h"
 #include "proto/rto.h"
 #include "proto/sack.h"
 
 /* Messages a requester may have started and not completed. */
 #define MR_MSG_WINDOW 128
-/* Packets a path may have in flight (its scoreboard holds 256). */
-#define MR_PATH_WINDOW 64
-/*
- * Packets the connection may have in flight over all its paths: a fixed
- * window until congestion control sizes it, below the 1000 packets that
- * a netdev backlog queues by default.
- */
-#define MR_CONN_WINDOW 256
 /* The responder acknowledges a path at least every this many packets. */
 #define MR_ACK_EVERY 4
 #define MR_RTO_INIT_NS (20 * NSEC_PER_MSEC)
@@ -55,6 +49,7 @@ struct mr_tx_pkt {
 	u32 msn;		/* ours, or for a response the peer's */
 	u32 offset;
 	u32 gen;		/* RNR rewind generation it was sent in */
+	u8 sends;		/* times this PSN went out */
 	bool resp;
 	u64 sent_ns;
 	u64 order;		/* the connection's count of packets sent */
@@ -66,6 +61,8 @@ struct mr_tx_path {
 	u64 deadline;		/* ns when its timer fires; 0: not armed */
 	u64 armed_ns;		/* when the deadline was set */
 	bool probed;		/* the tail probe went: next is the RTO */
+	bool deferred;		/* its timer waited once for the slack */
+	struct mr_cc_path cc;	/* its congestion window (congestion.c) */
 	struct mr_tx_pkt pkt[MR_SACK_WINDOW];	/* by PSN % 256 */
 };
 
@@ -151,6 +148,12 @@ struct mr_xport {
 	struct mr_qp *qp;
 	struct timer_list timer;	/* RTOs and the RNR wait (timers.c) */
 	u64 timer_ns;		/* the deadline it is armed for */
+	struct hrtimer pacer;	/* the pacing wait (timers.c) */
+	u64 pace_ns;		/* when paced packets may go on; 0: none wait */
+	u64 pacer_ns;		/* the time the pacer is armed for */
+	struct hrtimer acker;	/* the longest an ACK waits (timers.c) */
+	u64 ack_ns;		/* when held ACKs go; 0: none held */
+	u64 acker_ns;		/* the time the acker is armed for */
 	struct work_struct err_work;	/* moves the QP to ERR (xport.c) */
 	u32 mtu;
 
@@ -181,6 +184,9 @@ struct mr_xport {
 	u64 rnr_deadline;
 	struct mr_requeue *requeue;
 	u32 rq_head, rq_count, rq_size;
+	/* congestion control (congestion.c): the parameters it started with */
+	struct mr_cc_params ccp;
+	struct mr_cc_conn cc;
 
 	/* responder */
 	bool rx_on;
@@ -194,6 +200,10 @@ struct mr_xport {
 	struct mr_rx_path rx[MR_WIRE_MAX_PATHS];
 	struct mr_rx_msg msg[MR_MSG_WINDOW];
 	struct mr_resp resp[MR_MSG_WINDOW];	/* by MSN % window */
+	/* the share of the device's ingress the peer gets (share.c) */
+	atomic64_t share_bytes;	/* received since the shares were computed */
+	u32 share_hint;		/* kbit/s, in every ACK; 0: no hint */
+	s32 share_slot;		/* in the device's table; -1: not in it */
 };
 
 /* What an engine's receive left for the entry point to do (receive.c). */
