@@ -249,7 +249,7 @@ _incast_tcp_rates() {
 # clients run long enough to cover it.
 incast_tcp() {
 	local aqm=$1 rate=$2 limit=$3 secs=$4 join=${5:-} i before pids=() spid t_all
-	local ecn=1 ji=0 js=0 je=0 samples=/tmp/incast-tcp.samples slack=8
+	local ecn=1 ji=0 js=0 je=0 samples=/tmp/incast-tcp.samples slack=8 k
 	INC=()
 	[ -z "$join" ] || IFS=: read -r ji js je <<<"$join"
 	[ "$aqm" = taildrop ] && ecn=2
@@ -269,7 +269,10 @@ incast_tcp() {
 	for ((i = 1; i <= INCAST_N; i++)); do
 		if [ "$i" = "$ji" ]; then
 			{
-				until _incast_tcp_flowing "$samples" "$INCAST_N" "$ji" >/dev/null; do sleep 0.1; done
+				for ((k = 0; k < 10 * slack; k++)); do
+					_incast_tcp_flowing "$samples" "$INCAST_N" "$ji" >/dev/null && break
+					sleep 0.1
+				done
 				sleep "$js"
 				in_incast "s$i" timeout $((secs + slack + 30)) iperf3 -c 10.62.0.1 -p $((5200 + i)) \
 					-t $((je - js)) -f m >"/tmp/incast-tcp-$i.out" 2>&1
