@@ -11,8 +11,7 @@
 # cc; "n/a" while there is none), and eight iperf3 TCP streams. Then ECMP:
 # one QP (and one TCP stream) over four equal-cost 10 Mbit/s links, and the
 # QP again with one link black-holed mid-transfer; last, the eighth sender
-# joining at 4 s and leaving at 8 s of 12, and how long the shares take to
-# settle within 25 % of fair. BENCH_INCAST_REPS rounds (3), BENCH_INCAST_SECS
+# joining for 4 s in the middle of 12 (incast_join_ms, incast_leave_ms). BENCH_INCAST_REPS rounds (3), BENCH_INCAST_SECS
 # per run (10); about 5 minutes a round.
 #
 # Writes the Markdown tables to TABLES_FILE; prints one note per run and,
@@ -121,9 +120,9 @@ for ((rep = 1; rep <= REPS; rep++)); do
 			with_cc "$t" incast_run red "$RATE" "$LIMIT" 12 --active "$N:4:8"
 		fi
 		[ "${INC[rc]}" = skip ] && continue
-		INC[join]=$(incast_settle "join:$N" "leave:$N" 0.25 "$(seq -s, 1 $N)")
-		INC[leave]=$(incast_settle "leave:$N" 12000 0.25 "$(seq -s, 1 $((N - 1)))")
-		run_note "round $rep, join and leave, $t: settled ${INC[join]} ms after the join, ${INC[leave]} ms after the leave"
+		INC[join]=$(incast_join_ms $N $N)
+		INC[leave]=$(incast_leave_ms $N "$(seq -s, 1 $((N - 1)))")
+		run_note "round $rep, join and leave, $t: joiner at half its share after ${INC[join]} ms, the others take its share up after ${INC[leave]} ms"
 		keep join "$t" join leave
 		csv "join-leave-$t"
 	done
@@ -188,12 +187,13 @@ cc_note="CC on: the module parameter cc=1"
 	row "black hole: goodput / the links' sum" ecmp_bh util
 	row "black hole: transfer complete and verified" ecmp_bh complete
 	echo
-	echo "Joining and leaving: sender $N active from 4 s to 8 s of 12 (RED); ms until every active sender's"
-	echo "goodput per 250 ms stays within 25 % of the fair share (\"never\": not before the next change)."
+	echo "Joining and leaving: sender $N active for 4 s in the middle of 12 (RED), goodput per 250 ms. Join: ms"
+	echo "from the newcomer's first goodput until it has half a fair share (1/$N of the total, 500 ms averaged);"
+	echo "leave: ms from its last until the others move 0.9 of what the port moved the second before."
 	echo
 	echo "| join / leave | metaroce, CC off | metaroce, CC on | TCP |"
 	echo "|---|---|---|---|"
-	row "settled after the join (ms)" join join
-	row "settled after the leave (ms)" join leave
+	row "newcomer at half its share (ms)" join join
+	row "its share taken up after it left (ms)" join leave
 } >"$tables"
 note "done after $(($(date +%s) - start)) s"

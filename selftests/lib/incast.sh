@@ -52,14 +52,15 @@
 #                             black-holed AT seconds in; also sets INC[links]
 #                             "k:packets:dropped ..." per link
 #   incast_ecmp_tcp RATE LIMIT SECS   one iperf3 stream over the same links
-#   incast_settle FROM TO TOL SENDERS
-#                             from INC[csv]: ms after FROM until every sender
-#                             of the comma list SENDERS (numbers) stays, in
-#                             every bin up to TO, within TOL (e.g. 0.25) of
-#                             their fair share of the bin's total; "never" if
-#                             they do not by then. FROM and TO are ms, or
-#                             "join:S" (the first bin with goodput of sender
-#                             S) and "leave:S" (the first one after without)
+#   incast_join_ms S N        from INC[csv]: ms from the first bin in which
+#                             sender S has goodput until its goodput (two
+#                             bins averaged) reaches half of a fair share of
+#                             the total among N senders; "never" if not
+#                             before it leaves
+#   incast_leave_ms S SENDERS ms from the first bin after S stops until the
+#                             remaining SENDERS (a comma list) move, two bins
+#                             averaged, 0.9 of what the port moved in the
+#                             second before; "never" if they do not
 # The programs run with timeouts; a run that fails to start leaves INC[rc]
 # non-zero and INC[out] with the reason.
 
@@ -386,39 +387,39 @@ incast_ecmp_tcp() {
 	[ "${INC[rc]}" -eq 0 ] && [ "${INC[goodput]}" != n/a ]
 }
 
-incast_settle() {
-	awk -F, -v from="$1" -v to="$2" -v tol="$3" -v list="$4" '
-		BEGIN { n = split(list, who, ",") }
-		{ v[$1, $2] = $3; if (!($1 in seen)) { seen[$1] = 1; ts[++nt] = $1 } }
-		# "join:S": the first bin in which sender S has goodput; "leave:S":
-		# the first bin after that in which it has none
-		function when(spec,    k, s, on) {
-			if (spec !~ /^(join|leave):/) return spec + 0
-			s = spec; sub(/^[a-z]*:/, "", s)
-			for (k = 1; k <= nt; k++) {
-				if (v[ts[k], s] > 0 && !on) { on = 1; if (spec ~ /^join/) return ts[k] }
-				if (v[ts[k], s] <= 0 && on && spec ~ /^leave/) return ts[k]
-			}
-			return -1
-		}
+# _incast_bins: INC[csv] as lines "T V1 ... VN", in time order
+_incast_bins() {
+	awk -F, '{ v[$1, $2] = $3; if ($2 > n) n = $2; if (!($1 in seen)) { seen[$1] = 1; ts[++nt] = $1 } }
+		END { for (i = 1; i <= nt; i++) { l = ts[i]; for (s = 1; s <= n; s++) l = l " " (v[ts[i], s] + 0); print l } }' <<<"${INC[csv]}"
+}
+
+incast_join_ms() {
+	_incast_bins | awk -v s="$1" -v n="$2" '
+		{ t[++m] = $1; x[m] = $(s + 1); tot = 0; for (i = 2; i <= NF; i++) tot += $i; y[m] = tot }
 		END {
-			f = when(from); e = when(to)
-			if (f < 0) { print "never"; exit }
-			if (e < 0) e = 1e18
-			settled = -1
-			for (i = 1; i <= nt; i++) {
-				t = ts[i]
-				if (t < f || t >= e) continue
-				tot = 0
-				for (j = 1; j <= n; j++) tot += v[t, who[j]]
-				ok = tot > 0
-				for (j = 1; j <= n && ok; j++) {
-					x = v[t, who[j]]
-					if (x < (1 - tol) * tot / n || x > (1 + tol) * tot / n) ok = 0
-				}
-				if (ok && settled < 0) settled = t
-				if (!ok) settled = -1
-			}
-			if (settled < 0) print "never"; else print settled - f
-		}' <<<"${INC[csv]}"
+			for (k = 1; k <= m && x[k] <= 0; k++) ;
+			if (k > m) { print "never"; exit }
+			for (j = k + 1; j <= m && x[j] > 0; j++)
+				if ((x[j] + x[j - 1]) / 2 >= 0.5 * (y[j] + y[j - 1]) / 2 / n) { print t[j] - t[k]; exit }
+			print "never"
+		}'
+}
+
+incast_leave_ms() {
+	_incast_bins | awk -v s="$1" -v list="$2" '
+		BEGIN { n = split(list, who, ",") }
+		{ t[++m] = $1; x[m] = $(s + 1); tot = 0; for (j = 1; j <= n; j++) tot += $(who[j] + 1); y[m] = tot }
+		END {
+			for (k = 1; k <= m && x[k] <= 0; k++) ;
+			for (; k <= m && x[k] > 0; k++) ;
+			if (k > m) { print "never"; exit }
+			# the port before the leave: the second before it, everyone
+			c = 0; ref = 0
+			for (b = k - 1; b >= 1 && t[b] >= t[k] - 1000; b--) { c++; ref += y[b] + x[b] }
+			if (!c) { print "never"; exit }
+			ref /= c
+			for (j = k + 1; j <= m; j++)
+				if ((y[j] + y[j - 1]) / 2 >= 0.9 * ref) { print t[j] - t[k]; exit }
+			print "never"
+		}'
 }
