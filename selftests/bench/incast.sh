@@ -16,8 +16,11 @@
 #
 # Writes the Markdown tables to TABLES_FILE; prints one note per run and,
 # between "#@ csv NAME" and "#@ end csv", per-sender goodput per 250 ms
-# ("t_ms,sender,mbps") of the first round's runs, which selftests/run saves
-# as build/bench/<stamp>-NAME.csv. Not a test: numbers never fail it.
+# ("time_s,s1,...,s8", Mbit/s) of the first round's runs, which
+# selftests/run saves as build/bench/<table>-NAME.csv; the block "incast"
+# (metaroce under RED, CC on where there is a cc parameter) holds each
+# sender's share of the total instead, for host/plot-bench.sh. Not a test:
+# numbers never fail it.
 here=$(dirname "$0")
 . "$here/../lib/ktap.sh"
 . "$here/../lib/topology.sh"
@@ -55,12 +58,25 @@ keep() {
 	done
 }
 
-# csv NAME: the run's bins, for the host to save (first round only)
+# csv NAME [share]: the run's bins for the host to save (first round only),
+# a column per sender: Mbit/s, or with "share" each one's share of the
+# bin's total (host/plot-bench.sh draws the block called incast)
 csv() {
 	[ "$rep" = 1 ] || return 0
 	echo "#@ csv $1"
-	echo "t_ms,sender,mbps"
-	echo "${INC[csv]}"
+	awk -F, -v share="${2:-}" '
+		{ v[$1, $2] = $3; if ($2 > n) n = $2; if (!($1 in seen)) { seen[$1] = 1; ts[++nt] = $1 } }
+		END {
+			h = "time_s"; for (s = 1; s <= n; s++) h = h ",s" s; print h
+			for (i = 1; i <= nt; i++) {
+				t = ts[i]; tot = 0
+				for (s = 1; s <= n; s++) tot += v[t, s]
+				l = sprintf("%.3f", t / 1000)
+				for (s = 1; s <= n; s++)
+					l = l "," (share ? (tot > 0 ? sprintf("%.3f", v[t, s] / tot) : "0") : v[t, s] + 0)
+				print l
+			}
+		}' <<<"${INC[csv]}"
 	echo "#@ end csv"
 }
 
@@ -94,6 +110,10 @@ for ((rep = 1; rep <= REPS; rep++)); do
 			run_note "round $rep, $aqm, $t"
 			keep "$aqm" "$t" util drop marked sent jain p50 p99 verified errors stalled drain_ms
 			csv "incast-$aqm-$t"
+			# the plot: metaroce under RED, with CC when the module has it
+			if [ "$aqm" = red ] && [ "$t" = "$([ "$CC0" = n/a ] && echo off || echo on)" ]; then
+				csv incast share
+			fi
 		done
 	done
 	for t in "${TRANSPORTS[@]}"; do
