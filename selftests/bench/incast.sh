@@ -140,8 +140,8 @@ for ((rep = 1; rep <= REPS; rep++)); do
 			with_cc "$t" incast_run red "$RATE" "$LIMIT" 12 --active "$N:4:8"
 		fi
 		[ "${INC[rc]}" = skip ] && continue
-		INC[join]=$(incast_join_ms $N $N)
-		INC[leave]=$(incast_leave_ms $N "$(seq -s, 1 $((N - 1)))")
+		INC[join]=$(incast_join_ms $N $N "$(incast_mbps "$RATE")")
+		INC[leave]=$(incast_leave_ms $N "$(seq -s, 1 $((N - 1)))" "$(incast_mbps "$RATE")")
 		run_note "round $rep, join and leave, $t: joiner at half its share after ${INC[join]} ms, the others take its share up after ${INC[leave]} ms"
 		keep join "$t" join leave
 		csv "join-leave-$t"
@@ -208,8 +208,9 @@ cc_note="CC on: the module parameter cc=1"
 	row "black hole: transfer complete and verified" ecmp_bh complete
 	echo
 	echo "Joining and leaving: sender $N active for 4 s in the middle of 12 (RED), goodput per 250 ms. Join: ms"
-	echo "from the newcomer's first goodput until it has half a fair share (1/$N of the total, 500 ms averaged);"
-	echo "leave: ms from its last until the others move 0.9 of what the port moved the second before."
+	echo "from the newcomer's first goodput until it has half a fair share (1/$N of the port, 500 ms averaged);"
+	echo "leave: ms from its last until the others move 0.9 of what the port moved the second before (n/a: that"
+	echo "was under half the port)."
 	echo
 	echo "| join / leave | metaroce, CC off | metaroce, CC on | TCP |"
 	echo "|---|---|---|---|"

@@ -53,15 +53,19 @@
 #                             black-holed AT seconds in; also sets INC[links]
 #                             "k:packets:dropped ..." per link
 #   incast_ecmp_tcp RATE LIMIT SECS   one iperf3 stream over the same links
-#   incast_join_ms S N        from INC[csv]: ms from the first bin in which
+#   incast_join_ms S N [PORT_MBPS]
+#                             from INC[csv]: ms from the first bin in which
 #                             sender S has goodput until its goodput (two
-#                             bins averaged) reaches half of a fair share of
-#                             the total among N senders; "never" if not
-#                             before it leaves
-#   incast_leave_ms S SENDERS ms from the first bin after S stops until the
+#                             bins averaged) reaches half of a fair share
+#                             among N senders of PORT_MBPS (or, without it,
+#                             of the bins' total); "never" if not before it
+#                             leaves
+#   incast_leave_ms S SENDERS [PORT_MBPS]
+#                             ms from the first bin after S stops until the
 #                             remaining SENDERS (a comma list) move, two bins
 #                             averaged, 0.9 of what the port moved in the
-#                             second before; "never" if they do not
+#                             second before; "never" if they do not; "n/a"
+#                             if that was less than half of PORT_MBPS
 # The programs run with timeouts; a run that fails to start leaves INC[rc]
 # non-zero and INC[out] with the reason.
 
@@ -401,19 +405,19 @@ _incast_bins() {
 }
 
 incast_join_ms() {
-	_incast_bins | awk -v s="$1" -v n="$2" '
+	_incast_bins | awk -v s="$1" -v n="$2" -v port="${3:-0}" '
 		{ t[++m] = $1; x[m] = $(s + 1); tot = 0; for (i = 2; i <= NF; i++) tot += $i; y[m] = tot }
 		END {
 			for (k = 1; k <= m && x[k] <= 0; k++) ;
 			if (k > m) { print "never"; exit }
 			for (j = k + 1; j <= m && x[j] > 0; j++)
-				if ((x[j] + x[j - 1]) / 2 >= 0.5 * (y[j] + y[j - 1]) / 2 / n) { print t[j] - t[k]; exit }
+				if ((x[j] + x[j - 1]) / 2 >= 0.5 * (port > 0 ? port : (y[j] + y[j - 1]) / 2) / n) { print t[j] - t[k]; exit }
 			print "never"
 		}'
 }
 
 incast_leave_ms() {
-	_incast_bins | awk -v s="$1" -v list="$2" '
+	_incast_bins | awk -v s="$1" -v list="$2" -v port="${3:-0}" '
 		BEGIN { n = split(list, who, ",") }
 		{ t[++m] = $1; x[m] = $(s + 1); tot = 0; for (j = 1; j <= n; j++) tot += $(who[j] + 1); y[m] = tot }
 		END {
@@ -425,6 +429,7 @@ incast_leave_ms() {
 			for (b = k - 1; b >= 1 && t[b] >= t[k] - 1000; b--) { c++; ref += y[b] + x[b] }
 			if (!c) { print "never"; exit }
 			ref /= c
+			if (ref < port / 2) { print "n/a"; exit }
 			for (j = k + 1; j <= m; j++)
 				if ((y[j] + y[j - 1]) / 2 >= 0.9 * ref) { print t[j] - t[k]; exit }
 			print "never"
