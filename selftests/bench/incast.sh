@@ -2,17 +2,18 @@
 # `make bench`, incast part (bench.sh runs it; BENCH_INCAST=0 leaves it out,
 # BENCH_INCAST=only runs nothing else). Usage: incast.sh TABLES_FILE
 #
-# Eight senders WRITE into one receiver through a router port of
-# 20 Mbit/s (what eight TCP streams fill in this guest,
-# 0.93 of it; 30 Mbit/s they fill to 0.79, its CPUs busy) with 64 KiB of
-# buffer (26 ms), RED marking ECN, then tail drop; a probe host's 64-byte
-# WRITEs cross the port meanwhile (lib/incast.sh, mr_incast). Side by side,
-# per round: metaroce with congestion control off, on (the module parameter
-# cc; "n/a" while there is none), and eight iperf3 TCP streams. Then ECMP:
-# one QP (and one TCP stream) over four equal-cost 10 Mbit/s links, and the
-# QP again with one link black-holed mid-transfer; last, the eighth sender
-# joining for 4 s in the middle of 12 (incast_join_ms, incast_leave_ms). BENCH_INCAST_REPS rounds (3), BENCH_INCAST_SECS
-# per run (10); about 5 minutes a round.
+# Eight senders WRITE into one receiver through a router port of 20 Mbit/s
+# (what eight TCP streams fill in this guest: 0.88-0.93 of it, where at 30
+# and 40 Mbit/s they reach 0.79 and 0.69, the guest's CPUs busy) with
+# 64 KiB of buffer (26 ms), RED marking ECN, then tail drop; a probe host's
+# 64-byte WRITEs cross the port meanwhile (lib/incast.sh, mr_incast). Side
+# by side, per round: metaroce with congestion control off, on (the module
+# parameter cc; "n/a" while there is none), and eight iperf3 TCP streams.
+# Then ECMP: one QP (and one TCP stream) over four equal-cost 10 Mbit/s
+# links, and the QP again with one link black-holed mid-transfer; last, the
+# eighth sender joining for 4 s in the middle of 12 (incast_join_ms,
+# incast_leave_ms). BENCH_INCAST_REPS rounds (3), 10 s a run: about 5
+# minutes a round.
 #
 # Writes the Markdown tables to TABLES_FILE; prints one note per run and,
 # between "#@ csv NAME" and "#@ end csv", per-sender goodput per 250 ms
@@ -32,7 +33,7 @@ trap incast_teardown EXIT
 
 N=8
 RATE=20mbit LIMIT=64kb
-SECS=${BENCH_INCAST_SECS:-10}
+SECS=10
 REPS=${BENCH_INCAST_REPS:-3}
 LINKS=4 LINK_RATE=10mbit LINK_LIMIT=32kb
 AQMS=(red taildrop)
