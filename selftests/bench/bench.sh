@@ -22,6 +22,7 @@
 # latency runs for the RDMA ones). BENCH_PIN=1 pins the perftest server to
 # CPU 1 and the client to CPU 0 (default: the scheduler places them; why
 # pinning costs metaroce's READ: admin guide, "CPUs and polling").
+# BENCH_INCAST, BENCH_INCAST_REPS: the incast and ECMP tables (incast.sh).
 # Last, NVMe over Fabrics loss-free: nvmet-rdma on b exports a null_blk and
 # nvme-rdma on a reads and writes it with O_DIRECT dd, over each transport in
 # turn (rdma_cm picks the device by GID, so the other transport's devices are
@@ -32,6 +33,17 @@ here=$(dirname "$0")
 . "$here/../lib/nvme.sh"
 [ -r /selftests/run.conf ] && . /selftests/run.conf
 trap 'nvme_cleanup; topo_teardown' EXIT
+
+# Incast and ECMP (bench/incast.sh): BENCH_INCAST=0 leaves them out, "only"
+# runs nothing else.
+INCAST_TABLES=/tmp/bench-incast.md
+if [ "${BENCH_INCAST:-1}" = only ]; then
+	bash "$here/incast.sh" "$INCAST_TABLES" || echo "bench: incast.sh failed (exit $?)"
+	echo "#@ table"
+	cat "$INCAST_TABLES"
+	echo "#@ end table"
+	exit 0
+fi
 
 LOSSES=(${BENCH_LOSSES:-0.0 0.1 1 5 10})
 SECS=${BENCH_SECS:-10}
@@ -282,6 +294,10 @@ if [ "$NVME_MIB" -gt 0 ] && [ ${#TRANSPORTS[@]} -gt 0 ]; then
 	fi
 fi
 
+if [ "${BENCH_INCAST:-1}" != 0 ]; then
+	bash "$here/incast.sh" "$INCAST_TABLES" || note "incast.sh failed (exit $?)"
+fi
+
 # --- the table
 ratio() { # A B: A/B with two decimals, n/a unless both are numbers and B > 0
 	if num "$1" && num "$2" && awk -v b="$2" 'BEGIN { exit !(b > 0) }'; then
@@ -347,6 +363,10 @@ if [ "$NVME_MIB" -gt 0 ]; then
 		m=${RESULT[metaroce:nvme_$d]} r=${RESULT[rxe:nvme_$d]}
 		echo "| $d | $m | $r | $(ratio "$m" "$r") |"
 	done
+fi
+if [ -s "$INCAST_TABLES" ]; then
+	echo
+	cat "$INCAST_TABLES"
 fi
 echo "#@ end table"
 exit 0

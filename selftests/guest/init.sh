@@ -147,8 +147,15 @@ last_case() { # last top-level case number in a KTAP log
 }
 
 run_test() {
-	local path=$1 name tmo start rc log pid
+	local path=$1 name tmo start rc log pid kernels
 	name=$(basename "$path" .sh)
+	# "# kernels: stock" (or "debug", or both): the flavours it runs on
+	kernels=$(sed -n 's/^# *kernels: *//p' "$path" | head -n 1)
+	if [ -n "$kernels" ] && [[ " $kernels " != *" $FLAVOUR "* ]]; then
+		printf '#@ test %s\nKTAP version 1\n1..0 # SKIP runs on the %s kernel only\n#@ end %s rc=0 secs=0\n' \
+			"$name" "$kernels" "$name"
+		return
+	fi
 	tmo=$(sed -n 's/^# *timeout: *\([0-9]\+\).*/\1/p' "$path" | head -n 1)
 	tmo=${tmo:-$TEST_TIMEOUT}
 	log=/tmp/$name.ktap

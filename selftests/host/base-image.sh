@@ -39,7 +39,7 @@ BINS=(timeout tail nproc stdbuf env sort seq stat date dd sha256sum comm join
 STOCK_MODULES=(ib_core ib_uverbs ib_umad rdma_cm rdma_ucm ib_cm iw_cm rdma_rxe
 	crc32_generic crc32-pclmul udp_tunnel ip6_udp_tunnel veth dummy tun 8021q
 	sch_netem sch_tbf sch_red sch_fq_codel sch_prio cls_u32 cls_flower
-	act_gact act_mirred configfs nvme-rdma nvmet-rdma null_blk)
+	act_gact act_mirred configfs nvme-rdma nvmet-rdma null_blk inet_diag tcp_diag)
 
 case $flavour in
 stock)

@@ -3,11 +3,13 @@
 # (build_error: the artifacts did not build; counted as one failure)
 # Counts every top-level `ok`/`not ok` case of each test script, and for KUnit
 # every case inside each suite (a suite line counts only when its suite shows
-# no cases, e.g. when its init failed). SKIPs are counted apart. A test that
+# no cases, e.g. when its init failed). SKIPs are counted apart, and so are
+# TODOs (KTAP "# TODO": an expectation not required yet; never a failure,
+# listed as "TODO test: case" while it is not met). A test that
 # ran fewer cases than planned, timed out, or exited non-zero without a failing
 # case counts one failure more, and so does a guest that never finished.
 # Prints each failure with the diagnostics before it, a line per test, and
-# last exactly "N passed, N failed[, N skipped]". Exit status 0 only if nothing
+# last exactly "N passed, N failed[, N skipped][, N todo]". Exit status 0 only if nothing
 # failed, the guest finished and at least one case ran.
 
 function fail_extra(msg) {
@@ -19,7 +21,12 @@ function result(line, indent,    ok, desc, n) {
 	ok = (line !~ /^not ok/)
 	desc = line
 	sub(/^(not )?ok [0-9]+ ?(- )?/, "", desc)
-	if (desc ~ /# *[Ss][Kk][Ii][Pp]/) {
+	if (desc ~ /# *[Tt][Oo][Dd][Oo]/) {
+		# an expectation not required yet: reported, never a failure
+		ntodo++; ttodo++
+		if (!ok)
+			printf "TODO %s: %s\n", name, desc
+	} else if (desc ~ /# *[Ss][Kk][Ii][Pp]/) {
 		nskip++; tskip++
 	} else if (ok) {
 		npass++; tpass++
@@ -56,15 +63,15 @@ function end_section(rc, secs) {
 	} else if (kind == "kunit" && cases == 0) {
 		fail_extra("no KUnit results (modprobe exit " rc ")")
 	}
-	report[nreport++] = sprintf("  %-28s %3d passed, %3d failed, %3d skipped  %4s s", \
-		name, tpass, tfail, tskip, secs)
+	report[nreport++] = sprintf("  %-28s %3d passed, %3d failed, %3d skipped  %4s s%s", \
+		name, tpass, tfail, tskip, secs, ttodo ? sprintf(", %d todo", ttodo) : "")
 	kind = ""
 }
 
 /^#@ (test|kunit) / {
 	kind = $2; name = $3
 	plan = ""; skipall = 0; cases = 0; suite_cases = 0; ndiag = 0
-	tpass = tfail = tskip = 0
+	tpass = tfail = tskip = ttodo = 0
 	next
 }
 /^#@ end / && kind != "" {
@@ -128,6 +135,8 @@ END {
 	line = sprintf("%d passed, %d failed", npass, nfail)
 	if (nskip)
 		line = line sprintf(", %d skipped", nskip)
+	if (ntodo)
+		line = line sprintf(", %d todo", ntodo)
 	print line
 	exit (nfail == 0 && done && npass + nfail > 0) ? 0 : 1
 }

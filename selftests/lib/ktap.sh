@@ -26,13 +26,18 @@
 #                             extended regex ERE (e.g. 'Operation not supported')
 #   ktap_check DESC EXPR...   ok if `[[ EXPR ]]`-style test passes:
 #                             ktap_check "mtu is 9000" "$mtu" -eq 9000
+#   ktap_todo DESC REASON EXPR...
+#                             an expectation not required yet (KTAP "# TODO
+#                             REASON"): "ok" or "not ok" as EXPR (like
+#                             ktap_check) says, never a failure of the test;
+#                             make it a ktap_check to require it
 #   ktap_relay N NAME CMD...  runs CMD, program NAME printing N KTAP cases of
 #                             its own, and relays them as cases of this test
 #                             (a crash counts its missing cases as failed),
 #                             then one more case: NAME exited 0. Plan N + 1.
 #   ktap_finish               checks the count against the plan, prints
 #                             "# totals: pass:P fail:F skip:S", exits 1 on failure
-# Variables: KTAP_PASS KTAP_FAIL KTAP_SKIP (counts), KTAP_LAST_OUTPUT (output
+# Variables: KTAP_PASS KTAP_FAIL KTAP_SKIP KTAP_TODO (counts), KTAP_LAST_OUTPUT (output
 # of the last ktap_run / ktap_run_fail).
 
 KTAP_N=0
@@ -40,6 +45,7 @@ KTAP_PLANNED=
 KTAP_PASS=0
 KTAP_FAIL=0
 KTAP_SKIP=0
+KTAP_TODO=0
 KTAP_LAST_OUTPUT=
 
 ktap_plan() {
@@ -119,6 +125,14 @@ ktap_check() {
 	fi
 }
 
+ktap_todo() {
+	local desc=$1 reason=$2 res=ok
+	shift 2
+	test "$@" || res="not ok"
+	KTAP_N=$((KTAP_N + 1)) KTAP_TODO=$((KTAP_TODO + 1))
+	echo "$res $KTAP_N $desc # TODO $reason"
+}
+
 ktap_relay() {
 	local want=$1 name=$2 out rc=0 line n=0
 	shift 2
@@ -142,7 +156,7 @@ ktap_finish() {
 		ktap_diag "planned $KTAP_PLANNED cases but ran $KTAP_N"
 		KTAP_FAIL=$((KTAP_FAIL + 1))
 	fi
-	echo "# totals: pass:$KTAP_PASS fail:$KTAP_FAIL skip:$KTAP_SKIP"
+	echo "# totals: pass:$KTAP_PASS fail:$KTAP_FAIL skip:$KTAP_SKIP$([ "$KTAP_TODO" -eq 0 ] || echo " todo:$KTAP_TODO")"
 	[ "$KTAP_FAIL" -eq 0 ]
 	exit
 }

@@ -250,3 +250,280 @@ topo_snmp() {
 		awk -v p="$2:" -v f="$3" '$1 == p { if (!hdr) { for (i = 2; i <= NF; i++) if ($i == f) col = i; hdr = 1 }
 			else if (col) { print $col; found = 1 } } END { exit !found }'
 }
+
+# ---------------------------------------------------------------------------
+# Incast: N sender hosts, a probe host and a receiver, each on its own veth
+# to one router namespace; the router's port toward the receiver is the
+# bottleneck (tbf, optionally with RED or fq_codel as its child).
+#   sender i (1..N): netns inc-s<i>, eth0 10.60.<i>.1/24   <-> router to-s<i> 10.60.<i>.254
+#   probe:           netns inc-p,    eth0 10.61.0.1/24     <-> router to-p    10.61.0.254
+#   receiver:        netns inc-rcv,  eth0 10.62.0.1/24     <-> router to-rcv  10.62.0.254
+#   router:          netns inc-r (ip_forward=1); hosts route everything via it
+#   Neighbour entries are permanent: RED drops ARP like any packet that is
+#   not ECN-capable, and while ECN-capable senders that ignore their CE
+#   marks hold its average queue above max, the router's ARP probes for the
+#   receiver fail and the port goes dark for seconds.
+#   topo_incast N [MTU=1500]   create it (N 1..200)
+#   topo_incast_host END       netns of END: s1..sN, p, rcv, r
+#   topo_incast_ip END         IPv4 address of END's eth0 (s1..sN, p, rcv)
+#   in_incast END CMD...       run CMD in END's netns
+#   topo_incast_port AQM RATE LIMIT [BURST=16kb]
+#                              (re)make the bottleneck: root tbf RATE (tc units,
+#                              e.g. 100mbit) on to-rcv; AQM "taildrop": tbf's own
+#                              byte FIFO of LIMIT (e.g. 128kb); "red": RED with
+#                              ECN marking (min LIMIT/16, max LIMIT/6, limit
+#                              LIMIT, p 0.1; ECT packets are marked, not dropped,
+#                              below the limit); "fq_codel": fq_codel ecn
+#                              (target 1ms, interval 10ms, limit LIMIT/1000 pkts
+#                              but at least 100)
+#   topo_incast_port_stats     one line "sent P dropped D marked M bytes B" of
+#                              the bottleneck so far (packets; marked: CE marks
+#                              of RED or fq_codel, 0 for tail drop)
+#   topo_incast_teardown       remove it (idempotent)
+# ECMP: one sender, two routers joined by L parallel links, one receiver.
+#   sender:   netns ecmp-s,   eth0 10.70.0.1/24 <-> router 1 to-s   10.70.0.254
+#   router 1: netns ecmp-r1,  l<k> 10.71.<k>.1/24 <-> router 2 l<k> 10.71.<k>.2/24
+#   router 2: netns ecmp-r2,  to-rcv 10.72.0.254 <-> receiver eth0 10.72.0.1/24
+#   receiver: netns ecmp-rcv
+#   Each router routes toward the far side over all links (nexthop via ...
+#   nexthop via ...) with net.ipv4.fib_multipath_hash_policy=1 (L4 hash: the
+#   UDP source port picks the link). Neighbour entries are permanent (see
+#   above).
+#   topo_ecmp [L=4] [MTU=1500] create it
+#   topo_ecmp_host END / topo_ecmp_ip END / in_ecmp END CMD...   as above;
+#                              END: s, r1, r2, rcv
+#   topo_ecmp_rate RATE LIMIT [BURST=16kb]   tbf on every link's egress in
+#                              router 1 (the data direction)
+#   topo_ecmp_blackhole K      link K silently drops everything router 1 sends
+#                              on it (netem loss 100%); the route still uses it
+#   topo_ecmp_restore K        link K rate-limited again (as topo_ecmp_rate)
+#   topo_ecmp_link_stats       one line per link: "K sent P dropped D" since
+#                             its qdisc was made
+#   topo_ecmp_teardown         remove it (idempotent)
+# Variables (read-only for callers): TOPO_INCAST_N (senders), TOPO_INCAST_AQM
+# (the port's AQM), TOPO_ECMP_LINKS, TOPO_ECMP_RATE/LIMIT/BURST.
+
+TOPO_INCAST_N=0
+TOPO_INCAST_AQM=
+TOPO_ECMP_LINKS=0
+TOPO_ECMP_RATE=
+TOPO_ECMP_LIMIT=
+TOPO_ECMP_BURST=
+
+topo_incast_host() {
+	case $1 in
+	r) echo inc-r ;;
+	p) echo inc-p ;;
+	rcv) echo inc-rcv ;;
+	s[0-9]*) echo "inc-$1" ;;
+	*) echo "topology: unknown incast end '$1' (s1..sN, p, rcv, r)" >&2; return 1 ;;
+	esac
+}
+
+topo_incast_ip() {
+	case $1 in
+	p) echo 10.61.0.1 ;;
+	rcv) echo 10.62.0.1 ;;
+	s[0-9]*) echo "10.60.${1#s}.1" ;;
+	*) echo "topology: '$1' has no incast address (s1..sN, p, rcv)" >&2; return 1 ;;
+	esac
+}
+
+in_incast() {
+	local ns
+	ns=$(topo_incast_host "$1") || return
+	shift
+	ip netns exec "$ns" "$@"
+}
+
+# _topo_pin NS1 IF1 IP1 NS2 IF2 IP2: permanent neighbour entries both ways
+# over the link IF1 (in NS1) <-> IF2 (in NS2).
+_topo_pin() {
+	local mac1 mac2
+	mac1=$(ip -n "$1" -br link show "$2" | awk '{ print $3 }')
+	mac2=$(ip -n "$4" -br link show "$5" | awk '{ print $3 }')
+	ip -n "$1" neigh replace "$6" lladdr "$mac2" dev "$2" nud permanent &&
+		ip -n "$4" neigh replace "$3" lladdr "$mac1" dev "$5" nud permanent
+}
+
+# _topo_spoke NS HOST_IP ROUTER_IF ROUTER_IP PREFIX MTU ROUTER_NS: a host
+# namespace with eth0 on a veth to ROUTER_NS, default route via the router.
+_topo_spoke() {
+	local ns=$1 hip=$2 rif=$3 rip=$4 pfx=$5 mtu=$6 rns=$7
+	ip netns add "$ns" || return
+	ip -n "$ns" link set lo up
+	ip link add eth0 mtu "$mtu" netns "$ns" type veth peer name "$rif" mtu "$mtu" netns "$rns" || return
+	ip -n "$ns" addr add "$hip/$pfx" dev eth0
+	ip -n "$rns" addr add "$rip/$pfx" dev "$rif"
+	ip -n "$ns" link set eth0 up
+	ip -n "$rns" link set "$rif" up
+	ip -n "$ns" route add default via "$rip" dev eth0 &&
+		_topo_pin "$ns" eth0 "$hip" "$rns" "$rif" "$rip"
+}
+
+_topo_router() {
+	ip netns add "$1" || return
+	ip -n "$1" link set lo up
+	ip netns exec "$1" sysctl -qw net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=0 \
+		net.ipv4.conf.default.rp_filter=0
+}
+
+topo_incast() {
+	local n=$1 mtu=${2:-1500} i
+	if ! [[ $n =~ ^[0-9]+$ ]] || [ "$n" -lt 1 ] || [ "$n" -gt 200 ]; then
+		echo "topology: topo_incast N: N must be 1..200, not '$n'" >&2
+		return 1
+	fi
+	# veth's per-CPU backlog overflows under TCG at the default 1000
+	sysctl -qw net.core.netdev_max_backlog=10000
+	_topo_router inc-r || return
+	for ((i = 1; i <= n; i++)); do
+		_topo_spoke "inc-s$i" "10.60.$i.1" "to-s$i" "10.60.$i.254" 24 "$mtu" inc-r || return
+	done
+	_topo_spoke inc-p 10.61.0.1 to-p 10.61.0.254 24 "$mtu" inc-r || return
+	_topo_spoke inc-rcv 10.62.0.1 to-rcv 10.62.0.254 24 "$mtu" inc-r || return
+	TOPO_INCAST_N=$n
+}
+
+topo_incast_port() {
+	local aqm=$1 rate=$2 limit=$3 burst=${4:-16kb} bytes
+	case $limit in
+	*[kK]b) bytes=$((${limit%??} * 1024)) ;;
+	*[mM]b) bytes=$((${limit%??} * 1024 * 1024)) ;;
+	*[0-9]) bytes=$limit ;;
+	*) echo "topology: topo_incast_port: LIMIT '$limit' is not N, Nkb or Nmb" >&2; return 1 ;;
+	esac
+	in_incast r tc qdisc del dev to-rcv root 2>/dev/null
+	in_incast r tc qdisc add dev to-rcv root handle 1: tbf rate "$rate" burst "$burst" limit "$bytes" || return
+	case $aqm in
+	taildrop) ;;
+	red)
+		local min=$((bytes / 16)) max=$((bytes / 6))
+		in_incast r tc qdisc add dev to-rcv parent 1:1 handle 10: red limit "$bytes" \
+			min "$min" max "$max" avpkt 1100 burst $(((2 * min + max) / 3300 + 1)) \
+			probability 0.1 bandwidth "$rate" ecn || return
+		;;
+	fq_codel)
+		local pkts=$((bytes / 1000))
+		[ "$pkts" -ge 100 ] || pkts=100
+		in_incast r tc qdisc add dev to-rcv parent 1:1 handle 10: fq_codel limit "$pkts" \
+			target 1ms interval 10ms ecn || return
+		;;
+	*) echo "topology: topo_incast_port: AQM '$aqm' is not taildrop, red or fq_codel" >&2; return 1 ;;
+	esac
+	TOPO_INCAST_AQM=$aqm
+}
+
+# The root tbf counts what left and every drop below it (the child's
+# included); the child counts the CE marks.
+topo_incast_port_stats() {
+	in_incast r tc -s qdisc show dev to-rcv | awk '
+		/^qdisc/ { root = ($0 ~ / root /) }
+		root && /Sent/ { bytes = $2; sent = $4; d = $7; sub(/,/, "", d); dropped = d }
+		/marked/ { for (i = 1; i < NF; i++) if ($i == "marked") marked += $(i + 1) }
+		/ecn_mark/ { for (i = 1; i < NF; i++) if ($i == "ecn_mark") marked += $(i + 1) }
+		END { printf "sent %d dropped %d marked %d bytes %d\n", sent, dropped, marked, bytes }'
+}
+
+topo_incast_teardown() {
+	local d
+	for d in /run/netns/inc-*; do
+		[ -e "$d" ] && ip netns del "${d##*/}" 2>/dev/null
+	done
+	TOPO_INCAST_N=0
+	return 0
+}
+
+topo_ecmp_host() {
+	case $1 in
+	s | r1 | r2 | rcv) echo "ecmp-$1" ;;
+	*) echo "topology: unknown ECMP end '$1' (s, r1, r2, rcv)" >&2; return 1 ;;
+	esac
+}
+
+topo_ecmp_ip() {
+	case $1 in
+	s) echo 10.70.0.1 ;;
+	rcv) echo 10.72.0.1 ;;
+	*) echo "topology: '$1' has no ECMP host address (s, rcv)" >&2; return 1 ;;
+	esac
+}
+
+in_ecmp() {
+	local ns
+	ns=$(topo_ecmp_host "$1") || return
+	shift
+	ip netns exec "$ns" "$@"
+}
+
+topo_ecmp() {
+	local links=${1:-4} mtu=${2:-1500} k hops1=() hops2=()
+	if ! [[ $links =~ ^[0-9]+$ ]] || [ "$links" -lt 1 ] || [ "$links" -gt 16 ]; then
+		echo "topology: topo_ecmp L: L must be 1..16, not '$links'" >&2
+		return 1
+	fi
+	sysctl -qw net.core.netdev_max_backlog=10000
+	_topo_router ecmp-r1 || return
+	_topo_router ecmp-r2 || return
+	for ns in ecmp-r1 ecmp-r2; do
+		ip netns exec "$ns" sysctl -qw net.ipv4.fib_multipath_hash_policy=1 || return
+	done
+	_topo_spoke ecmp-s 10.70.0.1 to-s 10.70.0.254 24 "$mtu" ecmp-r1 || return
+	_topo_spoke ecmp-rcv 10.72.0.1 to-rcv 10.72.0.254 24 "$mtu" ecmp-r2 || return
+	for ((k = 1; k <= links; k++)); do
+		ip link add "l$k" mtu "$mtu" netns ecmp-r1 type veth peer name "l$k" mtu "$mtu" netns ecmp-r2 || return
+		ip -n ecmp-r1 addr add "10.71.$k.1/24" dev "l$k"
+		ip -n ecmp-r2 addr add "10.71.$k.2/24" dev "l$k"
+		ip -n ecmp-r1 link set "l$k" up
+		ip -n ecmp-r2 link set "l$k" up
+		_topo_pin ecmp-r1 "l$k" "10.71.$k.1" ecmp-r2 "l$k" "10.71.$k.2" || return
+		hops1+=(nexthop via "10.71.$k.2" dev "l$k")
+		hops2+=(nexthop via "10.71.$k.1" dev "l$k")
+	done
+	ip -n ecmp-r1 route add 10.72.0.0/24 "${hops1[@]}" || return
+	ip -n ecmp-r2 route add 10.70.0.0/24 "${hops2[@]}" || return
+	TOPO_ECMP_LINKS=$links
+}
+
+# a fresh tbf (fresh counters) on link $1
+_topo_ecmp_tbf() {
+	in_ecmp r1 tc qdisc del dev "l$1" root 2>/dev/null
+	in_ecmp r1 tc qdisc add dev "l$1" root tbf rate "$TOPO_ECMP_RATE" \
+		burst "$TOPO_ECMP_BURST" limit "$TOPO_ECMP_LIMIT"
+}
+
+topo_ecmp_rate() {
+	local k
+	TOPO_ECMP_RATE=$1 TOPO_ECMP_LIMIT=$2 TOPO_ECMP_BURST=${3:-16kb}
+	for ((k = 1; k <= TOPO_ECMP_LINKS; k++)); do
+		_topo_ecmp_tbf "$k" || return
+	done
+}
+
+topo_ecmp_blackhole() { in_ecmp r1 tc qdisc replace dev "l$1" root netem loss 100%; }
+
+topo_ecmp_restore() {
+	if [ -n "$TOPO_ECMP_RATE" ]; then
+		_topo_ecmp_tbf "$1"
+	else
+		in_ecmp r1 tc qdisc del dev "l$1" root 2>/dev/null
+		return 0
+	fi
+}
+
+topo_ecmp_link_stats() {
+	local k
+	for ((k = 1; k <= TOPO_ECMP_LINKS; k++)); do
+		in_ecmp r1 tc -s qdisc show dev "l$k" | awk -v k="$k" '
+			/Sent/ && !done { d = $7; sub(/,/, "", d); printf "%d sent %d dropped %d\n", k, $4, d; done = 1 }'
+	done
+}
+
+topo_ecmp_teardown() {
+	local d
+	for d in /run/netns/ecmp-*; do
+		[ -e "$d" ] && ip netns del "${d##*/}" 2>/dev/null
+	done
+	TOPO_ECMP_LINKS=0
+	return 0
+}
