@@ -17,21 +17,27 @@
 #include "counters.h"
 #include "trace.h"
 
-static bool cc = true;
+/*
+ * Off by default for now: with it on, NVMe-oF under 1 % random loss
+ * (41-nvme) stalls an I/O queue for 30 s after dozens of path failovers
+ * (small windows spread over 16 paths leave each path one packet, so a
+ * loss is a tail loss). Until that is fixed, a user opts in.
+ */
+static bool cc;
 module_param(cc, bool, 0644);
-MODULE_PARM_DESC(cc, "congestion control: ECN, delay and loss drive the windows, with pacing (default on)");
+MODULE_PARM_DESC(cc, "congestion control: ECN, delay and loss drive the windows, with pacing (default off)");
 
 static bool cc_ecn = true;
 module_param(cc_ecn, bool, 0644);
-MODULE_PARM_DESC(cc_ecn, "react to ECN marks (default on)");
+MODULE_PARM_DESC(cc_ecn, "with cc: react to ECN marks (default on)");
 
 static bool cc_delay = true;
 module_param(cc_delay, bool, 0644);
-MODULE_PARM_DESC(cc_delay, "react to delay above the target (default on)");
+MODULE_PARM_DESC(cc_delay, "with cc: react to delay above the target (default on)");
 
 static bool cc_loss = true;
 module_param(cc_loss, bool, 0644);
-MODULE_PARM_DESC(cc_loss, "react to loss bursts (default on)");
+MODULE_PARM_DESC(cc_loss, "with cc: react to loss bursts (default on)");
 
 static uint cc_gain_shift = 4;
 module_param(cc_gain_shift, uint, 0644);

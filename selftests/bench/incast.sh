@@ -93,6 +93,10 @@ with_cc() {
 	fi
 	"$@"
 }
+# The receiver's ingress capacity for the rate hints: the incast port's
+# rate, 0 (the netdev's speed) for ECMP, whose bottleneck is the fabric.
+INGRESS=/sys/module/metaroce/parameters/ingress_mbps
+set_ingress() { [ ! -w "$INGRESS" ] || echo "$1" >"$INGRESS"; }
 
 run_note() { # LABEL
 	note "$1: goodput ${INC[goodput]:-n/a} Mbit/s (${INC[util]:-n/a}), drop ${INC[drop]:-n/a}, marks ${INC[marked]:-n/a}, Jain ${INC[jain]:-n/a}, probe p50/p99 ${INC[p50]:-n/a}/${INC[p99]:-n/a} us, verified ${INC[verified]:-n/a}, errors ${INC[errors]:-n/a}, stalled ${INC[stalled]:-n/a}, drain ${INC[drain_ms]:-n/a} ms, per sender ${INC[goodputs]:-n/a}, ${INC[secs]:-?} s, exit ${INC[rc]:-?}"
@@ -100,6 +104,7 @@ run_note() { # LABEL
 
 start=$(date +%s)
 for ((rep = 1; rep <= REPS; rep++)); do
+	set_ingress "$(incast_mbps "$RATE")"
 	for aqm in "${AQMS[@]}"; do
 		for t in "${TRANSPORTS[@]}"; do
 			if [ "$t" = tcp ]; then
@@ -117,6 +122,7 @@ for ((rep = 1; rep <= REPS; rep++)); do
 			fi
 		done
 	done
+	set_ingress 0
 	for t in "${TRANSPORTS[@]}"; do
 		if [ "$t" = tcp ]; then
 			incast_ecmp_tcp "$LINK_RATE" "$LINK_LIMIT" "$SECS"
@@ -134,6 +140,7 @@ for ((rep = 1; rep <= REPS; rep++)); do
 		INC[complete]=$([ "${INC[rc]}" = 0 ] && echo yes || echo "no_(exit_${INC[rc]})")
 		keep ecmp_bh "$t" util complete
 	done
+	set_ingress "$(incast_mbps "$RATE")"
 	for t in "${TRANSPORTS[@]}"; do
 		if [ "$t" = tcp ]; then
 			incast_tcp red "$RATE" "$LIMIT" 12 "$N:4:8"
@@ -150,6 +157,7 @@ for ((rep = 1; rep <= REPS; rep++)); do
 	note "round $rep of $REPS done after $(($(date +%s) - start)) s"
 done
 [ "$CC0" = n/a ] || incast_set_cc "$CC0"
+set_ingress 0
 
 # cell CASE TRANSPORT METRIC [SCALE]: median of the rounds (their range when
 # they differ), numbers scaled (e.g. 0.001: us -> ms); "n/a" without any
@@ -174,7 +182,7 @@ cell() {
 row() { # LABEL CASE METRIC [SCALE]
 	echo "| $1 | $(cell "$2" off "$3" "${4:-}") | $(cell "$2" on "$3" "${4:-}") | $(cell "$2" tcp "$3" "${4:-}") |"
 }
-cc_note="CC on: the module parameter cc=1"
+cc_note="CC on: the module parameter cc=1, the receiver's ingress_mbps the port's rate (incast, join/leave)"
 [ "$CC0" = n/a ] && cc_note="CC on: n/a, metaroce.ko has no cc parameter yet"
 {
 	echo "Incast: $N senders -> 1 receiver through a router port of $RATE (tbf, $LIMIT buffer), $SECS s per run"

@@ -11,12 +11,15 @@
 # links (L4 hash), against one TCP stream, and again with one link
 # black-holed mid-transfer. Last, a sender joins and leaves.
 
-# Required now: every message that completed is right byte for byte (no
-# failed completion), TCP runs, and the black-holed transfer completes. The
-# figures go to diagnostics; what congestion control must achieve (issue
-# 14: goodput and drops at the port, fairness, probe latency, ECMP spread,
-# re-convergence) is asserted as KTAP TODO cases: `ktap_todo` -> `ktap_check`
-# switches one on.
+# With congestion control on (cc=1) and the receiver's ingress capacity
+# set to its port's rate (ingress_mbps): every message right byte for byte,
+# all complete; under RED goodput >= 0.85 of the port with <= 1 % dropped,
+# under tail drop >= 0.7 with <= 5 %; Jain >= 0.9; ECMP >= 2x one TCP
+# stream; a joining sender has half its share, and the others take up a
+# leaver's, within 1 s. Still KTAP TODO (not reached in this guest): the
+# probe's p99 within 5 ms of idle (the senders keep 10-20 ms queued), and
+# ECMP at >= 0.75 of the four links (0.76-0.81 measured: too close to
+# assert on a shared host).
 # timeout: 900
 # kernels: stock
 here=$(dirname "$0")
@@ -24,11 +27,12 @@ here=$(dirname "$0")
 . "$here/../lib/topology.sh"
 . "$here/../lib/metaroce.sh"
 . "$here/../lib/incast.sh"
-trap incast_teardown EXIT
+ingress=/sys/module/metaroce/parameters/ingress_mbps
+trap 'incast_set_cc 0; echo 0 >"$ingress"; incast_teardown' EXIT
 
 N=8 RATE=20mbit LIMIT=64kb SECS=10
 LINK_RATE=10mbit LINK_LIMIT=32kb
-TODO="congestion control (issue 14)"
+TODO="congestion control: not reached in the guest yet"
 INCAST_DRAIN=30
 
 ktap_plan 25
@@ -37,6 +41,10 @@ ktap_plan 25
 setup() { "$@" >/tmp/50-setup.out 2>&1 || { cat /tmp/50-setup.out; return 1; }; }
 setup incast_setup $N
 ktap_result $? "incast topology: $N senders, a probe host, a router, a receiver"
+incast_set_cc 1 # off by default (kernel/congestion.c)
+# The receiver's ingress capacity is its port's, not its veth's 10 Gbit/s:
+# the rate hints share that among the senders (the ECMP runs: the default).
+echo "$(incast_mbps $RATE)" >"$ingress"
 ktap_diag "metaroce cc parameter: $(incast_cc)"
 
 incast_probe_only 3
@@ -64,12 +72,12 @@ for aqm in red taildrop; do
 	[ "${INC[rc]}" -ne 1 ] || ktap_diag "$(grep -v '^bin' <<<"${INC[out]}" | head -20)"
 	ktap_check "$aqm: metaroce incast, every completed message right byte for byte (${INC[verified]:-0})" \
 		"${INC[rc]}" -ne 1 -a "${INC[rc]}" -ne 2 -a "${INC[errors]:-1}" -eq 0 -a "${INC[verified]:-0}" -gt 0
-	ktap_todo "$aqm: every message complete within ${INCAST_DRAIN} s of the end" "$TODO" "${INC[stalled]:-1}" -eq 0
-	ktap_todo "$aqm: goodput >= $util_min of the port (${INC[util]})" "$TODO" \
+	ktap_check "$aqm: every message complete within ${INCAST_DRAIN} s of the end" "${INC[stalled]:-1}" -eq 0
+	ktap_check "$aqm: goodput >= $util_min of the port (${INC[util]})" \
 		"$(awk -v u="${INC[util]:-0}" -v m=$util_min 'BEGIN { print (u >= m) }')" -eq 1
-	ktap_todo "$aqm: <= $drop_max of packets dropped at the port (${INC[drop]})" "$TODO" \
+	ktap_check "$aqm: <= $drop_max of packets dropped at the port (${INC[drop]})" \
 		"$(awk -v d="${INC[drop]:-1}" -v m=$drop_max 'BEGIN { print (d <= m) }')" -eq 1
-	ktap_todo "$aqm: Jain >= 0.9 (${INC[jain]})" "$TODO" \
+	ktap_check "$aqm: Jain >= 0.9 (${INC[jain]})" \
 		"$(awk -v j="${INC[jain]:-0}" 'BEGIN { print (j >= 0.9) }')" -eq 1
 	ktap_todo "$aqm: probe p99 within 5 ms of idle (${INC[p99]:-n/a} us, idle $idle_p99 us)" "$TODO" \
 		"$(awk -v p="${INC[p99]:-1e12}" -v i="$idle_p99" -v n="${INC[probe_pending]:-1}" 'BEGIN { print (p <= i + 5000 && n == 0) }')" -eq 1
@@ -78,6 +86,7 @@ for aqm in red taildrop; do
 	ktap_check "$aqm: $N TCP streams ran (${INC[goodputs]})" "${INC[rc]}" -eq 0
 done
 
+echo 0 >"$ingress"
 setup incast_ecmp_setup 4
 ktap_result $? "ECMP topology: 4 links of $LINK_RATE"
 incast_ecmp_run $LINK_RATE $LINK_LIMIT $SECS
@@ -91,7 +100,7 @@ ktap_diag "TCP, 1 stream over 4 links: ${INC[goodput]} Mbit/s = ${INC[util]} of 
 ktap_check "ECMP: one TCP stream ran (${INC[goodput]} Mbit/s)" "${INC[rc]}" -eq 0
 ktap_todo "ECMP: metaroce >= 0.75 of the 4 links ($mr_util)" "$TODO" \
 	"$(awk -v u="$mr_util" 'BEGIN { print (u >= 0.75) }')" -eq 1
-ktap_todo "ECMP: metaroce >= 2x one TCP stream ($mr_good vs ${INC[goodput]} Mbit/s)" "$TODO" \
+ktap_check "ECMP: metaroce >= 2x one TCP stream ($mr_good vs ${INC[goodput]} Mbit/s)" \
 	"$(awk -v a="$mr_good" -v b="${INC[goodput]:-0}" 'BEGIN { print (b > 0 && a >= 2 * b) }')" -eq 1
 
 incast_ecmp_run $LINK_RATE $LINK_LIMIT $SECS 2 3
@@ -102,6 +111,7 @@ ktap_check "ECMP, link 2 black-holed mid-transfer: every message completed and r
 ktap_diag "$(mr_stats ecmp_s | awk '$1 ~ /path_failovers|rto_events|retransmits/ { printf "%s %s  ", $1, $2 }')"
 
 # Sender N joins at 4 s and leaves at 8 s of 12 s; bins of 250 ms.
+echo "$(incast_mbps $RATE)" >"$ingress"
 INCAST_BIN_MS=250
 incast_run red $RATE $LIMIT 12 --active "$N:4:8"
 diag_run "join and leave (sender $N active 4-8 s), red"
@@ -110,8 +120,8 @@ ktap_diag "  the joiner at half its fair share of the port ${join} ms after its 
 ktap_diag "  the others at 0.9 of the port's goodput before ${leave} ms after it left (n/a: below half the port before)"
 ktap_check "join and leave: every completed message right (${INC[verified]:-0})" \
 	"${INC[rc]}" -ne 1 -a "${INC[rc]}" -ne 2 -a "${INC[errors]:-1}" -eq 0
-ktap_todo "join: the newcomer has half its share within 1 s ($join ms)" "$TODO" "$([[ $join =~ ^[0-9]+$ ]] && [ "$join" -le 1000 ] && echo 1 || echo 0)" -eq 1
-ktap_todo "leave: the others take up its share within 1 s ($leave ms)" "$TODO" "$([[ $leave =~ ^[0-9]+$ ]] && [ "$leave" -le 1000 ] && echo 1 || echo 0)" -eq 1
+ktap_check "join: the newcomer has half its share within 1 s ($join ms)" "$([[ $join =~ ^[0-9]+$ ]] && [ "$join" -le 1000 ] && echo 1 || echo 0)" -eq 1
+ktap_check "leave: the others take up its share within 1 s ($leave ms)" "$([[ $leave =~ ^[0-9]+$ ]] && [ "$leave" -le 1000 ] && echo 1 || echo 0)" -eq 1
 ktap_diag "$(awk -F, '{ v[$1] = v[$1] " " $3 } END { for (t in v) print t, v[t] }' <<<"${INC[csv]}" | sort -n | sed 's/^/bin /' | head -48)"
 
 ktap_finish
