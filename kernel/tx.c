@@ -150,9 +150,10 @@ static int mr_tx_gather_response(struct mr_xport *x,
  *
  * A packet of a message already complete (its WQE is gone) goes out as an
  * empty SEND with its MSN: the responder only acknowledges it, and the
- * path's PSN hole closes. A packet lost before the wire (no memory) counts
- * as sent: the SACK or the RTO resends it. The path's timer is set when
- * this is its only packet out.
+ * path's PSN hole closes. A packet lost before the wire (no memory, or an
+ * error below) counts as sent: its PSN is taken, so the SACK or the RTO
+ * resends it, and the path's timer is set when this is its only packet
+ * out, whatever the outcome (a PSN out without a timer stalls the path).
  *
  * Return: the bytes it put on the wire (the UDP payload), 0 if none;
  * -EFAULT when the request's local data cannot be read (the caller fails
@@ -215,7 +216,8 @@ int mr_tx_send(struct mr_xport *x, u32 id, u32 psn, const struct mr_tx_pkt *tp,
 		if (err < 0) {
 			mr_stats_inc(dev, MR_CNT_TX_DROP_ERROR);
 			kfree_skb(skb);
-			return -EACCES;
+			bytes = -EACCES;
+			goto arm;
 		}
 	} else if (len && mr_tx_gather_request(qp, wqe, tp->offset, payload,
 					       len)) {
@@ -223,7 +225,8 @@ int mr_tx_send(struct mr_xport *x, u32 id, u32 psn, const struct mr_tx_pkt *tp,
 			  qp->ibqp.qp_num, tp->msn);
 		mr_stats_inc(dev, MR_CNT_TX_DROP_ERROR);
 		kfree_skb(skb);
-		return -EFAULT;
+		bytes = -EFAULT;
+		goto arm;
 	}
 	flow = qp->flow;
 	flow.sport = htons(x->ps.path[id].sport);

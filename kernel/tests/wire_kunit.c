@@ -410,6 +410,35 @@ static void wire_ranges(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mr_wire_encode(&p, buf, 31), -MR_ENOSPC);
 }
 
+/*
+ * A READ_RESP slice without payload inside its READ (the responder lost
+ * the region) encodes and decodes; an empty slice at or past the end does
+ * not, nor does an empty SEND slice of a non-empty message.
+ */
+static void wire_read_resp_lost_region(struct kunit *test)
+{
+	struct mr_pkt p, q;
+	u8 buf[MR_MAX_HDR_LEN];
+	int n;
+
+	wire_sample(&p, MR_OP_READ_RESP);
+	p.read_resp.length = 8192;
+	p.read_resp.offset = 4096;
+	p.payload_len = 0;
+	n = mr_wire_encode(&p, buf, sizeof(buf));
+	KUNIT_ASSERT_EQ(test, n, (int)mr_wire_hdr_len(MR_OP_READ_RESP));
+	KUNIT_EXPECT_EQ(test, mr_wire_decode(buf, n, &q), 0);
+	KUNIT_EXPECT_EQ(test, q.payload_len, 0u);
+	KUNIT_EXPECT_EQ(test, q.read_resp.offset, 4096u);
+	p.read_resp.offset = 8192;
+	KUNIT_EXPECT_EQ(test, mr_wire_encode(&p, buf, sizeof(buf)),
+			-MR_ELENGTH);
+	wire_sample(&p, MR_OP_SEND);
+	p.payload_len = 0;
+	KUNIT_EXPECT_EQ(test, mr_wire_encode(&p, buf, sizeof(buf)),
+			-MR_ELENGTH);
+}
+
 /* xorshift32: a fixed sequence, so a failure replays. */
 static u32 wire_rand(u32 *s)
 {
@@ -463,6 +492,7 @@ static struct kunit_case wire_cases[] = {
 	KUNIT_CASE(wire_bad_base),
 	KUNIT_CASE(wire_ack_and_nak),
 	KUNIT_CASE(wire_ranges),
+	KUNIT_CASE(wire_read_resp_lost_region),
 	KUNIT_CASE(wire_random_mutations),
 	{}
 };
