@@ -17,15 +17,9 @@
 #include "counters.h"
 #include "trace.h"
 
-/*
- * Off by default for now: with it on, NVMe-oF under 1 % random loss
- * (41-nvme) stalls an I/O queue for 30 s after dozens of path failovers
- * (small windows spread over 16 paths leave each path one packet, so a
- * loss is a tail loss). Until that is fixed, a user opts in.
- */
-static bool cc;
+static bool cc = true;
 module_param(cc, bool, 0644);
-MODULE_PARM_DESC(cc, "congestion control: ECN, delay and loss drive the windows, with pacing (default off)");
+MODULE_PARM_DESC(cc, "congestion control: ECN, delay and loss drive the windows, with pacing (default on)");
 
 static bool cc_ecn = true;
 module_param(cc_ecn, bool, 0644);

@@ -15,7 +15,7 @@ here=$(dirname "$0")
 . "$here/../lib/perftest.sh"
 params=/sys/module/metaroce/parameters
 restore() {
-	[ -d "$params" ] && echo 0 >"$params/cc" && echo 0 >"$params/ingress_mbps"
+	[ -d "$params" ] && echo 1 >"$params/cc" && echo 0 >"$params/ingress_mbps"
 	topo_teardown
 }
 trap restore EXIT
@@ -25,8 +25,7 @@ ktap_plan 13
 ktap_run "two hosts with mrc0 (h1) and mrc1 (h2)" mr_two_hosts 1500
 gid1=$(topo_gid_index mrc0 "$TOPO_H1_IP")
 gid2=$(topo_gid_index mrc1 "$TOPO_H2_IP")
-ktap_check "congestion control is off by default (opt in: cc=1)" "$(cat "$params/cc")" = N
-echo 1 >"$params/cc"
+ktap_check "congestion control is on by default" "$(cat "$params/cc")" = Y
 
 tracing=/sys/kernel/tracing
 mountpoint -q "$tracing" || mount -t tracefs nodev "$tracing"
