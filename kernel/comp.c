@@ -497,7 +497,7 @@ void mr_comp_path_timeout(struct mr_xport *x, u32 id, u64 now)
 	 */
 	u32 retries = x->qp->ibqp.qp_type == IB_QPT_UC ? 7 :
 		      x->qp->attr.retry_cnt;
-	u32 budget = (retries + 1) * x->npaths * MR_PATH_DEFAULT_FAIL_AFTER;
+	u32 budget = (retries + 1) * x->npaths * x->fail_after;
 	u32 psn = p->sb.una;
 
 	p->deadline = 0;

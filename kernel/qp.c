@@ -47,6 +47,9 @@ void mr_qp_dev_init(struct mr_dev *dev)
 	xa_init_flags(&dev->qp_xa, XA_FLAGS_ALLOC);
 	dev->qp_next = MR_QPN_MIN;
 	atomic_set(&dev->num_qp, 0);
+	/* Here, not in device.c: the KUnit fixtures create QPs too. */
+	mutex_init(&dev->settings_lock);
+	mr_xport_default_settings(&dev->settings);
 }
 EXPORT_SYMBOL_IF_KUNIT(mr_qp_dev_init);
 
@@ -55,6 +58,7 @@ void mr_qp_dev_fini(struct mr_dev *dev)
 {
 	WARN_ON(!xa_empty(&dev->qp_xa));
 	xa_destroy(&dev->qp_xa);
+	mutex_destroy(&dev->settings_lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(mr_qp_dev_fini);
 

@@ -155,7 +155,8 @@ u32 mr_share_hint(struct mr_xport *x)
 	u64 now = mr_xport_now();
 	u32 hint, even;
 
-	if (!mr_congestion_enabled())
+	/* Hints go with the QP's congestion control (from its device). */
+	if (!x->ccp.enabled)
 		return 0;
 	/* One ACK computes for all; the others use what it found. */
 	if (sh->n && now - READ_ONCE(sh->start_ns) >= interval &&

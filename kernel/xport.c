@@ -9,6 +9,7 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 
+#include "congestion.h"
 #include "qp.h"
 #include "req.h"
 #include "resp.h"
@@ -16,9 +17,18 @@
 #include "timers.h"
 #include "xport.h"
 
-unsigned int mr_xport_paths = 16;
+static unsigned int mr_xport_paths = 16;
 module_param_named(paths, mr_xport_paths, uint, 0644);
-MODULE_PARM_DESC(paths, "paths (UDP source ports) per connection, 1-64 (default 16)");
+MODULE_PARM_DESC(paths, "paths (UDP source ports) per connection of a new device, 1-64 (default 16)");
+
+/* The settings a new device starts with (mr_qp_dev_init()). */
+void mr_xport_default_settings(struct mr_dev_settings *set)
+{
+	set->paths = clamp_t(u32, READ_ONCE(mr_xport_paths), 1, MR_PATH_MAX);
+	set->fail_after = MR_PATH_DEFAULT_FAIL_AFTER;
+	mr_congestion_defaults(&set->cc);
+	set->cc_stamp = mr_congestion_cc_stamp();
+}
 
 /* Moves the QP to ERR from process context: modify_qp takes a mutex. */
 static void mr_xport_err_work(struct work_struct *work)
@@ -44,12 +54,22 @@ static void mr_xport_err_work(struct work_struct *work)
 
 int mr_xport_create(struct mr_qp *qp)
 {
-	u32 npaths = clamp_t(u32, mr_xport_paths, 1, MR_PATH_MAX);
+	struct mr_dev *dev = to_mr_dev(qp->ibqp.device);
+	struct mr_dev_settings set;
 	struct mr_xport *x;
+	u32 npaths;
+
+	mutex_lock(&dev->settings_lock);
+	set = dev->settings;
+	mutex_unlock(&dev->settings_lock);
+	npaths = set.paths;
 
 	x = kvzalloc(sizeof(*x), GFP_KERNEL_ACCOUNT);
 	if (!x)
 		return -ENOMEM;
+	x->ccp = set.cc;
+	x->ccp.enabled = mr_congestion_dev_enabled(&set);
+	x->fail_after = set.fail_after;
 	x->path = kvcalloc(npaths, sizeof(*x->path), GFP_KERNEL_ACCOUNT);
 	x->wtx = kvcalloc(qp->sq.depth, sizeof(*x->wtx), GFP_KERNEL_ACCOUNT);
 	x->rq_size = npaths * MR_SACK_WINDOW;

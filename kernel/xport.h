@@ -163,6 +163,7 @@ struct mr_xport {
 	u32 err_msn;
 	enum ib_wc_status err_status;
 	u32 npaths;
+	u32 fail_after;		/* the device's when the QP was created */
 	struct mr_paths ps;
 	struct mr_tx_path *path;
 	struct mr_wqe_tx *wtx;		/* sq.depth entries */
@@ -184,7 +185,7 @@ struct mr_xport {
 	u64 rnr_deadline;
 	struct mr_requeue *requeue;
 	u32 rq_head, rq_count, rq_size;
-	/* congestion control (congestion.c): the parameters it started with */
+	/* congestion control (congestion.c): the device's when created */
 	struct mr_cc_params ccp;
 	struct mr_cc_conn cc;
 
@@ -213,9 +214,7 @@ enum mr_xport_next {
 	MR_NEXT_RESPOND,	/* responses are due: start sending if need be */
 };
 
-/* The module parameter: paths per connection. */
-extern unsigned int mr_xport_paths;
-
+void mr_xport_default_settings(struct mr_dev_settings *set);
 int mr_xport_create(struct mr_qp *qp);
 void mr_xport_destroy(struct mr_qp *qp);
 void mr_xport_modify(struct mr_qp *qp, enum ib_qp_state old,
