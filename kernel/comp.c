@@ -16,6 +16,7 @@
 #include "cq.h"
 #include "local.h"
 #include "mr.h"
+#include "notify.h"
 #include "opcode.h"
 #include "trace.h"
 #include "tx.h"
@@ -416,6 +417,11 @@ static void mr_comp_failover(struct mr_xport *x, u32 id)
 	struct mr_dev *dev = to_mr_dev(x->qp->ibqp.device);
 	struct mr_tx_path *p = &x->path[id];
 	u16 old_epoch = p->sb.epoch, old_sport = x->ps.path[id].sport;
+	struct mr_notify_failover ev = {
+		.path_id = id,
+		.old_epoch = old_epoch,
+		.old_sport = old_sport,
+	};
 	u64 rto = mr_rto_get(&p->rto);
 	u32 psn, moved = 0;
 
@@ -451,6 +457,10 @@ static void mr_comp_failover(struct mr_xport *x, u32 id)
 	trace_metaroce_path_failover(x->qp->ibqp.qp_num, id, old_epoch,
 				     old_sport, x->ps.path[id].epoch,
 				     x->ps.path[id].sport, moved);
+	ev.new_epoch = x->ps.path[id].epoch;
+	ev.new_sport = x->ps.path[id].sport;
+	ev.moved = moved;
+	mr_notify_path_failover(x->qp, &ev);
 }
 
 /*

@@ -57,11 +57,12 @@ struct mr_share {
 	u32 even_kbps;		/* 0: none */
 	u32 link_kbps;		/* the netdev's speed, 0: unknown */
 	u32 peak_kbps;		/* the most the device received, decaying */
+	u32 ingress_kbps;	/* set by an admin (netlink.c); 0: not set */
 };
 
 /*
  * What a device's new QPs take, from the module parameters when the
- * device is created.
+ * device is created; DEV_SET (netlink.c) changes them.
  */
 struct mr_dev_settings {
 	u32 paths;		/* per connection, 1..MR_PATH_MAX */
@@ -96,7 +97,7 @@ struct mr_dev {
 	atomic_t num_ah;
 	/* share.c */
 	struct mr_share share;
-	/* xport.c copies them for a new QP */
+	/* netlink.c writes them, xport.c copies them for a new QP */
 	struct mutex settings_lock;
 	struct mr_dev_settings settings;
 	/* qp.c: QPs by QPN, for the receive path */

@@ -27,6 +27,7 @@
 #include "ah.h"
 #include "local.h"
 #include "mr.h"
+#include "notify.h"
 #include "opcode.h"
 #include "qp.h"
 #include "req.h"
@@ -78,6 +79,27 @@ struct mr_qp *mr_qp_get(struct mr_dev *dev, u32 qpn)
 	return qp;
 }
 EXPORT_SYMBOL_IF_KUNIT(mr_qp_get);
+
+/*
+ * The QP with the lowest QPN at or above *@qpn, with a reference, and
+ * its QPN in *@qpn; NULL if there is none. For walks that must survive
+ * QPs coming and going (netlink dumps).
+ */
+struct mr_qp *mr_qp_get_next(struct mr_dev *dev, u32 *qpn)
+{
+	unsigned long index = *qpn;
+	struct mr_qp *qp;
+
+	rcu_read_lock();
+	xa_for_each_start(&dev->qp_xa, index, qp, index) {
+		if (refcount_inc_not_zero(&qp->ref))
+			break;
+	}
+	rcu_read_unlock();
+	if (qp)
+		*qpn = index;
+	return qp;
+}
 
 void mr_qp_put(struct mr_qp *qp)
 {
@@ -434,8 +456,11 @@ out:
 		mr_wq_flush(qp, true);
 		mr_wq_flush(qp, false);
 	}
-	if (last_wqe)
+	if (last_wqe) {
 		mr_srq_qp_error(qp);
+		mr_notify_qp_error(qp, qp->xp ? mr_xport_error_reason(qp) :
+						METAROCE_QP_ERROR_USER);
+	}
 	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(mr_qp_modify);

@@ -214,7 +214,41 @@ enum mr_xport_next {
 	MR_NEXT_RESPOND,	/* responses are due: start sending if need be */
 };
 
+/* A path as administrators see it (mr_xport_telemetry()). */
+struct mr_xport_path_info {
+	u16 sport;
+	u16 epoch;
+	u8 state;		/* enum mr_path_state */
+	u64 srtt_ns;		/* 0: no sample yet */
+	u64 rttvar_ns;
+	u64 rto_ns;
+	u64 base_rtt_ns;	/* 0: none */
+	u32 window;		/* 1/1024 packet */
+	u32 inflight;
+	u32 alpha;		/* Q16 */
+	u32 consec_rtos;
+};
+
+/* A connection as administrators see it; counters wrap as the cc's do. */
+struct mr_xport_info {
+	u32 npaths;		/* paths started: 0 before the requester is */
+	u32 mtu;
+	u32 conn_window;	/* 1/1024 packet */
+	u32 inflight;
+	u32 pacing_kbps;	/* 0: not paced */
+	u32 hint_kbps;
+	u32 alpha;		/* Q16 */
+	u64 srtt_ns;		/* the smallest of the paths'; 0: none */
+	u64 tx_packets;		/* resends included */
+	u32 ce_marks;
+	u32 cc_decreases;
+	u32 hint_limited;
+};
+
 void mr_xport_default_settings(struct mr_dev_settings *set);
+void mr_xport_telemetry(struct mr_qp *qp, struct mr_xport_info *info,
+			struct mr_xport_path_info *paths);
+u8 mr_xport_error_reason(struct mr_qp *qp);
 int mr_xport_create(struct mr_qp *qp);
 void mr_xport_destroy(struct mr_qp *qp);
 void mr_xport_modify(struct mr_qp *qp, enum ib_qp_state old,
