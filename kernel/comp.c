@@ -341,6 +341,7 @@ enum mr_xport_next mr_comp_ack_rcv(struct mr_xport *x, const struct mr_pkt *pkt)
 			continue;
 		psn = res.base + i;
 		mr_stats_inc(dev, MR_CNT_SACK_GAPS);
+		p->n_sack_gaps++;
 		mr_comp_resend(x, id, psn, true, "sack");
 		if (!x->tx_on)
 			return MR_NEXT_NONE;
@@ -454,6 +455,7 @@ static void mr_comp_failover(struct mr_xport *x, u32 id)
 	p->probed = false;
 	p->deferred = false;
 	mr_stats_inc(dev, MR_CNT_PATH_FAILOVERS);
+	x->n_failovers++;
 	trace_metaroce_path_failover(x->qp->ibqp.qp_num, id, old_epoch,
 				     old_sport, x->ps.path[id].epoch,
 				     x->ps.path[id].sport, moved);
@@ -522,12 +524,14 @@ void mr_comp_path_timeout(struct mr_xport *x, u32 id, u64 now)
 		/* The tail probe: the oldest packet again, no backoff. */
 		p->probed = true;
 		mr_stats_inc(dev, MR_CNT_TAIL_PROBES);
+		p->n_probes++;
 		mr_comp_resend(x, id, psn, false, "probe");
 		if (!p->deadline && p->sb.una != p->sb.nxt)
 			mr_xport_arm_path(p, now);
 		return;
 	}
 	mr_stats_inc(dev, MR_CNT_RTO_EVENTS);
+	p->n_rtos++;
 	mr_rto_timeout(&p->rto);
 	mr_congestion_timeout(x, id);
 	if (++x->rtos > budget) {

@@ -589,6 +589,18 @@ static int mr_netlink_qp_fill(struct sk_buff *skb, struct mr_dev *dev,
 	if (!nest ||
 	    nla_put_u64_64bit(skb, METAROCE_A_QP_STATS_TX_PACKETS,
 			      xi.tx_packets, METAROCE_A_QP_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, METAROCE_A_QP_STATS_RETRANSMITS,
+			      xi.retransmits, METAROCE_A_QP_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, METAROCE_A_QP_STATS_SACK_GAPS,
+			      xi.sack_gaps, METAROCE_A_QP_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, METAROCE_A_QP_STATS_RTO_EVENTS,
+			      xi.rto_events, METAROCE_A_QP_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, METAROCE_A_QP_STATS_TAIL_PROBES,
+			      xi.tail_probes, METAROCE_A_QP_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, METAROCE_A_QP_STATS_PATH_FAILOVERS,
+			      xi.path_failovers, METAROCE_A_QP_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, METAROCE_A_QP_STATS_RNR_NAKS,
+			      xi.rnr_naks, METAROCE_A_QP_STATS_PAD) ||
 	    nla_put_u64_64bit(skb, METAROCE_A_QP_STATS_CE_MARKS, xi.ce_marks,
 			      METAROCE_A_QP_STATS_PAD) ||
 	    nla_put_u64_64bit(skb, METAROCE_A_QP_STATS_CC_DECREASES,
@@ -744,6 +756,7 @@ static int mr_netlink_path_fill(struct sk_buff *skb, struct mr_dev *dev,
 				const struct mr_xport_path_info *pi,
 				struct netlink_callback *cb)
 {
+	struct nlattr *nest;
 	void *hdr;
 
 	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
@@ -778,6 +791,20 @@ static int mr_netlink_path_fill(struct sk_buff *skb, struct mr_dev *dev,
 	    nla_put_u32(skb, METAROCE_A_PATH_ALPHA, pi->alpha) ||
 	    nla_put_u32(skb, METAROCE_A_PATH_CONSEC_RTOS, pi->consec_rtos))
 		goto cancel;
+	nest = nla_nest_start(skb, METAROCE_A_PATH_STATS);
+	if (!nest ||
+	    nla_put_u64_64bit(skb, METAROCE_A_PATH_STATS_TX_PACKETS,
+			      pi->n_sent, METAROCE_A_PATH_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, METAROCE_A_PATH_STATS_RETRANSMITS,
+			      pi->n_resent, METAROCE_A_PATH_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, METAROCE_A_PATH_STATS_SACK_GAPS,
+			      pi->n_sack_gaps, METAROCE_A_PATH_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, METAROCE_A_PATH_STATS_RTO_EVENTS,
+			      pi->n_rtos, METAROCE_A_PATH_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, METAROCE_A_PATH_STATS_TAIL_PROBES,
+			      pi->n_probes, METAROCE_A_PATH_STATS_PAD))
+		goto cancel;
+	nla_nest_end(skb, nest);
 	genlmsg_end(skb, hdr);
 	return 0;
 cancel:

@@ -193,6 +193,11 @@ static void mr_xport_path_telemetry(struct mr_xport *x, u32 id,
 		.inflight = ps->inflight,
 		.alpha = p->cc.w.alpha,
 		.consec_rtos = ps->rtos,
+		.n_sent = p->n_sent,
+		.n_resent = p->n_resent,
+		.n_sack_gaps = p->n_sack_gaps,
+		.n_rtos = p->n_rtos,
+		.n_probes = p->n_probes,
 	};
 }
 
@@ -227,8 +232,20 @@ void mr_xport_telemetry(struct mr_qp *qp, struct mr_xport_info *info,
 	info->ce_marks = x->cc.marks;
 	info->cc_decreases = x->cc.decreases;
 	info->hint_limited = x->cc.hint_limited;
+	info->path_failovers = x->n_failovers;
+	info->rnr_naks = x->n_rnr_naks;
+	info->retransmits = 0;
+	info->sack_gaps = 0;
+	info->rto_events = 0;
+	info->tail_probes = 0;
 	for (i = 0; i < x->ps.count; i++) {
-		u64 s = x->path[i].rto.srtt;
+		const struct mr_tx_path *p = &x->path[i];
+		u64 s = p->rto.srtt;
+
+		info->retransmits += p->n_resent;
+		info->sack_gaps += p->n_sack_gaps;
+		info->rto_events += p->n_rtos;
+		info->tail_probes += p->n_probes;
 
 		if (s && (!srtt || s < srtt))
 			srtt = s;

@@ -63,6 +63,12 @@ struct mr_tx_path {
 	bool probed;		/* the tail probe went: next is the RTO */
 	bool deferred;		/* its timer waited once for the slack */
 	struct mr_cc_path cc;	/* its congestion window (congestion.c) */
+	/* For administrators (mr_xport_telemetry()): over all its epochs. */
+	u64 n_sent;		/* packets, resends included */
+	u64 n_resent;
+	u64 n_sack_gaps;	/* packets the SACKs reported lost */
+	u64 n_rtos;		/* RTOs (tail probes not included) */
+	u64 n_probes;		/* tail probes */
 	struct mr_tx_pkt pkt[MR_SACK_WINDOW];	/* by PSN % 256 */
 };
 
@@ -176,6 +182,8 @@ struct mr_xport {
 	u32 rsn_next;
 	u32 rtos;		/* RTOs in a row, any path, no ACK progress */
 	u64 tx_order;		/* packets sent, resends included */
+	u64 n_failovers;	/* paths failed (telemetry) */
+	u64 n_rnr_naks;		/* RNR NAKs sent (telemetry) */
 	u64 acked_ns;		/* an ACK last acknowledged something new */
 	u64 acked_front;	/* newest order acknowledged: mr_rto_early() */
 	u32 gen;		/* RNR rewinds */
@@ -227,6 +235,11 @@ struct mr_xport_path_info {
 	u32 inflight;
 	u32 alpha;		/* Q16 */
 	u32 consec_rtos;
+	u64 n_sent;
+	u64 n_resent;
+	u64 n_sack_gaps;
+	u64 n_rtos;
+	u64 n_probes;
 };
 
 /* A connection as administrators see it; counters wrap as the cc's do. */
@@ -240,6 +253,12 @@ struct mr_xport_info {
 	u32 alpha;		/* Q16 */
 	u64 srtt_ns;		/* the smallest of the paths'; 0: none */
 	u64 tx_packets;		/* resends included */
+	u64 retransmits;	/* the paths' counts, summed */
+	u64 sack_gaps;
+	u64 rto_events;
+	u64 tail_probes;
+	u64 path_failovers;
+	u64 rnr_naks;
 	u32 ce_marks;
 	u32 cc_decreases;
 	u32 hint_limited;

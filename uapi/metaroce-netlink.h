@@ -66,9 +66,9 @@
  * device has QPs (always: its GSI QP) and -EOPNOTSUPP otherwise. The
  * initial and maximum windows are whole packets (multiples of 1024), AI
  * at most 16384 and MIN_WINDOW at most 1024: other values in the ranges
- * below get -EINVAL with a message. The QP and path STATS nests carry
- * only the counters the transport keeps per connection (TX_PACKETS,
- * CE_MARKS, CC_DECREASES, HINT_LIMITED); per-path counters are omitted.
+ * below get -EINVAL with a message. The QP STATS nest has no RX_*,
+ * DUPLICATES (not counted per QP yet) and the path STATS nest no
+ * CE_MARKS (the connection's are in the QP's).
  *
  * Units, the same everywhere:
  *   times    u64 nanoseconds (attribute names end in _NS)

@@ -24,7 +24,7 @@ trap cleanup EXIT
 # The guest's copy; on a host (--host), the installed one.
 mr=/usr/local/bin/metaroce
 [ -x "$mr" ] || mr=$(command -v metaroce) || ktap_skip_all "no metaroce tool"
-ktap_plan 31
+ktap_plan 33
 tmp=$(mktemp -d)
 
 ktap_run "two hosts with mrc0 (h1) and mrc1 (h2)" mr_two_hosts 1500
@@ -73,6 +73,13 @@ ktap_run_fail "an initial window above the maximum is refused with the kernel's 
 ktap_check "... and changes nothing (paths still 8, all or nothing)" \
 	"$(in_h1 "$mr" -j dev show mrc0 | python3 -c 'import json, sys; d = json.load(sys.stdin)[0]; print(d["paths"], d["cc"]["max_path_window"])')" \
 	= "8 $(json "$tmp/set.json" 'd[0]["cc"]["max_path_window"]')"
+# Of `dev set cc` and a write of the module parameter cc, the later counts.
+ccshow() { in_h1 "$mr" -j dev show mrc0 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["cc"]["enabled"])'; }
+in_h1 "$mr" dev set mrc0 cc off
+off=$(ccshow)
+echo 1 >/sys/module/metaroce/parameters/cc
+ktap_check "dev set cc off shows off, a later write of parameters/cc=1 on ($off, $(ccshow))" \
+	"$off $(ccshow)" = "False True"
 ktap_run_fail "dev set as an unprivileged user: permission denied" \
 	'permission denied' nobody "$mr" dev set mrc0 paths 4
 ktap_run "dev show as an unprivileged user works" \
@@ -109,13 +116,15 @@ tx0=$(tx)
 sleep 1
 tx1=$(tx)
 ktap_check "its tx_packets grow while traffic runs ($tx0 -> $tx1)" "${tx1:-0}" -gt "${tx0:-0}"
-in_h1 "$mr" -j path show dev mrc0 qpn "$qpn" >"$tmp/paths.json" 2>&1
+in_h1 "$mr" -s -j path show dev mrc0 qpn "$qpn" >"$tmp/paths.json" 2>&1
 ktap_diag "$(in_h1 "$mr" path show dev mrc0 qpn "$qpn")"
 ktap_check "path show: 8 paths, ids 0-7, source ports in 49152-65535" \
 	"$(json "$tmp/paths.json" '"%d %s %d" % (len(d), [p["path"] for p in d] == list(range(8)), all(49152 <= p["sport"] <= 65535 for p in d))')" \
 	= "8 True 1"
 ktap_check "path show: paths have an SRTT after traffic" \
 	"$(json "$tmp/paths.json" 'sum(1 for p in d if p.get("srtt_ns", 0) > 0)')" -gt 0
+ktap_check "path show -s: every path has sent packets (stats tx_packets)" \
+	"$(json "$tmp/paths.json" 'sum(1 for p in d if p["stats"]["tx_packets"] > 0)')" -eq 8
 one=$(in_h1 "$mr" -j path show dev mrc0 qpn "$qpn" path 3 2>&1)
 ktap_check "path show of one path (path 3): that one alone" \
 	"$(python3 -c 'import json, sys; print([p["path"] for p in json.load(sys.stdin)])' <<<"$one" 2>&1)" = "[3]"
