@@ -199,6 +199,7 @@ static void mr_ack_send_nak(struct mr_xport *x, u32 path, u16 epoch, u32 psn,
 		pkt.nak.rnr_delay =
 			mr_ack_rnr_delay[x->qp->attr.min_rnr_timer & 31];
 		mr_stats_inc(to_mr_dev(x->qp->ibqp.device), MR_CNT_RNR_NAKS);
+		x->n_rnr_naks++;
 	}
 	mr_tx_control(x, &pkt, sport);
 }

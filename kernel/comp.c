@@ -16,6 +16,7 @@
 #include "cq.h"
 #include "local.h"
 #include "mr.h"
+#include "notify.h"
 #include "opcode.h"
 #include "trace.h"
 #include "tx.h"
@@ -340,6 +341,7 @@ enum mr_xport_next mr_comp_ack_rcv(struct mr_xport *x, const struct mr_pkt *pkt)
 			continue;
 		psn = res.base + i;
 		mr_stats_inc(dev, MR_CNT_SACK_GAPS);
+		p->n_sack_gaps++;
 		mr_comp_resend(x, id, psn, true, "sack");
 		if (!x->tx_on)
 			return MR_NEXT_NONE;
@@ -416,6 +418,11 @@ static void mr_comp_failover(struct mr_xport *x, u32 id)
 	struct mr_dev *dev = to_mr_dev(x->qp->ibqp.device);
 	struct mr_tx_path *p = &x->path[id];
 	u16 old_epoch = p->sb.epoch, old_sport = x->ps.path[id].sport;
+	struct mr_notify_failover ev = {
+		.path_id = id,
+		.old_epoch = old_epoch,
+		.old_sport = old_sport,
+	};
 	u64 rto = mr_rto_get(&p->rto);
 	u32 psn, moved = 0;
 
@@ -448,9 +455,14 @@ static void mr_comp_failover(struct mr_xport *x, u32 id)
 	p->probed = false;
 	p->deferred = false;
 	mr_stats_inc(dev, MR_CNT_PATH_FAILOVERS);
+	x->n_failovers++;
 	trace_metaroce_path_failover(x->qp->ibqp.qp_num, id, old_epoch,
 				     old_sport, x->ps.path[id].epoch,
 				     x->ps.path[id].sport, moved);
+	ev.new_epoch = x->ps.path[id].epoch;
+	ev.new_sport = x->ps.path[id].sport;
+	ev.moved = moved;
+	mr_notify_path_failover(x->qp, &ev);
 }
 
 /*
@@ -497,7 +509,7 @@ void mr_comp_path_timeout(struct mr_xport *x, u32 id, u64 now)
 	 */
 	u32 retries = x->qp->ibqp.qp_type == IB_QPT_UC ? 7 :
 		      x->qp->attr.retry_cnt;
-	u32 budget = (retries + 1) * x->npaths * MR_PATH_DEFAULT_FAIL_AFTER;
+	u32 budget = (retries + 1) * x->npaths * x->fail_after;
 	u32 psn = p->sb.una;
 
 	p->deadline = 0;
@@ -512,12 +524,14 @@ void mr_comp_path_timeout(struct mr_xport *x, u32 id, u64 now)
 		/* The tail probe: the oldest packet again, no backoff. */
 		p->probed = true;
 		mr_stats_inc(dev, MR_CNT_TAIL_PROBES);
+		p->n_probes++;
 		mr_comp_resend(x, id, psn, false, "probe");
 		if (!p->deadline && p->sb.una != p->sb.nxt)
 			mr_xport_arm_path(p, now);
 		return;
 	}
 	mr_stats_inc(dev, MR_CNT_RTO_EVENTS);
+	p->n_rtos++;
 	mr_rto_timeout(&p->rto);
 	mr_congestion_timeout(x, id);
 	if (++x->rtos > budget) {

@@ -8,8 +8,11 @@
  * its packets in flight, and new packets, requests and responses alike,
  * leave paced at the connection's rate. A resend goes at once.
  *
- * The knobs are module parameters for now; a connection takes the values
- * they have when it starts.
+ * The module parameters are the settings a new device starts with; each
+ * device then has its own (struct mr_dev_settings, changed over netlink),
+ * and a QP takes its device's when it is created. A write of the
+ * parameter cc sets it for every device: of the parameter and a device's
+ * own setting, the later write counts (mr_congestion_dev_enabled()).
  */
 #include <linux/module.h>
 
@@ -18,7 +21,25 @@
 #include "trace.h"
 
 static bool cc = true;
-module_param(cc, bool, 0644);
+/* Bumped by every write of cc: a device's own setting is older then. */
+static atomic_t mr_congestion_cc_writes = ATOMIC_INIT(0);
+
+static int mr_congestion_set_cc(const char *val,
+				const struct kernel_param *kp)
+{
+	int err = param_set_bool(val, kp);
+
+	if (!err)
+		atomic_inc(&mr_congestion_cc_writes);
+	return err;
+}
+
+static const struct kernel_param_ops mr_congestion_cc_ops = {
+	.set = mr_congestion_set_cc,
+	.get = param_get_bool,
+};
+
+module_param_cb(cc, &mr_congestion_cc_ops, &cc, 0644);
 MODULE_PARM_DESC(cc, "congestion control: ECN, delay and loss drive the windows, with pacing (default on)");
 
 static bool cc_ecn = true;
@@ -65,14 +86,22 @@ static uint cc_loss_burst;
 module_param(cc_loss_burst, uint, 0644);
 MODULE_PARM_DESC(cc_loss_burst, "losses of a path in one round that may mean congestion (0: the default)");
 
-/* Whether congestion control is on: also for the receiver's hints. */
-bool mr_congestion_enabled(void)
+/* The count of writes of cc, to date a device's own setting with. */
+u32 mr_congestion_cc_stamp(void)
 {
-	return READ_ONCE(cc);
+	return atomic_read(&mr_congestion_cc_writes);
 }
 
-/* The parameters a new connection takes: the defaults, then the knobs. */
-static void mr_congestion_params(struct mr_cc_params *prm)
+/* Whether @set has congestion control on: its own, or a later cc's. */
+bool mr_congestion_dev_enabled(const struct mr_dev_settings *set)
+{
+	if (set->cc_stamp != mr_congestion_cc_stamp())
+		return READ_ONCE(cc);
+	return set->cc.enabled;
+}
+
+/* The parameters a new device takes: the defaults, then the knobs. */
+void mr_congestion_defaults(struct mr_cc_params *prm)
 {
 	struct mr_cc_params def;
 
@@ -121,7 +150,7 @@ void mr_congestion_start(struct mr_xport *x)
 {
 	u32 i;
 
-	mr_congestion_params(&x->ccp);
+	/* x->ccp: the device's settings when the QP was created. */
 	/* Pacing counts what leaves: headers and a full payload. */
 	mr_cc_conn_init(&x->cc, &x->ccp, x->mtu + MR_TRANSPORT_HDR_RESERVE);
 	for (i = 0; i < x->npaths; i++) {

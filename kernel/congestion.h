@@ -8,7 +8,9 @@
 
 #include "xport.h"
 
-bool mr_congestion_enabled(void);
+u32 mr_congestion_cc_stamp(void);
+bool mr_congestion_dev_enabled(const struct mr_dev_settings *set);
+void mr_congestion_defaults(struct mr_cc_params *prm);
 void mr_congestion_start(struct mr_xport *x);
 void mr_congestion_path_restart(struct mr_xport *x, u32 id);
 void mr_congestion_ack(struct mr_xport *x, u32 id,

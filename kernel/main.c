@@ -5,6 +5,7 @@
 #include <linux/module.h>
 
 #include "link.h"
+#include "netlink.h"
 #include "receive.h"
 #include "socket.h"
 
@@ -22,12 +23,22 @@ static int __init mr_main_init(void)
 		mr_socket_exit();
 		return err;
 	}
+	/* Last: the family's handlers need the device list. */
+	err = mr_netlink_init();
+	if (err) {
+		pr_err("cannot register the generic netlink family (%d)\n",
+		       err);
+		mr_link_exit();
+		mr_socket_exit();
+		return err;
+	}
 	pr_info("loaded\n");
 	return 0;
 }
 
 static void __exit mr_main_exit(void)
 {
+	mr_netlink_exit();
 	mr_link_exit();
 	mr_socket_exit();
 	pr_info("unloaded\n");

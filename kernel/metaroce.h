@@ -10,6 +10,7 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "../uapi/metaroce-abi.h"
+#include "proto/cc.h"
 #include "proto/mtu.h"
 
 #define MR_PORT 1		/* the single port, bound to the netdev */
@@ -56,6 +57,18 @@ struct mr_share {
 	u32 even_kbps;		/* 0: none */
 	u32 link_kbps;		/* the netdev's speed, 0: unknown */
 	u32 peak_kbps;		/* the most the device received, decaying */
+	u32 ingress_kbps;	/* set by an admin (netlink.c); 0: not set */
+};
+
+/*
+ * What a device's new QPs take, from the module parameters when the
+ * device is created; DEV_SET (netlink.c) changes them.
+ */
+struct mr_dev_settings {
+	u32 paths;		/* per connection, 1..MR_PATH_MAX */
+	u32 fail_after;		/* RTOs in a row that fail a path */
+	struct mr_cc_params cc;
+	u32 cc_stamp;		/* cc.enabled's date: mr_congestion_cc_stamp() */
 };
 
 struct mr_dev {
@@ -84,6 +97,9 @@ struct mr_dev {
 	atomic_t num_ah;
 	/* share.c */
 	struct mr_share share;
+	/* netlink.c writes them, xport.c copies them for a new QP */
+	struct mutex settings_lock;
+	struct mr_dev_settings settings;
 	/* qp.c: QPs by QPN, for the receive path */
 	struct xarray qp_xa;
 	u32 qp_next;

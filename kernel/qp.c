@@ -27,6 +27,7 @@
 #include "ah.h"
 #include "local.h"
 #include "mr.h"
+#include "notify.h"
 #include "opcode.h"
 #include "qp.h"
 #include "req.h"
@@ -47,6 +48,9 @@ void mr_qp_dev_init(struct mr_dev *dev)
 	xa_init_flags(&dev->qp_xa, XA_FLAGS_ALLOC);
 	dev->qp_next = MR_QPN_MIN;
 	atomic_set(&dev->num_qp, 0);
+	/* Here, not in device.c: the KUnit fixtures create QPs too. */
+	mutex_init(&dev->settings_lock);
+	mr_xport_default_settings(&dev->settings);
 }
 EXPORT_SYMBOL_IF_KUNIT(mr_qp_dev_init);
 
@@ -55,6 +59,7 @@ void mr_qp_dev_fini(struct mr_dev *dev)
 {
 	WARN_ON(!xa_empty(&dev->qp_xa));
 	xa_destroy(&dev->qp_xa);
+	mutex_destroy(&dev->settings_lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(mr_qp_dev_fini);
 
@@ -74,6 +79,27 @@ struct mr_qp *mr_qp_get(struct mr_dev *dev, u32 qpn)
 	return qp;
 }
 EXPORT_SYMBOL_IF_KUNIT(mr_qp_get);
+
+/*
+ * The QP with the lowest QPN at or above *@qpn, with a reference, and
+ * its QPN in *@qpn; NULL if there is none. For walks that must survive
+ * QPs coming and going (netlink dumps).
+ */
+struct mr_qp *mr_qp_get_next(struct mr_dev *dev, u32 *qpn)
+{
+	unsigned long index = *qpn;
+	struct mr_qp *qp;
+
+	rcu_read_lock();
+	xa_for_each_start(&dev->qp_xa, index, qp, index) {
+		if (refcount_inc_not_zero(&qp->ref))
+			break;
+	}
+	rcu_read_unlock();
+	if (qp)
+		*qpn = index;
+	return qp;
+}
 
 void mr_qp_put(struct mr_qp *qp)
 {
@@ -430,8 +456,11 @@ out:
 		mr_wq_flush(qp, true);
 		mr_wq_flush(qp, false);
 	}
-	if (last_wqe)
+	if (last_wqe) {
 		mr_srq_qp_error(qp);
+		mr_notify_qp_error(qp, qp->xp ? mr_xport_error_reason(qp) :
+						METAROCE_QP_ERROR_USER);
+	}
 	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(mr_qp_modify);

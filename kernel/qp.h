@@ -22,6 +22,7 @@ int mr_qp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 int mr_qp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr);
 struct mr_qp *mr_qp_get(struct mr_dev *dev, u32 qpn);
+struct mr_qp *mr_qp_get_next(struct mr_dev *dev, u32 *qpn);
 void mr_qp_put(struct mr_qp *qp);
 
 #endif /* METAROCE_QP_H */

@@ -29,7 +29,7 @@ void mr_req_start(struct mr_xport *x, bool early)
 	u32 seed = jhash_2words(qp->ibqp.qp_num, qp->attr.dest_qp_num, 0);
 	u32 i;
 
-	mr_paths_init(&x->ps, x->npaths, MR_PATH_DEFAULT_FAIL_AFTER, seed);
+	mr_paths_init(&x->ps, x->npaths, x->fail_after, seed);
 	for (i = 0; i < x->npaths; i++) {
 		struct mr_tx_path *p = &x->path[i];
 

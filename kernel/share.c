@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The receiver's fair share. A device knows its ingress capacity (the
- * module parameter ingress_mbps, else its netdev's speed, else the most it
- * has received) and which connections send to it: a connection joins the
- * device's table with its first data packet and drops out after
+ * The receiver's fair share. A device knows its ingress capacity (an
+ * admin's setting over netlink, else the module parameter ingress_mbps,
+ * else its netdev's speed, else the most it has received) and which
+ * connections send to it: a connection joins the device's table with its
+ * first data packet and drops out after
  * share_idle intervals without one. Every interval, at the first ACK
  * after it, proto/cc.c's mr_cc_share() splits the capacity max-min fairly
  * by demand, and each ACK carries its connection's share as a rate hint
@@ -36,6 +37,7 @@ int mr_share_dev_init(struct mr_dev *dev)
 	sh->start_ns = 0;
 	sh->newcomer_kbps = 0;
 	sh->peak_kbps = 0;
+	sh->ingress_kbps = 0;
 	sh->flows = kvcalloc(MR_MAX_QP, sizeof(*sh->flows), GFP_KERNEL);
 	sh->owner = kvcalloc(MR_MAX_QP, sizeof(*sh->owner), GFP_KERNEL);
 	if (!sh->flows || !sh->owner) {
@@ -80,12 +82,27 @@ static void mr_share_remove(struct mr_share *sh, u32 i)
  * A link's rate also carries Ethernet, IP and UDP headers, about 1/16 of
  * a packet of 1 KiB.
  */
+/* The link rate in use: an admin's, the parameter's or the netdev's. */
+static u32 mr_share_link_rate(struct mr_share *sh)
+{
+	u32 mbps = READ_ONCE(ingress_mbps), kbps = READ_ONCE(sh->ingress_kbps);
+
+	if (kbps)
+		return kbps;
+	return mbps ? (mbps > U32_MAX / 1000 ? U32_MAX : mbps * 1000) :
+		      READ_ONCE(sh->link_kbps);
+}
+
+/* The ingress capacity in use, kbit/s; 0: unknown (netlink.c). */
+u32 mr_share_active_kbps(struct mr_dev *dev)
+{
+	return mr_share_link_rate(&dev->share);
+}
+
 static u32 mr_share_capacity(struct mr_share *sh)
 {
-	u32 mbps = READ_ONCE(ingress_mbps), link;
+	u32 link = mr_share_link_rate(sh);
 
-	link = mbps ? (mbps > U32_MAX / 1000 ? U32_MAX : mbps * 1000) :
-		      READ_ONCE(sh->link_kbps);
 	if (link)
 		return link - link / 16;
 	/* Measured: the most received so far, with headroom to find more. */
@@ -155,7 +172,8 @@ u32 mr_share_hint(struct mr_xport *x)
 	u64 now = mr_xport_now();
 	u32 hint, even;
 
-	if (!mr_congestion_enabled())
+	/* Hints go with the QP's congestion control (from its device). */
+	if (!x->ccp.enabled)
 		return 0;
 	/* One ACK computes for all; the others use what it found. */
 	if (sh->n && now - READ_ONCE(sh->start_ns) >= interval &&

@@ -181,6 +181,31 @@ void mr_socket_dev_detach(struct mr_dev *dev)
 	mutex_unlock(&mr_socket_mutex);
 }
 
+/*
+ * The registered device of @net with the lowest index at or above @index,
+ * with a reference (ib_device_put()); NULL if there is none. The mutex
+ * keeps the list, the reference the device once it is dropped.
+ */
+struct mr_dev *mr_socket_dev_next(struct net *net, u32 index)
+{
+	struct mr_net *mrn = net_generic(net, mr_socket_net_id);
+	struct mr_dev *dev, *best = NULL;
+
+	mutex_lock(&mr_socket_mutex);
+	list_for_each_entry(dev, &mrn->devs, net_node) {
+		if (dev->ib_dev.index < index ||
+		    (best && dev->ib_dev.index >= best->ib_dev.index))
+			continue;
+		if (!ib_device_try_get(&dev->ib_dev))
+			continue;
+		if (best)
+			ib_device_put(&best->ib_dev);
+		best = dev;
+	}
+	mutex_unlock(&mr_socket_mutex);
+	return best;
+}
+
 /* Datagrams to our port on netdevs without a device, in dev's namespace. */
 u64 mr_socket_rx_no_dev(struct mr_dev *dev)
 {

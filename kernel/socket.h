@@ -20,6 +20,7 @@ void mr_socket_exit(void);
 int mr_socket_dev_attach(struct mr_dev *dev);
 void mr_socket_dev_detach(struct mr_dev *dev);
 u64 mr_socket_rx_no_dev(struct mr_dev *dev);
+struct mr_dev *mr_socket_dev_next(struct net *net, u32 index);
 void mr_socket_count_no_dev(struct sock *sk);
 __be16 mr_socket_dport(void);
 struct sk_buff *mr_socket_new_pkt(struct mr_dev *dev, const struct mr_pkt *pkt,

@@ -232,8 +232,11 @@ int mr_tx_send(struct mr_xport *x, u32 id, u32 psn, const struct mr_tx_pkt *tp,
 	flow.sport = htons(x->ps.path[id].sport);
 	bytes = skb->len;
 	mr_socket_xmit(dev, skb, &flow);
-	if (resend)
+	p->n_sent++;
+	if (resend) {
 		mr_stats_inc(dev, MR_CNT_RETRANSMITS);
+		p->n_resent++;
+	}
 arm:
 	if (!p->deadline)
 		mr_xport_arm_path(p, mr_xport_now());

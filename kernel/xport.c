@@ -6,9 +6,13 @@
  * NAK from ack.c) moves the QP to ERR from a work item, since modify_qp
  * sleeps. Also the transport's entry point for post_send.
  */
+#include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 
+#include "../uapi/metaroce-netlink.h"
+
+#include "congestion.h"
 #include "qp.h"
 #include "req.h"
 #include "resp.h"
@@ -16,9 +20,18 @@
 #include "timers.h"
 #include "xport.h"
 
-unsigned int mr_xport_paths = 16;
+static unsigned int mr_xport_paths = 16;
 module_param_named(paths, mr_xport_paths, uint, 0644);
-MODULE_PARM_DESC(paths, "paths (UDP source ports) per connection, 1-64 (default 16)");
+MODULE_PARM_DESC(paths, "paths (UDP source ports) per connection of a new device, 1-64 (default 16)");
+
+/* The settings a new device starts with (mr_qp_dev_init()). */
+void mr_xport_default_settings(struct mr_dev_settings *set)
+{
+	set->paths = clamp_t(u32, READ_ONCE(mr_xport_paths), 1, MR_PATH_MAX);
+	set->fail_after = MR_PATH_DEFAULT_FAIL_AFTER;
+	mr_congestion_defaults(&set->cc);
+	set->cc_stamp = mr_congestion_cc_stamp();
+}
 
 /* Moves the QP to ERR from process context: modify_qp takes a mutex. */
 static void mr_xport_err_work(struct work_struct *work)
@@ -44,12 +57,22 @@ static void mr_xport_err_work(struct work_struct *work)
 
 int mr_xport_create(struct mr_qp *qp)
 {
-	u32 npaths = clamp_t(u32, mr_xport_paths, 1, MR_PATH_MAX);
+	struct mr_dev *dev = to_mr_dev(qp->ibqp.device);
+	struct mr_dev_settings set;
 	struct mr_xport *x;
+	u32 npaths;
+
+	mutex_lock(&dev->settings_lock);
+	set = dev->settings;
+	mutex_unlock(&dev->settings_lock);
+	npaths = set.paths;
 
 	x = kvzalloc(sizeof(*x), GFP_KERNEL_ACCOUNT);
 	if (!x)
 		return -ENOMEM;
+	x->ccp = set.cc;
+	x->ccp.enabled = mr_congestion_dev_enabled(&set);
+	x->fail_after = set.fail_after;
 	x->path = kvcalloc(npaths, sizeof(*x->path), GFP_KERNEL_ACCOUNT);
 	x->wtx = kvcalloc(qp->sq.depth, sizeof(*x->wtx), GFP_KERNEL_ACCOUNT);
 	x->rq_size = npaths * MR_SACK_WINDOW;
@@ -146,4 +169,128 @@ void mr_xport_kick(struct mr_qp *qp)
 	mr_req_push(x);
 	mr_timers_sync(x);
 	spin_unlock_bh(&x->lock);
+}
+
+static void mr_xport_path_telemetry(struct mr_xport *x, u32 id,
+				    struct mr_xport_path_info *pi)
+{
+	const struct mr_path *ps = &x->ps.path[id];
+	const struct mr_tx_path *p = &x->path[id];
+	u64 base = p->cc.base_cur;
+
+	if (p->cc.base_prev && (!base || p->cc.base_prev < base))
+		base = p->cc.base_prev;
+	*pi = (struct mr_xport_path_info){
+		.sport = ps->sport,
+		.epoch = ps->epoch,
+		.state = ps->state,
+		.srtt_ns = p->rto.srtt,
+		.rttvar_ns = p->rto.rttvar,
+		.rto_ns = mr_rto_get(&p->rto),
+		.base_rtt_ns = base,
+		.window = x->ccp.enabled ? p->cc.w.cwnd :
+					   ps->window * MR_CC_ONE,
+		.inflight = ps->inflight,
+		.alpha = p->cc.w.alpha,
+		.consec_rtos = ps->rtos,
+		.n_sent = p->n_sent,
+		.n_resent = p->n_resent,
+		.n_sack_gaps = p->n_sack_gaps,
+		.n_rtos = p->n_rtos,
+		.n_probes = p->n_probes,
+	};
+}
+
+/**
+ * mr_xport_telemetry() - a snapshot of the connection of @qp (RC, UC)
+ * @qp: the QP, held by the caller
+ * @info: filled
+ * @paths: MR_PATH_MAX entries, filled for [0, info->npaths); or NULL
+ *
+ * netlink.c's one view of the transport: a copy, taken under its lock.
+ */
+void mr_xport_telemetry(struct mr_qp *qp, struct mr_xport_info *info,
+			struct mr_xport_path_info *paths)
+{
+	struct mr_xport *x = qp->xp;
+	u64 srtt = 0;
+	u32 i;
+
+	spin_lock_bh(&x->lock);
+	info->npaths = x->ps.count;
+	info->mtu = x->mtu;
+	info->conn_window = x->ccp.enabled ? x->cc.w.cwnd :
+				x->ccp.max_conn_window * MR_CC_ONE;
+	info->inflight = x->ps.inflight;
+	/* The gap is per full packet: its bytes over the gap, in kbit/s. */
+	info->pacing_kbps = x->cc.gap_ns ?
+		(u32)min_t(u64, div64_u64((u64)x->cc.mtu * 8 * USEC_PER_SEC,
+					  x->cc.gap_ns), U32_MAX) : 0;
+	info->hint_kbps = x->cc.hint_kbps;
+	info->alpha = x->cc.w.alpha;
+	info->tx_packets = x->tx_order;
+	info->ce_marks = x->cc.marks;
+	info->cc_decreases = x->cc.decreases;
+	info->hint_limited = x->cc.hint_limited;
+	info->path_failovers = x->n_failovers;
+	info->rnr_naks = x->n_rnr_naks;
+	info->retransmits = 0;
+	info->sack_gaps = 0;
+	info->rto_events = 0;
+	info->tail_probes = 0;
+	for (i = 0; i < x->ps.count; i++) {
+		const struct mr_tx_path *p = &x->path[i];
+		u64 s = p->rto.srtt;
+
+		info->retransmits += p->n_resent;
+		info->sack_gaps += p->n_sack_gaps;
+		info->rto_events += p->n_rtos;
+		info->tail_probes += p->n_probes;
+
+		if (s && (!srtt || s < srtt))
+			srtt = s;
+		if (paths)
+			mr_xport_path_telemetry(x, i, &paths[i]);
+	}
+	info->srtt_ns = srtt;
+	spin_unlock_bh(&x->lock);
+}
+
+/* Why the QP of @qp went to ERR, as enum metaroce_qp_error_reason. */
+u8 mr_xport_error_reason(struct mr_qp *qp)
+{
+	struct mr_xport *x = qp->xp;
+	u8 reason = METAROCE_QP_ERROR_USER;
+
+	spin_lock_bh(&x->lock);
+	if (x->tx_err) {
+		switch (x->err_status) {
+		case IB_WC_RETRY_EXC_ERR:
+			reason = METAROCE_QP_ERROR_RETRY_EXCEEDED;
+			break;
+		case IB_WC_RNR_RETRY_EXC_ERR:
+			reason = METAROCE_QP_ERROR_RNR_RETRY_EXCEEDED;
+			break;
+		case IB_WC_REM_ACCESS_ERR:
+			reason = METAROCE_QP_ERROR_REMOTE_ACCESS;
+			break;
+		case IB_WC_REM_OP_ERR:
+			reason = METAROCE_QP_ERROR_REMOTE_OP;
+			break;
+		case IB_WC_REM_INV_REQ_ERR:
+			reason = METAROCE_QP_ERROR_REMOTE_INVALID;
+			break;
+		case IB_WC_LOC_PROT_ERR:
+		case IB_WC_LOC_LEN_ERR:
+			reason = METAROCE_QP_ERROR_LOCAL;
+			break;
+		default:
+			reason = METAROCE_QP_ERROR_OTHER;
+			break;
+		}
+	} else if (x->fatal) {
+		reason = METAROCE_QP_ERROR_PEER_FATAL;
+	}
+	spin_unlock_bh(&x->lock);
+	return reason;
 }

@@ -63,6 +63,12 @@ struct mr_tx_path {
 	bool probed;		/* the tail probe went: next is the RTO */
 	bool deferred;		/* its timer waited once for the slack */
 	struct mr_cc_path cc;	/* its congestion window (congestion.c) */
+	/* For administrators (mr_xport_telemetry()): over all its epochs. */
+	u64 n_sent;		/* packets, resends included */
+	u64 n_resent;
+	u64 n_sack_gaps;	/* packets the SACKs reported lost */
+	u64 n_rtos;		/* RTOs (tail probes not included) */
+	u64 n_probes;		/* tail probes */
 	struct mr_tx_pkt pkt[MR_SACK_WINDOW];	/* by PSN % 256 */
 };
 
@@ -163,6 +169,7 @@ struct mr_xport {
 	u32 err_msn;
 	enum ib_wc_status err_status;
 	u32 npaths;
+	u32 fail_after;		/* the device's when the QP was created */
 	struct mr_paths ps;
 	struct mr_tx_path *path;
 	struct mr_wqe_tx *wtx;		/* sq.depth entries */
@@ -175,6 +182,8 @@ struct mr_xport {
 	u32 rsn_next;
 	u32 rtos;		/* RTOs in a row, any path, no ACK progress */
 	u64 tx_order;		/* packets sent, resends included */
+	u64 n_failovers;	/* paths failed (telemetry) */
+	u64 n_rnr_naks;		/* RNR NAKs sent (telemetry) */
 	u64 acked_ns;		/* an ACK last acknowledged something new */
 	u64 acked_front;	/* newest order acknowledged: mr_rto_early() */
 	u32 gen;		/* RNR rewinds */
@@ -184,7 +193,7 @@ struct mr_xport {
 	u64 rnr_deadline;
 	struct mr_requeue *requeue;
 	u32 rq_head, rq_count, rq_size;
-	/* congestion control (congestion.c): the parameters it started with */
+	/* congestion control (congestion.c): the device's when created */
 	struct mr_cc_params ccp;
 	struct mr_cc_conn cc;
 
@@ -213,9 +222,52 @@ enum mr_xport_next {
 	MR_NEXT_RESPOND,	/* responses are due: start sending if need be */
 };
 
-/* The module parameter: paths per connection. */
-extern unsigned int mr_xport_paths;
+/* A path as administrators see it (mr_xport_telemetry()). */
+struct mr_xport_path_info {
+	u16 sport;
+	u16 epoch;
+	u8 state;		/* enum mr_path_state */
+	u64 srtt_ns;		/* 0: no sample yet */
+	u64 rttvar_ns;
+	u64 rto_ns;
+	u64 base_rtt_ns;	/* 0: none */
+	u32 window;		/* 1/1024 packet */
+	u32 inflight;
+	u32 alpha;		/* Q16 */
+	u32 consec_rtos;
+	u64 n_sent;
+	u64 n_resent;
+	u64 n_sack_gaps;
+	u64 n_rtos;
+	u64 n_probes;
+};
 
+/* A connection as administrators see it; counters wrap as the cc's do. */
+struct mr_xport_info {
+	u32 npaths;		/* paths started: 0 before the requester is */
+	u32 mtu;
+	u32 conn_window;	/* 1/1024 packet */
+	u32 inflight;
+	u32 pacing_kbps;	/* 0: not paced */
+	u32 hint_kbps;
+	u32 alpha;		/* Q16 */
+	u64 srtt_ns;		/* the smallest of the paths'; 0: none */
+	u64 tx_packets;		/* resends included */
+	u64 retransmits;	/* the paths' counts, summed */
+	u64 sack_gaps;
+	u64 rto_events;
+	u64 tail_probes;
+	u64 path_failovers;
+	u64 rnr_naks;
+	u32 ce_marks;
+	u32 cc_decreases;
+	u32 hint_limited;
+};
+
+void mr_xport_default_settings(struct mr_dev_settings *set);
+void mr_xport_telemetry(struct mr_qp *qp, struct mr_xport_info *info,
+			struct mr_xport_path_info *paths);
+u8 mr_xport_error_reason(struct mr_qp *qp);
 int mr_xport_create(struct mr_qp *qp);
 void mr_xport_destroy(struct mr_qp *qp);
 void mr_xport_modify(struct mr_qp *qp, enum ib_qp_state old,

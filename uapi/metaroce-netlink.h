@@ -60,6 +60,16 @@
  * values are added at the end without a version change;
  * METAROCE_GENL_VERSION changes only if a meaning changes incompatibly.
  *
+ * What kernel/netlink.c of this module does within the ABI: the UDP
+ * port is the module's (parameter udp_port, one socket pair per
+ * namespace), so DEV_SET UDP_PORT of another value is -EBUSY while the
+ * device has QPs (always: its GSI QP) and -EOPNOTSUPP otherwise. The
+ * initial and maximum windows are whole packets (multiples of 1024), AI
+ * at most 16384 and MIN_WINDOW at most 1024: other values in the ranges
+ * below get -EINVAL with a message. The QP STATS nest has no RX_*,
+ * DUPLICATES (not counted per QP yet) and the path STATS nest no
+ * CE_MARKS (the connection's are in the QP's).
+ *
  * Units, the same everywhere:
  *   times    u64 nanoseconds (attribute names end in _NS)
  *   rates    u32 kbit/s (1000 bit/s; names end in _KBPS), which reach

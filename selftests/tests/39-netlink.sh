@@ -1,0 +1,176 @@
+#!/bin/bash
+# The metaroce generic netlink family through the real `metaroce` tool:
+# devices seen per network namespace, settings that change what dev show
+# reports (all or nothing, and only for root), refusals with the kernel's
+# extack message, the QPs and paths of a live connection with counters
+# that grow, path failovers, QPs to ERR and settings changes seen by
+# `metaroce monitor`, and malformed requests (built by hand: the tool
+# never sends them) answered with an errno.
+# timeout: 300
+here=$(dirname "$0")
+. "$here/../lib/ktap.sh"
+. "$here/../lib/topology.sh"
+. "$here/../lib/metaroce.sh"
+. "$here/../lib/perftest.sh"
+mon_pid='' bg_pid=''
+cleanup() {
+	[ -n "$mon_pid" ] && kill "$mon_pid" 2>/dev/null
+	[ -n "$bg_pid" ] && kill "$bg_pid" 2>/dev/null
+	wait 2>/dev/null
+	topo_teardown
+}
+trap cleanup EXIT
+
+# The guest's copy; on a host (--host), the installed one.
+mr=/usr/local/bin/metaroce
+[ -x "$mr" ] || mr=$(command -v metaroce) || ktap_skip_all "no metaroce tool"
+ktap_plan 33
+tmp=$(mktemp -d)
+
+ktap_run "two hosts with mrc0 (h1) and mrc1 (h2)" mr_two_hosts 1500
+gid1=$(topo_gid_index mrc0 "$TOPO_H1_IP")
+gid2=$(topo_gid_index mrc1 "$TOPO_H2_IP")
+
+# nobody CMD...: CMD in h1 as uid/gid 65534, without capabilities.
+nobody() {
+	in_h1 python3 -c 'import os, sys; os.setgroups([]); os.setgid(65534); os.setuid(65534); os.execv(sys.argv[1], sys.argv[1:])' "$@"
+}
+
+# json FILE EXPR: EXPR over the parsed JSON (d), printed by python.
+json() { python3 -c "import json, sys; d = json.load(open(sys.argv[1])); print($2)" "$1"; }
+
+# --- devices and namespaces ---
+out=$(in_h1 "$mr" dev 2>&1)
+ktap_diag "$out"
+ktap_check "dev (in h1): mrc0 on veth1" "$(grep -cE '^[0-9]+: mrc0: netdev veth1 ' <<<"$out")" -eq 1
+ktap_check "dev (in h1): mrc1 of h2 is not listed" "$(grep -c mrc1 <<<"$out")" -eq 0
+in_h1 "$mr" -j dev >"$tmp/h1.json" 2>&1
+ktap_run "dev -j (in h1) is JSON" python3 -m json.tool "$tmp/h1.json"
+ifindex=$(ip -n h1 -o link show veth1 | cut -d: -f1)
+ktap_check "dev -j: one device, mrc0, netdev veth1 with ifindex $ifindex" \
+	"$(json "$tmp/h1.json" '"%d %s %s %d" % (len(d), d[0]["ifname"], d[0]["netdev"], d[0]["netdev_ifindex"])')" \
+	= "1 mrc0 veth1 $ifindex"
+ktap_check "dev -j: index is the RDMA device's" \
+	"$(json "$tmp/h1.json" 'd[0]["ifindex"]')" = "$(rdma -j dev show mrc0 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["ifindex"])')"
+ktap_check "dev -j (in h2): only mrc1" \
+	"$(in_h2 "$mr" -j dev | python3 -c 'import json, sys; print(" ".join(x["ifname"] for x in json.load(sys.stdin)))')" = mrc1
+ktap_check "dev -j (init_net): no device, both netdevs are elsewhere" \
+	"$("$mr" -j dev | python3 -c 'import json, sys; print(len(json.load(sys.stdin)))')" -eq 0
+ktap_run_fail "dev show of a device of another namespace: no such device" \
+	'no metaroce device "mrc1"' in_h1 "$mr" dev show mrc1
+ktap_run_fail "dev show of a name that does not exist" \
+	'no metaroce device "nosuch0"' in_h1 "$mr" dev show nosuch0
+
+# --- settings ---
+ktap_run "dev set mrc0 paths 8 fail-after 2 cc-gain 5 target-delay 3ms init-path-window 8" \
+	in_h1 "$mr" dev set mrc0 paths 8 fail-after 2 cc-gain 5 target-delay 3ms init-path-window 8
+in_h1 "$mr" -j dev show mrc0 >"$tmp/set.json"
+ktap_check "dev show reports them" \
+	"$(json "$tmp/set.json" '"%d %d %d %d %s" % (d[0]["paths"], d[0]["fail_after"], d[0]["cc"]["gain_shift"], d[0]["cc"]["target_delay_ns"], d[0]["cc"]["init_path_window"])')" \
+	= "8 2 5 3000000 8"
+ktap_run_fail "an initial window above the maximum is refused with the kernel's message" \
+	'do not fit together' in_h1 "$mr" dev set mrc0 paths 4 init-path-window 128 max-path-window 64
+ktap_check "... and changes nothing (paths still 8, all or nothing)" \
+	"$(in_h1 "$mr" -j dev show mrc0 | python3 -c 'import json, sys; d = json.load(sys.stdin)[0]; print(d["paths"], d["cc"]["max_path_window"])')" \
+	= "8 $(json "$tmp/set.json" 'd[0]["cc"]["max_path_window"]')"
+# Of `dev set cc` and a write of the module parameter cc, the later counts.
+ccshow() { in_h1 "$mr" -j dev show mrc0 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["cc"]["enabled"])'; }
+in_h1 "$mr" dev set mrc0 cc off
+off=$(ccshow)
+echo 1 >/sys/module/metaroce/parameters/cc
+ktap_check "dev set cc off shows off, a later write of parameters/cc=1 on ($off, $(ccshow))" \
+	"$off $(ccshow)" = "False True"
+ktap_run_fail "dev set as an unprivileged user: permission denied" \
+	'permission denied' nobody "$mr" dev set mrc0 paths 4
+ktap_run "dev show as an unprivileged user works" \
+	nobody "$mr" dev show mrc0
+ktap_run_fail "udp-port while the device has QPs (the GSI QP): EBUSY" \
+	'while the device has QPs' in_h1 "$mr" dev set mrc0 udp-port 4800
+
+# --- malformed requests, as the kernel's policy answers them ---
+raw=$(in_h1 python3 "$here/../lib/genl_raw.py" paths-range name-long index-short \
+	unknown-attr read-only truncated no-selector 2>&1)
+ktap_diag "$raw"
+ktap_check "raw requests: ERANGE for a value out of range, EINVAL for the rest" \
+	"$(tr '\n' ' ' <<<"$raw")" = "paths-range 34 name-long 22 index-short 22 unknown-attr 22 read-only 22 truncated 22 no-selector 22 "
+
+# --- a live connection: its QP and its paths ---
+in_h2 timeout 60 ib_write_bw -d mrc1 -x "$gid2" -F -D 12 -s 65536 >"$tmp/srv" 2>&1 &
+bg_pid=$!
+topo_wait_listen h2 18515
+in_h1 timeout 60 ib_write_bw -d mrc0 -x "$gid1" -F -D 12 -s 65536 "$TOPO_H2_IP" >"$tmp/cli" 2>&1 &
+qpn=
+for _ in $(seq 50); do
+	qpn=$(in_h1 "$mr" -j qp show dev mrc0 | python3 -c '
+import json, sys
+print(" ".join(str(q["qpn"]) for q in json.load(sys.stdin) if q.get("type", "").lower() == "rc" and q.get("state", "").lower() == "rts" and q.get("paths")))')
+	[ -n "$qpn" ] && break
+	sleep 0.2
+done
+qpn=${qpn%% *}
+ktap_diag "$(in_h1 "$mr" -s qp show dev mrc0)"
+ktap_check "qp show: an RC QP in RTS with the device's 8 paths (qpn ${qpn:-none})" \
+	"$(in_h1 "$mr" -j qp show dev mrc0 qpn "${qpn:-0}" 2>&1 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["paths"])' 2>&1)" = 8
+tx() { in_h1 "$mr" -s -j qp show dev mrc0 qpn "$qpn" | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["stats"]["tx_packets"])'; }
+tx0=$(tx)
+sleep 1
+tx1=$(tx)
+ktap_check "its tx_packets grow while traffic runs ($tx0 -> $tx1)" "${tx1:-0}" -gt "${tx0:-0}"
+in_h1 "$mr" -s -j path show dev mrc0 qpn "$qpn" >"$tmp/paths.json" 2>&1
+ktap_diag "$(in_h1 "$mr" path show dev mrc0 qpn "$qpn")"
+ktap_check "path show: 8 paths, ids 0-7, source ports in 49152-65535" \
+	"$(json "$tmp/paths.json" '"%d %s %d" % (len(d), [p["path"] for p in d] == list(range(8)), all(49152 <= p["sport"] <= 65535 for p in d))')" \
+	= "8 True 1"
+ktap_check "path show: paths have an SRTT after traffic" \
+	"$(json "$tmp/paths.json" 'sum(1 for p in d if p.get("srtt_ns", 0) > 0)')" -gt 0
+ktap_check "path show -s: every path has sent packets (stats tx_packets)" \
+	"$(json "$tmp/paths.json" 'sum(1 for p in d if p["stats"]["tx_packets"] > 0)')" -eq 8
+one=$(in_h1 "$mr" -j path show dev mrc0 qpn "$qpn" path 3 2>&1)
+ktap_check "path show of one path (path 3): that one alone" \
+	"$(python3 -c 'import json, sys; print([p["path"] for p in json.load(sys.stdin)])' <<<"$one" 2>&1)" = "[3]"
+ktap_run_fail "path show of a QP that does not exist: ENOENT" \
+	'no QP 99999 on mrc0' in_h1 "$mr" path show dev mrc0 qpn 99999
+wait "$bg_pid"
+bg_pid=
+ktap_diag "background ib_write_bw: $(grep -E '^ *65536 ' "$tmp/cli" | head -1)"
+
+# --- a failover, seen by monitor ---
+# As 34-failover.sh: a quarter of the source ports lead into a black hole;
+# 16 paths make it all but certain that one of them does.
+blackhole() {
+	topo_exec "$1" tc qdisc add dev "$(topo_ifc "$1")" root handle 1: prio &&
+		topo_exec "$1" tc filter add dev "$(topo_ifc "$1")" parent 1: protocol ip \
+			prio 1 u32 match ip protocol 17 0xff match ip dport 4792 0xffff \
+			match ip sport 49152 0xf000 action drop
+}
+in_h1 "$mr" -j monitor >"$tmp/mon" 2>&1 &
+mon_pid=$!
+sleep 0.3
+ktap_run "dev set mrc0 paths 16 (monitor running)" in_h1 "$mr" dev set mrc0 paths 16
+ktap_run "black hole for source ports 49152-53247 on both ends" \
+	eval 'blackhole h1 && blackhole h2'
+fo0=$(mr_stat mrc0 path_failovers)
+perf_case ib_write_bw 65536 "$(scaled 200)"
+fo1=$(mr_stat mrc0 path_failovers)
+# QPs moved to ERR by their owner (mr_qp_states, as in 22-qp-states.sh).
+topo_exec h1 tc qdisc del dev "$(topo_ifc h1)" root
+topo_exec h2 tc qdisc del dev "$(topo_ifc h2)" root
+in_h1 timeout 60 /usr/local/bin/mr_qp_states mrc0 mrc1 >"$tmp/states" 2>&1
+ktap_diag "mr_qp_states: $(grep -c '^ok' "$tmp/states") ok, $(grep -c '^not ok' "$tmp/states") not ok"
+sleep 0.3
+kill "$mon_pid"
+wait "$mon_pid" 2>/dev/null
+mon_pid=
+ktap_diag "$(head -5 "$tmp/mon")"
+events=$(grep -c '"path-failover"' "$tmp/mon")
+ktap_check "monitor saw path failovers ($events events, path_failovers $fo0 -> $fo1)" \
+	"$events" -gt 0
+ktap_check "one event per failover of mrc0" "$events" -eq $((fo1 - fo0))
+ktap_check "monitor saw the settings change (dev-change with paths 16)" \
+	"$(grep '"dev-change"' "$tmp/mon" | grep -c '"paths":16')" -eq 1
+ktap_check "monitor saw QPs of mrc0 go to ERR by their owner (qp-error reason user)" \
+	"$(grep '"qp-error"' "$tmp/mon" | grep '"ifname":"mrc0"' | grep -c '"reason":"user"')" -gt 0
+ktap_diag "$(grep -m 2 '"qp-error"' "$tmp/mon")"
+
+rm -rf "$tmp"
+ktap_finish
