@@ -87,44 +87,11 @@ veth_tx() { cat "/sys/class/net/$1/statistics/tx_packets"; }
 # metaroce's loss recovery, both ends, noted per run
 RECOVERY=(retransmits sack_gaps tail_probes rto_deferred rto_events duplicate_packets rnr_naks)
 
-# perf TRANSPORT TOOL ARGS...: server on side b, client on side a (with
-# BENCH_PIN=1 on CPU 1 and CPU 0), exchanging QP data over localhost TCP so
-# only RDMA traffic uses the veth. Prints both outputs; fails if either side
-# fails or times out.
-port=18515
-PIN_SERVER=() PIN_CLIENT=()
+. "$here/../lib/pair.sh"
 [ "${BENCH_PIN:-0}" = 1 ] && PIN_SERVER=(taskset -c 1) PIN_CLIENT=(taskset -c 0)
-perf() {
-	local t=$1 tool=$2 srv rc=0 src=0 spid limit
-	shift 2
-	limit=$((SECS + 40))
-	port=$((port + 1))
-	srv=$(mktemp)
-	"${PIN_SERVER[@]}" timeout "$limit" "$tool" -d "${DEV_B[$t]}" -x "${GID_B[$t]}" -p "$port" "$@" >"$srv" 2>&1 &
-	spid=$!
-	if ! topo_wait_listen a "$port"; then
-		echo "server did not listen on port $port"
-		rc=1
-	else
-		"${PIN_CLIENT[@]}" timeout "$limit" "$tool" -d "${DEV_A[$t]}" -x "${GID_A[$t]}" -p "$port" "$@" 127.0.0.1 2>&1 || rc=$?
-	fi
-	# A client that gave up leaves the server waiting: give it a moment.
-	[ $rc -eq 0 ] || { sleep 2; kill "$spid" 2>/dev/null; }
-	wait "$spid" || src=$?
-	echo "--- server (exit $src)"
-	cat "$srv"
-	rm -f "$srv"
-	[ $rc -eq 0 ] && [ $src -eq 0 ]
-}
 
 # Why a run failed, for the console: the last lines of its output.
 fail_diag() { tail -n 12 <<<"$1" | sed 's/^/#   | /'; }
-
-# perftest's -D mode counts the iterations completed in a sample window of
-# D - 2 * (D / 4) seconds timed by alarm(); its own Gb/s divides by rdtsc
-# cycles, which under TCG often print 0.000000. So the rate is computed here
-# from the iterations and the window.
-sample_secs() { echo $(($1 - 2 * ($1 / 4))); }
 
 # bw TRANSPORT OP LOSS: one bandwidth run; RESULT in Gb/s.
 bw() {
