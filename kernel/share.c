@@ -187,11 +187,20 @@ u32 mr_share_hint(struct mr_xport *x)
 	return even && (!hint || even < hint) ? even : hint;
 }
 
-/* @x stops receiving (RESET, destroy): it leaves the table. */
+/*
+ * @x stops receiving (RESET, destroy): it leaves the table. Its receive
+ * side is stopped, so nothing makes it join meanwhile: one that never
+ * joined (most QPs, and those of the KUnit fixtures, whose device has no
+ * table) does not take the lock.
+ */
 void mr_share_leave(struct mr_xport *x)
 {
 	struct mr_share *sh = &to_mr_dev(x->qp->ibqp.device)->share;
 
+	if (READ_ONCE(x->share_slot) < 0) {
+		atomic64_set(&x->share_bytes, 0);
+		return;
+	}
 	spin_lock_bh(&sh->lock);
 	if (x->share_slot >= 0)
 		mr_share_remove(sh, x->share_slot);
