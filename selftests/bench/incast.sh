@@ -93,10 +93,9 @@ with_cc() {
 	fi
 	"$@"
 }
-# The receiver's ingress capacity for the rate hints: the incast port's
-# rate, 0 (the netdev's speed) for ECMP, whose bottleneck is the fabric.
-INGRESS=/sys/module/metaroce/parameters/ingress_mbps
-set_ingress() { [ ! -w "$INGRESS" ] || echo "$1" >"$INGRESS"; }
+# The receiver's ingress capacity for the rate hints (incast_set_ingress):
+# the incast port's rate, 0 (the netdev's speed) for ECMP, whose
+# bottleneck is the fabric.
 
 run_note() { # LABEL
 	note "$1: goodput ${INC[goodput]:-n/a} Mbit/s (${INC[util]:-n/a}), drop ${INC[drop]:-n/a}, marks ${INC[marked]:-n/a}, Jain ${INC[jain]:-n/a}, probe p50/p99 ${INC[p50]:-n/a}/${INC[p99]:-n/a} us, verified ${INC[verified]:-n/a}, errors ${INC[errors]:-n/a}, stalled ${INC[stalled]:-n/a}, drain ${INC[drain_ms]:-n/a} ms, per sender ${INC[goodputs]:-n/a}, ${INC[secs]:-?} s, exit ${INC[rc]:-?}"
@@ -104,7 +103,7 @@ run_note() { # LABEL
 
 start=$(date +%s)
 for ((rep = 1; rep <= REPS; rep++)); do
-	set_ingress "$(incast_mbps "$RATE")"
+	incast_set_ingress "$(incast_mbps "$RATE")"
 	for aqm in "${AQMS[@]}"; do
 		for t in "${TRANSPORTS[@]}"; do
 			if [ "$t" = tcp ]; then
@@ -122,7 +121,7 @@ for ((rep = 1; rep <= REPS; rep++)); do
 			fi
 		done
 	done
-	set_ingress 0
+	incast_set_ingress 0
 	for t in "${TRANSPORTS[@]}"; do
 		if [ "$t" = tcp ]; then
 			incast_ecmp_tcp "$LINK_RATE" "$LINK_LIMIT" "$SECS"
@@ -140,7 +139,7 @@ for ((rep = 1; rep <= REPS; rep++)); do
 		INC[complete]=$([ "${INC[rc]}" = 0 ] && echo yes || echo "no_(exit_${INC[rc]})")
 		keep ecmp_bh "$t" util complete
 	done
-	set_ingress "$(incast_mbps "$RATE")"
+	incast_set_ingress "$(incast_mbps "$RATE")"
 	for t in "${TRANSPORTS[@]}"; do
 		if [ "$t" = tcp ]; then
 			incast_tcp red "$RATE" "$LIMIT" 12 "$N:4:8"
@@ -157,7 +156,7 @@ for ((rep = 1; rep <= REPS; rep++)); do
 	note "round $rep of $REPS done after $(($(date +%s) - start)) s"
 done
 [ "$CC0" = n/a ] || incast_set_cc "$CC0"
-set_ingress 0
+incast_set_ingress 0
 
 # cell CASE TRANSPORT METRIC [SCALE]: median of the rounds (their range when
 # they differ), numbers scaled (e.g. 0.001: us -> ms); "n/a" without any

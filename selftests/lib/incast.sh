@@ -12,6 +12,8 @@
 #                             (/sys/module/metaroce/parameters/cc): 0, 1, or
 #                             n/a while the module has no such parameter
 #   incast_set_cc 0|1         set it; fails (status 1) when it is n/a
+#   incast_set_ingress MBPS   the receivers' ingress capacity for the rate
+#                             hints (ingress_mbps; 0: the netdev's speed)
 #   incast_mbps RATE          a tc rate (100mbit, 2gbit, 500kbit) in Mbit/s
 #   incast_jain X...          Jain's fairness index of the numbers (3 decimals)
 #
@@ -72,6 +74,7 @@
 INCAST_BIN=${INCAST_BIN:-/usr/local/bin/mr_incast}
 INCAST_N=0
 INCAST_CC_PARAM=/sys/module/metaroce/parameters/cc
+INCAST_INGRESS_PARAM=/sys/module/metaroce/parameters/ingress_mbps
 declare -A INC
 
 incast_setup() {
@@ -108,6 +111,12 @@ incast_cc() {
 incast_set_cc() {
 	[ -w "$INCAST_CC_PARAM" ] || return 1
 	echo "$1" >"$INCAST_CC_PARAM"
+}
+
+# incast_set_ingress MBPS: the receivers' ingress capacity for the rate
+# hints (0: the netdev's speed); a no-op where the module has no such knob.
+incast_set_ingress() {
+	[ ! -w "$INCAST_INGRESS_PARAM" ] || echo "$1" >"$INCAST_INGRESS_PARAM"
 }
 
 incast_mbps() {

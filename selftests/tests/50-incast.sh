@@ -27,8 +27,7 @@ here=$(dirname "$0")
 . "$here/../lib/topology.sh"
 . "$here/../lib/metaroce.sh"
 . "$here/../lib/incast.sh"
-ingress=/sys/module/metaroce/parameters/ingress_mbps
-trap 'incast_set_cc 1; echo 0 >"$ingress"; incast_teardown' EXIT
+trap 'incast_set_cc 1; incast_set_ingress 0; incast_teardown' EXIT
 
 N=8 RATE=20mbit LIMIT=64kb SECS=10
 LINK_RATE=10mbit LINK_LIMIT=32kb
@@ -45,7 +44,7 @@ ktap_result $? "incast topology: $N senders, a probe host, a router, a receiver"
 incast_set_cc 1 # the default; another test may have left it off
 # The receiver's ingress capacity is its port's, not its veth's 10 Gbit/s:
 # the rate hints share that among the senders (the ECMP runs: the default).
-echo "$(incast_mbps $RATE)" >"$ingress"
+incast_set_ingress "$(incast_mbps $RATE)"
 ktap_diag "metaroce cc parameter: $(incast_cc)"
 
 incast_probe_only 3
@@ -91,7 +90,7 @@ for aqm in red taildrop; do
 	ktap_check "$aqm: $N TCP streams ran (${INC[goodputs]})" "${INC[rc]}" -eq 0
 done
 
-echo 0 >"$ingress"
+incast_set_ingress 0
 setup incast_ecmp_setup 4
 ktap_result $? "ECMP topology: 4 links of $LINK_RATE"
 incast_ecmp_run $LINK_RATE $LINK_LIMIT $SECS
@@ -116,7 +115,7 @@ ktap_check "ECMP, link 2 black-holed mid-transfer: every message completed and r
 ktap_diag "$(mr_stats ecmp_s | awk '$1 ~ /path_failovers|rto_events|retransmits/ { printf "%s %s  ", $1, $2 }')"
 
 # Sender N joins at 4 s and leaves at 8 s of 12 s; bins of 250 ms.
-echo "$(incast_mbps $RATE)" >"$ingress"
+incast_set_ingress "$(incast_mbps $RATE)"
 INCAST_BIN_MS=250
 incast_run red $RATE $LIMIT 12 --active "$N:4:8"
 diag_run "join and leave (sender $N active 4-8 s), red"
