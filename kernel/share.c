@@ -189,21 +189,19 @@ u32 mr_share_hint(struct mr_xport *x)
 
 /*
  * @x stops receiving (RESET, destroy): it leaves the table. Its receive
- * side is stopped, so nothing makes it join meanwhile: one that never
- * joined (most QPs, and those of the KUnit fixtures, whose device has no
- * table) does not take the lock.
+ * side is stopped, so nothing makes it join meanwhile, and one that is
+ * not in the table needs no lock (the KUnit fixtures' QPs, on a device
+ * without a table, rely on that).
  */
 void mr_share_leave(struct mr_xport *x)
 {
 	struct mr_share *sh = &to_mr_dev(x->qp->ibqp.device)->share;
 
-	if (READ_ONCE(x->share_slot) < 0) {
-		atomic64_set(&x->share_bytes, 0);
-		return;
+	if (READ_ONCE(x->share_slot) >= 0) {
+		spin_lock_bh(&sh->lock);
+		if (x->share_slot >= 0)
+			mr_share_remove(sh, x->share_slot);
+		spin_unlock_bh(&sh->lock);
 	}
-	spin_lock_bh(&sh->lock);
-	if (x->share_slot >= 0)
-		mr_share_remove(sh, x->share_slot);
-	spin_unlock_bh(&sh->lock);
 	atomic64_set(&x->share_bytes, 0);
 }

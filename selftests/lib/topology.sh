@@ -425,13 +425,18 @@ topo_incast_port_stats() {
 		END { printf "sent %d dropped %d marked %d bytes %d\n", sent, dropped, marked, bytes }'
 }
 
-topo_incast_teardown() {
+# _topo_del_netns PREFIX: remove every namespace named PREFIX*
+_topo_del_netns() {
 	local d
-	for d in /run/netns/inc-*; do
+	for d in /run/netns/"$1"*; do
 		[ -e "$d" ] && ip netns del "${d##*/}" 2>/dev/null
 	done
-	TOPO_INCAST_N=0
 	return 0
+}
+
+topo_incast_teardown() {
+	_topo_del_netns inc-
+	TOPO_INCAST_N=0
 }
 
 topo_ecmp_host() {
@@ -520,10 +525,6 @@ topo_ecmp_link_stats() {
 }
 
 topo_ecmp_teardown() {
-	local d
-	for d in /run/netns/ecmp-*; do
-		[ -e "$d" ] && ip netns del "${d##*/}" 2>/dev/null
-	done
+	_topo_del_netns ecmp-
 	TOPO_ECMP_LINKS=0
-	return 0
 }
