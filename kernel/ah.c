@@ -60,7 +60,6 @@ int mr_ah_av_to_flow(struct mr_dev *dev, const struct rdma_ah_attr *ah,
 		return -EINVAL;
 	}
 	flow->sport = 0;
-	flow->dport = mr_socket_dport();
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(mr_ah_av_to_flow);

@@ -39,6 +39,7 @@
 struct mr_cc_flow;
 struct mr_mw_key;
 struct mr_net;
+struct mr_port;
 struct mr_stats;
 struct mr_xport;
 
@@ -79,8 +80,9 @@ struct mr_dev {
 	/* Last port state reported through an async event. */
 	int port_state;
 	atomic_t num_pd;
-	/* socket.c: the namespace whose UDP sockets we use; counters.c */
+	/* socket.c: our namespace and the UDP port whose sockets we use */
 	struct mr_net __rcu *mrn;
+	struct mr_port __rcu *port;
 	struct list_head net_node;	/* in mrn's list of devices */
 	struct mr_stats __percpu *stats;
 	/* mr.c: MRs (and MWs, mw.c) by key index; lookups and copies refused. */
@@ -133,8 +135,7 @@ struct mr_cq {
 struct mr_flow {
 	struct in6_addr saddr;
 	struct in6_addr daddr;
-	__be16 sport;		/* the path's port */
-	__be16 dport;		/* normally mr_socket_dport() */
+	__be16 sport;		/* the path's port; the device's is the other */
 };
 
 /* A scatter/gather element as posted: not resolved until it is used. */

@@ -276,7 +276,7 @@ static int mr_netlink_dev_fill(struct sk_buff *skb, struct mr_dev *dev,
 			dev->ndev->ifindex) ||
 	    nla_put_string(skb, METAROCE_A_DEV_NETDEV_NAME, dev->ndev->name) ||
 	    nla_put_u16(skb, METAROCE_A_DEV_UDP_PORT,
-			ntohs(mr_socket_dport())) ||
+			mr_socket_dev_port(dev)) ||
 	    nla_put_u32(skb, METAROCE_A_DEV_PATHS, set.paths) ||
 	    nla_put_u32(skb, METAROCE_A_DEV_FAIL_AFTER, set.fail_after) ||
 	    nla_put_u32(skb, METAROCE_A_DEV_NUM_QPS,
@@ -462,6 +462,32 @@ static int mr_netlink_cc_parse(struct nlattr *attr,
 	return 0;
 }
 
+/*
+ * Both ends of a connection send to one port: moving a device that has
+ * connections would strand its peers. The GSI QP's MADs hold none.
+ */
+static int mr_netlink_set_port(struct mr_dev *dev, const struct nlattr *attr,
+			       struct netlink_ext_ack *extack)
+{
+	u16 port = nla_get_u16(attr);
+	int err;
+
+	if (port == mr_socket_dev_port(dev))
+		return 0;
+	if (mr_qp_count_non_gsi(dev)) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "the UDP port cannot change while the device has QPs");
+		return -EBUSY;
+	}
+	err = mr_socket_dev_set_port(dev, port);
+	if (err == -EADDRINUSE)
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "the UDP port is in use in the namespace");
+	else if (err)
+		NL_SET_ERR_MSG_ATTR(extack, attr, "cannot open the UDP port");
+	return err;
+}
+
 /* All or nothing: the new settings are checked whole, then applied. */
 static int mr_netlink_dev_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
@@ -482,20 +508,6 @@ static int mr_netlink_dev_set_doit(struct sk_buff *skb, struct genl_info *info)
 		err = -EOPNOTSUPP;
 		goto out;
 	}
-	/* Every device shares the module's sockets, so the port is theirs. */
-	if (tb[METAROCE_A_DEV_UDP_PORT] &&
-	    nla_get_u16(tb[METAROCE_A_DEV_UDP_PORT]) != ntohs(mr_socket_dport())) {
-		if (atomic_read(&dev->num_qp)) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[METAROCE_A_DEV_UDP_PORT],
-					    "the UDP port cannot change while the device has QPs");
-			err = -EBUSY;
-		} else {
-			NL_SET_ERR_MSG_ATTR(extack, tb[METAROCE_A_DEV_UDP_PORT],
-					    "the UDP port is the module's (parameter udp_port)");
-			err = -EOPNOTSUPP;
-		}
-		goto out;
-	}
 
 	mutex_lock(&dev->settings_lock);
 	set = dev->settings;
@@ -505,6 +517,10 @@ static int mr_netlink_dev_set_doit(struct sk_buff *skb, struct genl_info *info)
 		set.fail_after = nla_get_u32(tb[METAROCE_A_DEV_FAIL_AFTER]);
 	if (tb[METAROCE_A_DEV_CC])
 		err = mr_netlink_cc_parse(tb[METAROCE_A_DEV_CC], &set, extack);
+	/* Last, as it alone can fail once tried: all or nothing. */
+	if (!err && tb[METAROCE_A_DEV_UDP_PORT])
+		err = mr_netlink_set_port(dev, tb[METAROCE_A_DEV_UDP_PORT],
+					  extack);
 	if (!err) {
 		dev->settings = set;
 		if (tb[METAROCE_A_DEV_INGRESS_KBPS])

@@ -54,6 +54,14 @@ void mr_qp_dev_init(struct mr_dev *dev)
 }
 EXPORT_SYMBOL_IF_KUNIT(mr_qp_dev_init);
 
+/* The QPs besides the GSI QP, which ib_core gives every device. */
+unsigned int mr_qp_count_non_gsi(struct mr_dev *dev)
+{
+	unsigned int n = atomic_read(&dev->num_qp);
+
+	return n && xa_load(&dev->qp_xa, MR_QPN_GSI) ? n - 1 : n;
+}
+
 /* ib_core destroys every QP before it lets the device go. */
 void mr_qp_dev_fini(struct mr_dev *dev)
 {

@@ -10,6 +10,7 @@
 
 void mr_qp_dev_init(struct mr_dev *dev);
 void mr_qp_dev_fini(struct mr_dev *dev);
+unsigned int mr_qp_count_non_gsi(struct mr_dev *dev);
 int mr_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		 struct ib_udata *udata);
 int mr_qp_modify(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,

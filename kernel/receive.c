@@ -159,6 +159,11 @@ int mr_receive_udp(struct sock *sk, struct sk_buff *skb)
 	int err;
 
 	dev = mr_receive_dev(skb);
+	/* The netdev's device may listen on another port of the namespace. */
+	if (dev && !mr_socket_dev_owns(dev, sk)) {
+		ib_device_put(&dev->ib_dev);
+		dev = NULL;
+	}
 	if (!dev) {
 		mr_socket_count_no_dev(sk);
 		goto free;

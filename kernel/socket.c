@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * MetaRoCE over UDP. Each network namespace that has a metaroce device gets
- * one kernel UDP socket per address family, bound to the MetaRoCE port; the
- * first device on a netdev of that namespace opens them and the last one
- * closes them. Routes are looked up in the netdev's namespace.
+ * MetaRoCE over UDP. Each device has a UDP port (the module's udp_port
+ * unless set over netlink); each port in use in a network namespace has one
+ * kernel UDP socket per address family, opened by the first device on it and
+ * closed by the last. Routes are looked up in the netdev's namespace.
  *
  * This is the bottom layer: it calls nothing of ours above it. What the
  * sockets receive goes to the one function given to mr_socket_init(),
@@ -31,14 +31,24 @@
 
 static ushort udp_port = METAROCE_DEFAULT_UDP_PORT;
 module_param(udp_port, ushort, 0444);
-MODULE_PARM_DESC(udp_port, "UDP port of MetaRoCE, listened on and sent to (default 4792)");
+MODULE_PARM_DESC(udp_port, "UDP port of new devices, listened on and sent to (default 4792)");
 
 /* What a namespace holds, in its net_generic slot. */
 struct mr_net {
+	struct list_head ports;		/* open ports, under mr_socket_mutex */
+	struct list_head devs;		/* attached devices, under mr_socket_mutex */
+	atomic64_t rx_no_dev;		/* datagrams no device of ours listens to */
+};
+
+/* A UDP port open in a namespace: the sockets of the devices using it. */
+struct mr_port {
 	struct socket __rcu *sock4;
 	struct socket __rcu *sock6;	/* NULL when IPv6 is disabled */
-	struct list_head devs;		/* attached devices, under mr_socket_mutex */
-	atomic64_t rx_no_dev;		/* datagrams on a netdev without device */
+	struct mr_net *mrn;
+	struct list_head node;		/* in mrn->ports */
+	unsigned int users;		/* devices, under mr_socket_mutex */
+	u16 port;
+	struct rcu_head rcu;
 };
 
 static unsigned int mr_socket_net_id __read_mostly;
@@ -49,31 +59,45 @@ static DEFINE_MUTEX(mr_socket_mutex);
 /* Where the sockets' datagrams go: set once, before any socket opens. */
 static mr_socket_rcv_fn mr_socket_rcv __read_mostly;
 
-__be16 mr_socket_dport(void)
+/* The device's UDP port, in host order; 0 once it is detached. */
+u16 mr_socket_dev_port(struct mr_dev *dev)
 {
-	return htons(udp_port);
-}
-EXPORT_SYMBOL_IF_KUNIT(mr_socket_dport);
+	struct mr_port *port;
+	u16 n = 0;
 
-/* A datagram on a netdev without a device, in @sk's namespace (softirq). */
+	rcu_read_lock();
+	port = rcu_dereference(dev->port);
+	if (port)
+		n = port->port;
+	rcu_read_unlock();
+	return n;
+}
+
+/* Whether @sk, which received a datagram for @dev's netdev, is @dev's. */
+bool mr_socket_dev_owns(struct mr_dev *dev, struct sock *sk)
+{
+	return rcu_access_pointer(dev->port) == rcu_dereference_sk_user_data(sk);
+}
+
+/* A datagram no device listens to, in @sk's namespace (softirq). */
 void mr_socket_count_no_dev(struct sock *sk)
 {
-	struct mr_net *mrn = rcu_dereference_sk_user_data(sk);
+	struct mr_port *port = rcu_dereference_sk_user_data(sk);
 
-	if (mrn)
-		atomic64_inc(&mrn->rx_no_dev);
+	if (port)
+		atomic64_inc(&port->mrn->rx_no_dev);
 }
 
-static struct socket *mr_socket_open_one(struct net *net, struct mr_net *mrn,
+static struct socket *mr_socket_open_one(struct net *net, struct mr_port *port,
 					 bool ipv6)
 {
 	struct udp_tunnel_sock_cfg tcfg = {
-		.sk_user_data = mrn,
+		.sk_user_data = port,
 		.encap_type = 1,
 		.encap_rcv = mr_socket_rcv,
 	};
 	struct udp_port_cfg cfg = {
-		.local_udp_port = htons(udp_port),
+		.local_udp_port = htons(port->port),
 	};
 	struct socket *sock;
 	int err;
@@ -107,57 +131,134 @@ static void mr_socket_close_one(struct socket __rcu **slot)
 	udp_tunnel_sock_release(sock);
 }
 
-static void mr_socket_close(struct mr_net *mrn)
+/* Closes a port's sockets; its readers are gone when this returns. */
+static void mr_socket_close(struct mr_port *port)
 {
-	mr_socket_close_one(&mrn->sock4);
-	mr_socket_close_one(&mrn->sock6);
+	mr_socket_close_one(&port->sock4);
+	mr_socket_close_one(&port->sock6);
 }
 
-static int mr_socket_open(struct net *net, struct mr_net *mrn)
+static int mr_socket_open(struct net *net, struct mr_port *port)
 {
 	struct socket *sock;
 
-	sock = mr_socket_open_one(net, mrn, false);
+	sock = mr_socket_open_one(net, port, false);
 	if (IS_ERR(sock))
 		return PTR_ERR(sock);
-	rcu_assign_pointer(mrn->sock4, sock);
+	rcu_assign_pointer(port->sock4, sock);
 
-	sock = mr_socket_open_one(net, mrn, true);
+	sock = mr_socket_open_one(net, port, true);
 	/* Booted with ipv6.disable=1: IPv4 only. */
 	if (PTR_ERR_OR_ZERO(sock) == -EAFNOSUPPORT)
 		return 0;
 	if (IS_ERR(sock)) {
-		mr_socket_close(mrn);
+		mr_socket_close(port);
 		return PTR_ERR(sock);
 	}
-	rcu_assign_pointer(mrn->sock6, sock);
+	rcu_assign_pointer(port->sock6, sock);
 	return 0;
 }
 
+/* A new user of port @n in @net, opening it if needed; under the mutex. */
+static struct mr_port *mr_socket_port_get(struct net *net, struct mr_net *mrn,
+					  u16 n)
+{
+	struct mr_port *port;
+	int err;
+
+	list_for_each_entry(port, &mrn->ports, node) {
+		if (port->port == n) {
+			port->users++;
+			return port;
+		}
+	}
+	port = kzalloc(sizeof(*port), GFP_KERNEL);
+	if (!port)
+		return ERR_PTR(-ENOMEM);
+	port->mrn = mrn;
+	port->port = n;
+	port->users = 1;
+	err = mr_socket_open(net, port);
+	if (err) {
+		kfree(port);
+		return ERR_PTR(err);
+	}
+	list_add(&port->node, &mrn->ports);
+	return port;
+}
+
+/* Drops a user of @port, closing it after the last; under the mutex. */
+static void mr_socket_port_put(struct mr_port *port)
+{
+	if (--port->users)
+		return;
+	list_del(&port->node);
+	mr_socket_close(port);
+	/* The devices' senders may still hold it under RCU. */
+	kfree_rcu(port, rcu);
+}
+
 /*
- * Attaches a new device to its netdev's namespace, opening the sockets if
- * it is the first one there. Called before registration.
+ * Attaches a new device to its netdev's namespace, on the module's port,
+ * opening its sockets if it is the first device there. Called before
+ * registration.
  */
 int mr_socket_dev_attach(struct mr_dev *dev)
 {
 	struct net *net = dev_net(dev->ndev);
 	struct mr_net *mrn = net_generic(net, mr_socket_net_id);
-	int err;
+	struct mr_port *port;
 
 	mutex_lock(&mr_socket_mutex);
-	if (list_empty(&mrn->devs)) {
-		err = mr_socket_open(net, mrn);
-		if (err) {
-			mutex_unlock(&mr_socket_mutex);
-			pr_err("netdev %s: cannot open UDP port %u (%d)\n",
-			       dev->ndev->name, udp_port, err);
-			return err;
-		}
+	port = mr_socket_port_get(net, mrn, udp_port);
+	if (IS_ERR(port)) {
+		mutex_unlock(&mr_socket_mutex);
+		pr_err("netdev %s: cannot open UDP port %u (%ld)\n",
+		       dev->ndev->name, udp_port, PTR_ERR(port));
+		return PTR_ERR(port);
 	}
 	list_add(&dev->net_node, &mrn->devs);
+	rcu_assign_pointer(dev->port, port);
 	rcu_assign_pointer(dev->mrn, mrn);
 	mutex_unlock(&mr_socket_mutex);
 	return 0;
+}
+
+/**
+ * mr_socket_dev_set_port() - move a device to another UDP port
+ * @dev: the device, attached
+ * @n: the port, 1-65535
+ *
+ * The caller makes sure no connection depends on the old port. Datagrams
+ * to the old port are no longer the device's from here on.
+ *
+ * Return: 0, -ENODEV if the device is detached, or the errno of opening
+ * the port (-EADDRINUSE when something else holds it).
+ */
+int mr_socket_dev_set_port(struct mr_dev *dev, u16 n)
+{
+	struct mr_port *old, *port;
+	struct mr_net *mrn;
+	int err = 0;
+
+	mutex_lock(&mr_socket_mutex);
+	mrn = rcu_dereference_protected(dev->mrn,
+					lockdep_is_held(&mr_socket_mutex));
+	old = rcu_dereference_protected(dev->port,
+					lockdep_is_held(&mr_socket_mutex));
+	if (!mrn || !old) {
+		err = -ENODEV;
+	} else if (old->port != n) {
+		port = mr_socket_port_get(dev_net(dev->ndev), mrn, n);
+		if (IS_ERR(port)) {
+			err = PTR_ERR(port);
+		} else {
+			rcu_assign_pointer(dev->port, port);
+			mr_socket_port_put(old);
+		}
+	}
+	mutex_unlock(&mr_socket_mutex);
+	return err;
 }
 
 /*
@@ -167,16 +268,21 @@ int mr_socket_dev_attach(struct mr_dev *dev)
  */
 void mr_socket_dev_detach(struct mr_dev *dev)
 {
+	struct mr_port *port;
 	struct mr_net *mrn;
 
 	mutex_lock(&mr_socket_mutex);
 	mrn = rcu_dereference_protected(dev->mrn,
 					lockdep_is_held(&mr_socket_mutex));
+	port = rcu_dereference_protected(dev->port,
+					 lockdep_is_held(&mr_socket_mutex));
 	if (mrn) {
 		RCU_INIT_POINTER(dev->mrn, NULL);
 		list_del(&dev->net_node);
-		if (list_empty(&mrn->devs))
-			mr_socket_close(mrn);
+	}
+	if (port) {
+		RCU_INIT_POINTER(dev->port, NULL);
+		mr_socket_port_put(port);
 	}
 	mutex_unlock(&mr_socket_mutex);
 }
@@ -261,7 +367,8 @@ struct sk_buff *mr_socket_new_pkt(struct mr_dev *dev, const struct mr_pkt *pkt,
 }
 
 static int mr_socket_xmit4(struct mr_dev *dev, struct socket *sock,
-			   struct sk_buff *skb, const struct mr_flow *flow)
+			   struct sk_buff *skb, const struct mr_flow *flow,
+			   __be16 dport)
 {
 	struct flowi4 fl4 = {
 		.flowi4_oif = dev->ndev->ifindex,
@@ -269,7 +376,7 @@ static int mr_socket_xmit4(struct mr_dev *dev, struct socket *sock,
 		.daddr = flow->daddr.s6_addr32[3],
 		.saddr = flow->saddr.s6_addr32[3],
 		.fl4_sport = flow->sport,
-		.fl4_dport = flow->dport,
+		.fl4_dport = dport,
 	};
 	struct rtable *rt;
 
@@ -279,13 +386,13 @@ static int mr_socket_xmit4(struct mr_dev *dev, struct socket *sock,
 	/* ECT(0): ECN-capable, for congestion control. DF: we size packets. */
 	udp_tunnel_xmit_skb(rt, sock->sk, skb, fl4.saddr, fl4.daddr,
 			    INET_ECN_ECT_0, ip4_dst_hoplimit(&rt->dst),
-			    htons(IP_DF), flow->sport, flow->dport, false,
-			    false);
+			    htons(IP_DF), flow->sport, dport, false, false);
 	return 0;
 }
 
 static int mr_socket_xmit6(struct mr_dev *dev, struct socket *sock,
-			   struct sk_buff *skb, const struct mr_flow *flow)
+			   struct sk_buff *skb, const struct mr_flow *flow,
+			   __be16 dport)
 {
 	struct flowi6 fl6 = {
 		.flowi6_oif = dev->ndev->ifindex,
@@ -293,7 +400,7 @@ static int mr_socket_xmit6(struct mr_dev *dev, struct socket *sock,
 		.daddr = flow->daddr,
 		.saddr = flow->saddr,
 		.fl6_sport = flow->sport,
-		.fl6_dport = flow->dport,
+		.fl6_dport = dport,
 	};
 	struct dst_entry *dst;
 
@@ -303,7 +410,7 @@ static int mr_socket_xmit6(struct mr_dev *dev, struct socket *sock,
 		return PTR_ERR(dst);
 	udp_tunnel6_xmit_skb(dst, sock->sk, skb, NULL, &fl6.saddr, &fl6.daddr,
 			     INET_ECN_ECT_0, ip6_dst_hoplimit(dst), 0,
-			     flow->sport, flow->dport, false);
+			     flow->sport, dport, false);
 	return 0;
 }
 
@@ -315,7 +422,8 @@ static int mr_socket_xmit6(struct mr_dev *dev, struct socket *sock,
  * @flow: addresses and ports
  *
  * Builds UDP (checksum always on) and IP (ECT(0)) headers and routes in
- * the netdev's namespace, out of the device's netdev.
+ * the netdev's namespace, out of the device's netdev. The destination port
+ * is the device's own: both ends of a connection use the same port.
  *
  * Return: 0 when the packet went to the IP layer, else a negative errno.
  */
@@ -325,24 +433,27 @@ int mr_socket_xmit(struct mr_dev *dev, struct sk_buff *skb,
 	bool v4 = ipv6_addr_v4mapped(&flow->daddr);
 	unsigned int len = skb->len;
 	struct socket *sock = NULL;
-	struct mr_net *mrn;
+	struct mr_port *port;
+	__be16 dport = 0;
 	int err = -ENOTCONN;
 
 	/* The IP layer must not charge tunnel stats to a netdev of ours. */
 	skb->dev = NULL;
 	rcu_read_lock();
-	mrn = rcu_dereference(dev->mrn);
-	if (mrn)
-		sock = v4 ? rcu_dereference(mrn->sock4) :
-			    rcu_dereference(mrn->sock6);
+	port = rcu_dereference(dev->port);
+	if (port) {
+		sock = v4 ? rcu_dereference(port->sock4) :
+			    rcu_dereference(port->sock6);
+		dport = htons(port->port);
+	}
 	if (v4 != ipv6_addr_v4mapped(&flow->saddr))
 		err = -EAFNOSUPPORT;
 	else if (sock)
-		err = v4 ? mr_socket_xmit4(dev, sock, skb, flow) :
-			   mr_socket_xmit6(dev, sock, skb, flow);
+		err = v4 ? mr_socket_xmit4(dev, sock, skb, flow, dport) :
+			   mr_socket_xmit6(dev, sock, skb, flow, dport);
 	rcu_read_unlock();
 
-	trace_metaroce_tx(dev, flow, len, err);
+	trace_metaroce_tx(dev, flow, dport, len, err);
 	if (err) {
 		mr_stats_inc(dev, err == -ENOTCONN || err == -EAFNOSUPPORT ?
 				  MR_CNT_TX_DROP_ERROR :
@@ -359,6 +470,7 @@ static int __net_init mr_socket_init_net(struct net *net)
 {
 	struct mr_net *mrn = net_generic(net, mr_socket_net_id);
 
+	INIT_LIST_HEAD(&mrn->ports);
 	INIT_LIST_HEAD(&mrn->devs);
 	return 0;
 }
@@ -372,13 +484,18 @@ static void __net_exit mr_socket_exit_net(struct net *net)
 {
 	struct mr_net *mrn = net_generic(net, mr_socket_net_id);
 	struct mr_dev *dev, *tmp;
+	struct mr_port *port;
 
 	mutex_lock(&mr_socket_mutex);
 	list_for_each_entry_safe(dev, tmp, &mrn->devs, net_node) {
 		RCU_INIT_POINTER(dev->mrn, NULL);
 		list_del(&dev->net_node);
+		port = rcu_dereference_protected(dev->port,
+						 lockdep_is_held(&mr_socket_mutex));
+		RCU_INIT_POINTER(dev->port, NULL);
+		if (port)
+			mr_socket_port_put(port);
 	}
-	mr_socket_close(mrn);
 	mutex_unlock(&mr_socket_mutex);
 }
 

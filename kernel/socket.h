@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The bottom of the driver: MetaRoCE over UDP. One kernel socket pair per
- * network namespace that has a device, and the transmit of every packet.
+ * UDP port in use in a network namespace, and the transmit of every packet.
  */
 #ifndef METAROCE_SOCKET_H
 #define METAROCE_SOCKET_H
@@ -22,7 +22,9 @@ void mr_socket_dev_detach(struct mr_dev *dev);
 u64 mr_socket_rx_no_dev(struct mr_dev *dev);
 struct mr_dev *mr_socket_dev_next(struct net *net, u32 index);
 void mr_socket_count_no_dev(struct sock *sk);
-__be16 mr_socket_dport(void);
+bool mr_socket_dev_owns(struct mr_dev *dev, struct sock *sk);
+u16 mr_socket_dev_port(struct mr_dev *dev);
+int mr_socket_dev_set_port(struct mr_dev *dev, u16 n);
 struct sk_buff *mr_socket_new_pkt(struct mr_dev *dev, const struct mr_pkt *pkt,
 				  gfp_t gfp);
 int mr_socket_xmit(struct mr_dev *dev, struct sk_buff *skb,

@@ -44,8 +44,8 @@ TRACE_EVENT(metaroce_rx,
 /* A datagram handed to the IP layer, or refused before it. */
 TRACE_EVENT(metaroce_tx,
 	    TP_PROTO(const struct mr_dev *dev, const struct mr_flow *flow,
-		     u32 len, int err),
-	    TP_ARGS(dev, flow, len, err),
+		     __be16 dport, u32 len, int err),
+	    TP_ARGS(dev, flow, dport, len, err),
 	    TP_STRUCT__entry(__string(dev, dev_name(&dev->ib_dev.dev))
 			     __array(u8, saddr, sizeof(struct in6_addr))
 			     __array(u8, daddr, sizeof(struct in6_addr))
@@ -59,7 +59,7 @@ TRACE_EVENT(metaroce_tx,
 			   memcpy(__entry->daddr, &flow->daddr,
 				  sizeof(__entry->daddr));
 			   __entry->sport = be16_to_cpu(flow->sport);
-			   __entry->dport = be16_to_cpu(flow->dport);
+			   __entry->dport = be16_to_cpu(dport);
 			   __entry->len = len;
 			   __entry->err = err;),
 	    TP_printk("%s %pI6c:%u -> %pI6c:%u len=%u err=%d",

@@ -60,12 +60,13 @@
  * values are added at the end without a version change;
  * METAROCE_GENL_VERSION changes only if a meaning changes incompatibly.
  *
- * What kernel/netlink.c of this module does within the ABI: the UDP
- * port is the module's (parameter udp_port, one socket pair per
- * namespace), so DEV_SET UDP_PORT of another value is -EBUSY while the
- * device has QPs (always: its GSI QP) and -EOPNOTSUPP otherwise. The
- * initial and maximum windows are whole packets (multiples of 1024), AI
- * at most 16384 and MIN_WINDOW at most 1024: other values in the ranges
+ * What kernel/netlink.c of this module does within the ABI: a device
+ * starts on the module's UDP port (parameter udp_port); DEV_SET UDP_PORT
+ * of another value is -EBUSY while the device has QPs besides its GSI QP,
+ * and -EADDRINUSE when something else in the namespace holds the port.
+ * Devices on one port in a namespace share its sockets. The initial
+ * and maximum windows are whole packets (multiples of 1024), AI at most
+ * 16384 and MIN_WINDOW at most 1024: other values in the ranges
  * below get -EINVAL with a message. The QP STATS nest has no RX_*,
  * DUPLICATES (not counted per QP yet) and the path STATS nest no
  * CE_MARKS (the connection's are in the QP's).
@@ -151,7 +152,7 @@ enum metaroce_a_dev {
 	METAROCE_A_DEV_NAME,		/* string, NUL-terminated, at most 63 chars */
 	METAROCE_A_DEV_NETDEV_IFINDEX,	/* u32, read-only */
 	METAROCE_A_DEV_NETDEV_NAME,	/* string, at most 15 chars, read-only */
-	METAROCE_A_DEV_UDP_PORT,	/* u16 1-65535, set; EBUSY while QPs exist */
+	METAROCE_A_DEV_UDP_PORT,	/* u16 1-65535, set; EBUSY while QPs but GSI exist */
 	METAROCE_A_DEV_PATHS,		/* u32 1-64, set: paths per connection */
 	METAROCE_A_DEV_FAIL_AFTER,	/* u32 1-16, set: RTOs in a row that fail a path */
 	METAROCE_A_DEV_NUM_QPS,		/* u32, read-only: QPs of the device */

@@ -4,8 +4,9 @@
 # reports (all or nothing, and only for root), refusals with the kernel's
 # extack message, the QPs and paths of a live connection with counters
 # that grow, path failovers, QPs to ERR and settings changes seen by
-# `metaroce monitor`, and malformed requests (built by hand: the tool
-# never sends them) answered with an errno.
+# `metaroce monitor`, a device moved to its own UDP port, and malformed
+# requests (built by hand: the tool never sends them) answered with an
+# errno.
 # timeout: 300
 here=$(dirname "$0")
 . "$here/../lib/ktap.sh"
@@ -24,7 +25,7 @@ trap cleanup EXIT
 # The guest's copy; on a host (--host), the installed one.
 mr=/usr/local/bin/metaroce
 [ -x "$mr" ] || mr=$(command -v metaroce) || ktap_skip_all "no metaroce tool"
-ktap_plan 33
+ktap_plan 37
 tmp=$(mktemp -d)
 
 ktap_run "two hosts with mrc0 (h1) and mrc1 (h2)" mr_two_hosts 1500
@@ -84,8 +85,26 @@ ktap_run_fail "dev set as an unprivileged user: permission denied" \
 	'permission denied' nobody "$mr" dev set mrc0 paths 4
 ktap_run "dev show as an unprivileged user works" \
 	nobody "$mr" dev show mrc0
-ktap_run_fail "udp-port while the device has QPs (the GSI QP): EBUSY" \
-	'while the device has QPs' in_h1 "$mr" dev set mrc0 udp-port 4800
+
+# --- a device's own UDP port ---
+# ports NS: the UDP ports bound in NS, sorted and unique.
+ports() { ip netns exec "$1" ss -Hlun | awk '{ sub(/.*:/, "", $4); print $4 }' | sort -un | tr '\n' ' '; }
+in_h1 "$mr" dev set mrc0 udp-port 4800 && in_h2 "$mr" dev set mrc1 udp-port 4800
+ktap_check "udp-port 4800 on both ends (only the GSI QP): shown, and 4792 closed ($(ports h1))" \
+	"$(in_h1 "$mr" -j dev show mrc0 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["udp_port"])') $(ports h1)" = "4800 4800 "
+ktap_run "mr_verify over port 4800 (every RC operation, 2 s)" \
+	timeout -k 5 60 /usr/local/bin/mr_verify --dev-a mrc0 --dev-b mrc1 \
+	--gid-a "$gid1" --gid-b "$gid2" --ops all --seconds 2 --max-size 65536
+# Not through in_h1: kill must reach python itself.
+ip netns exec h1 python3 -c 'import socket, time; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("0.0.0.0", 4801)); time.sleep(30)' &
+squat_pid=$!
+for _ in $(seq 50); do [[ $(ports h1) == *4801* ]] && break; sleep 0.1; done
+ktap_run_fail "udp-port held by another socket: EADDRINUSE with the reason" \
+	'in use in the namespace' in_h1 "$mr" dev set mrc0 udp-port 4801
+kill "$squat_pid" 2>/dev/null
+wait "$squat_pid" 2>/dev/null
+in_h1 "$mr" dev set mrc0 udp-port 4792 && in_h2 "$mr" dev set mrc1 udp-port 4792
+ktap_check "back on 4792: 4800 closed ($(ports h1))" "$(ports h1)" = "4792 "
 
 # --- malformed requests, as the kernel's policy answers them ---
 raw=$(in_h1 python3 "$here/../lib/genl_raw.py" paths-range name-long index-short \
@@ -130,6 +149,8 @@ ktap_check "path show -s: every path has sent packets (stats tx_packets)" \
 	"$(json "$tmp/paths.json" 'sum(1 for p in d if p["stats"]["tx_packets"] > 0)')" -eq 8
 ktap_check "path show of one path (path 3): that one alone" \
 	"$(python3 -c 'import json, sys; print([p["path"] for p in json.load(sys.stdin)])' <<<"$one" 2>&1)" = "[3]"
+ktap_run_fail "udp-port while the device has an RC QP: EBUSY" \
+	'while the device has QPs' in_h1 "$mr" dev set mrc0 udp-port 4800
 ktap_run_fail "path show of a QP that does not exist: ENOENT" \
 	'no QP 99999 on mrc0' in_h1 "$mr" path show dev mrc0 qpn 99999
 wait "$bg_pid"
