@@ -44,6 +44,7 @@ static const struct rdma_stat_desc mr_counters_descs[] = {
 	[MR_CNT_CC_DECREASES].name = "cc_decreases",
 	[MR_CNT_CC_HINT_LIMITED].name = "cc_hint_limited",
 	[MR_CNT_CC_PACED].name = "cc_paced",
+	[MR_CNT_RX_DROP_NOT_PEER].name = "rx_drop_not_peer",
 };
 
 static_assert(ARRAY_SIZE(mr_counters_descs) == MR_NUM_COUNTERS);

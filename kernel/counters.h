@@ -23,7 +23,7 @@ enum mr_counter {
 	MR_CNT_RX_DROP_SHORT,	/* shorter than the headers it announces */
 	MR_CNT_RX_DROP_VERSION,
 	MR_CNT_RX_DROP_MALFORMED,
-	MR_CNT_RX_DROP_NO_CSUM,	/* IPv4 datagram without UDP checksum */
+	MR_CNT_RX_DROP_NO_CSUM,	/* a datagram without UDP checksum */
 	MR_CNT_RX_DROP_NO_QP,
 	MR_CNT_RX_DROP_NO_DEV,	/* per netns: no device on the ingress netdev */
 	MR_CNT_TX_DROP_NO_ROUTE,
@@ -54,6 +54,8 @@ enum mr_counter {
 	MR_CNT_CC_DECREASES,	/* a path's or the connection's window shrank */
 	MR_CNT_CC_HINT_LIMITED,	/* sent at the receiver's hint, not faster */
 	MR_CNT_CC_PACED,	/* a new packet waited for pacing */
+	/* Connection security: */
+	MR_CNT_RX_DROP_NOT_PEER,	/* RC/UC: not from the connected peer */
 	MR_NUM_COUNTERS
 };
 

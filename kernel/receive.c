@@ -38,10 +38,23 @@ static bool mr_receive_is_control(u8 opcode)
 	return opcode == MR_OP_ACK || opcode == MR_OP_NAK;
 }
 
+/* Whether @skb comes from the address @qp is connected to. */
+static bool mr_receive_from_peer(const struct mr_qp *qp,
+				 const struct sk_buff *skb)
+{
+	const struct in6_addr *peer = &qp->flow.daddr;
+
+	if (skb->protocol == htons(ETH_P_IP))
+		return ipv6_addr_v4mapped(peer) &&
+		       peer->s6_addr32[3] == ip_hdr(skb)->saddr;
+	return ipv6_addr_equal(peer, &ipv6_hdr(skb)->saddr);
+}
+
 /*
  * A packet of an RC or UC connection, in softirq. Data packets (requests
  * and responses) go to the responder, which records them on their path;
- * ACKs and NAKs to the completer.
+ * ACKs and NAKs to the completer. Only the connected peer may change the
+ * connection's state: anyone else's packets are dropped first.
  */
 static void mr_receive_xport(struct mr_qp *qp, struct sk_buff *skb,
 			     const struct mr_pkt *pkt)
@@ -56,6 +69,14 @@ static void mr_receive_xport(struct mr_qp *qp, struct sk_buff *skb,
 		return;
 	}
 	spin_lock_bh(&x->lock);
+	/* The AV is set in RTR, before the transport takes packets. */
+	if (!mr_receive_from_peer(qp, skb)) {
+		spin_unlock_bh(&x->lock);
+		mr_stats_inc(dev, MR_CNT_RX_DROP_NOT_PEER);
+		trace_metaroce_rx(dev, skb->len, pkt,
+				  mr_counters_name(MR_CNT_RX_DROP_NOT_PEER));
+		return;
+	}
 	switch (pkt->base.opcode) {
 	case MR_OP_ACK:
 		next = mr_comp_ack_rcv(x, pkt);
@@ -172,8 +193,11 @@ int mr_receive_udp(struct sock *sk, struct sk_buff *skb)
 	mr_stats_add(dev, MR_CNT_RX_BYTES, len);
 	memset(&pkt, 0, sizeof(pkt));
 
-	/* IPv4 allows "no checksum"; we have no integrity check but UDP's. */
-	if (sk->sk_family == AF_INET && !udp_hdr(skb)->check) {
+	/*
+	 * We have no integrity check but UDP's: no "no checksum", which IPv4
+	 * allows and an IPv6 tunnel socket may accept (RFC 6935).
+	 */
+	if (!udp_hdr(skb)->check) {
 		drop = MR_CNT_RX_DROP_NO_CSUM;
 		goto drop;
 	}

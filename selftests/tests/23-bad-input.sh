@@ -18,7 +18,7 @@ here=$(dirname "$0")
 trap topo_teardown EXIT
 
 bad_cases=77
-craft_cases=22
+craft_cases=23
 drops="rx_drop_short rx_drop_version rx_drop_malformed rx_drop_no_csum rx_drop_no_qp"
 
 ktap_plan $((bad_cases + 1 + craft_cases + 1 + 11))

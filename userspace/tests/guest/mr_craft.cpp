@@ -10,9 +10,13 @@
 // Prints KTAP; exits 1 if a case failed, 2 on a setup failure.
 //
 //   mr_craft DEVICE PEER_DEVICE PEER_IPV4 PEER_IPV6 COUNT
+//   mr_craft --foreign DEVICE PEER_DEVICE PEER_IPV4 DEVICE_IPV4 COUNT
 //
 // Run in DEVICE's namespace; the datagrams go to PEER_DEVICE's host, COUNT
-// of each kind.
+// of each kind. With --foreign, run on a third host: well-formed packets
+// that would break the connection if the receiver believed them (the
+// attacks of a host that can guess QPNs), to both ends, each of which must
+// drop them all as not from its peer.
 #include "guest_test.h"
 
 extern "C" {
@@ -30,6 +34,7 @@ extern "C" {
 #include <functional>
 #include <map>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <random>
 #include <string>
 #include <sys/socket.h>
@@ -40,15 +45,15 @@ namespace {
 
 using namespace guest;
 
-constexpr int kCases = 22;
+constexpr int kCases = 23, kForeignCases = 12;
 constexpr uint16_t kPort = 4792;
 // Base header bytes that the codec refuses to encode wrong (protocol.rst):
 // version, opcode, flags, path id, and the reserved bytes 4 and 14-15.
 constexpr size_t kVersionByte = 0, kOpcodeByte = 1, kFlagsByte = 2, kPathByte = 3;
 constexpr size_t kReservedByte = 4, kReservedTail = 14;
 
-const char *const kDropCounters[] = {"rx_drop_short", "rx_drop_version", "rx_drop_malformed",
-                                     "rx_drop_no_csum", "rx_drop_no_qp"};
+const char *const kDropCounters[] = {"rx_drop_short",   "rx_drop_version", "rx_drop_malformed",
+                                     "rx_drop_no_csum", "rx_drop_no_qp",   "rx_drop_not_peer"};
 
 using Packet = std::vector<uint8_t>;
 using Counts = std::map<std::string, long long>;
@@ -131,10 +136,12 @@ public:
             close(fd_);
     }
     bool ok() const { return ok_; }
-    // IPv4 only: send with a zero UDP checksum ("none").
+    // Send with a zero UDP checksum: "none" (IPv4), or RFC 6935's (IPv6).
     bool no_checksum() {
         int one = 1;
-        return setsockopt(fd_, SOL_SOCKET, SO_NO_CHECK, &one, sizeof(one)) == 0;
+        if (family_ == AF_INET)
+            return setsockopt(fd_, SOL_SOCKET, SO_NO_CHECK, &one, sizeof(one)) == 0;
+        return setsockopt(fd_, IPPROTO_UDP, UDP_NO_CHECK6_TX, &one, sizeof(one)) == 0;
     }
     bool send(const Packet &p) {
         const sockaddr *to = family_ == AF_INET ? reinterpret_cast<const sockaddr *>(&sin_)
@@ -228,7 +235,8 @@ bool exchange(RcPair &p, RcEnd &from, RcEnd &to, int i, std::string *why) {
            rw[0].status == IBV_WC_SUCCESS && rw[0].byte_len == 200 && in[199] == 0x3c;
 }
 
-void run(Ktap &t, RcEnd &a, RcEnd &b, const char *peer4, Udp &udp4, Udp &udp6, int count) {
+void run(Ktap &t, RcEnd &a, RcEnd &b, const char *peer4, const char *peer6, Udp &udp4, Udp &udp6,
+         int count) {
     RcPair p(a, b);
     if (p.error())
         bail("cannot build an RC pair: " + std::string(std::strerror(p.error())));
@@ -429,13 +437,15 @@ void run(Ktap &t, RcEnd &a, RcEnd &b, const char *peer4, Udp &udp4, Udp &udp6, i
             return encode(pkt);
         },
         "");
-    {
-        // IPv4 allows "no checksum"; MetaRoCE has no integrity check but UDP's.
-        Udp nocsum(AF_INET, peer4);
+    // IPv4 allows "no checksum", IPv6 tunnels may; MetaRoCE has no
+    // integrity check but UDP's.
+    for (int family : {AF_INET, AF_INET6}) {
+        bool v4 = family == AF_INET;
+        Udp nocsum(family, v4 ? peer4 : peer6);
         if (!nocsum.ok() || !nocsum.no_checksum())
             bail("cannot open a UDP socket without checksums");
         c.kind(
-            "valid SENDs over IPv4 without a UDP checksum",
+            std::string("valid SENDs over ") + (v4 ? "IPv4" : "IPv6") + " without a UDP checksum",
             [&](int) { return encode(send_pkt(qpn, far_psn, 1, 16, 16)); }, "rx_drop_no_csum",
             &nocsum);
     }
@@ -479,16 +489,152 @@ void run(Ktap &t, RcEnd &a, RcEnd &b, const char *peer4, Udp &udp4, Udp &udp6, i
     }
 }
 
+// From a third host, with its own address: what would reset, fail or
+// complete the connection a <-> b if the receiver took it from anyone.
+// The QPNs are known here; an attacker would have to guess them.
+void run_foreign(Ktap &t, RcEnd &a, RcEnd &b, Udp &to_a, Udp &to_b, int count) {
+    RcPair p(a, b);
+    if (p.error())
+        bail("cannot build an RC pair: " + std::string(std::strerror(p.error())));
+    const uint32_t qa = p[0]->qp_num, qb = p[1]->qp_num;
+    std::string why;
+    t.check(exchange(p, a, b, 0, &why), "the pair carries a SEND before the attacks", "%s",
+            why.c_str());
+
+    const std::string np = "rx_drop_not_peer";
+    Craft ca{t, a.name.c_str(), to_a, to_a, count}, cb{t, b.name.c_str(), to_b, to_b, count};
+    for (Craft *c : {&ca, &cb}) {
+        const uint32_t qpn = c == &ca ? qa : qb;
+        c->kind(
+            "READ_RESPs on every path with an epoch far ahead, to " + std::string(c->target),
+            [&](int i) {
+                mr_pkt pkt = base(MR_OP_READ_RESP, qpn, c->below(MR_WIRE_QPN_MAX + 1));
+                pkt.base.path = static_cast<uint8_t>(i % 16);
+                pkt.base.epoch = static_cast<uint16_t>(0x8000 + i / 16);
+                pkt.read_resp.msn = 1;
+                pkt.read_resp.length = 16;
+                pkt.payload_len = 16;
+                return encode(pkt);
+            },
+            np);
+    }
+    // Against a, the requester: answers to what it sent, or will send.
+    ca.kind(
+        "NAKs (remote access, invalid request) for in-window MSNs",
+        [&](int i) {
+            mr_pkt pkt = base(MR_OP_NAK, qa, RcPair::kPsn[0] + static_cast<uint32_t>(i % 64));
+            pkt.nak.msn = 1 + static_cast<uint32_t>(i % 64);
+            pkt.nak.code = i % 2 ? MR_NAK_REMOTE_ACCESS : MR_NAK_INVALID_REQUEST;
+            return encode(pkt);
+        },
+        np);
+    ca.kind(
+        "ACKs with an in-window cumulative PSN and an MSN done ahead",
+        [&](int i) {
+            mr_pkt pkt = base(MR_OP_ACK, qa, 0);
+            pkt.base.path = static_cast<uint8_t>(i % 16);
+            pkt.ack.cum_psn = RcPair::kPsn[0] + 1 + ca.below(64);
+            pkt.base.psn = pkt.ack.cum_psn - 1;
+            pkt.ack.msn_done = 2 + ca.below(64);
+            return encode(pkt);
+        },
+        np);
+    ca.kind(
+        "READ and atomic responses for in-window MSNs",
+        [&](int i) {
+            mr_pkt pkt = base(i % 2 ? MR_OP_READ_RESP : MR_OP_ATOMIC_RESP, qa,
+                              RcPair::kPsn[1] + ca.below(64));
+            if (i % 2) {
+                pkt.read_resp.msn = 1 + ca.below(64);
+                pkt.read_resp.length = 64;
+                pkt.payload_len = 64;
+            } else {
+                pkt.atomic_resp.msn = 1 + ca.below(64);
+                pkt.atomic_resp.orig = ca.rand32();
+            }
+            return encode(pkt);
+        },
+        np);
+    // Against b, the responder: requests it would place, answer or complete.
+    cb.kind(
+        "SENDs sweeping the next MSNs and RSNs, in-window PSNs",
+        [&](int i) {
+            mr_pkt pkt = send_pkt(qb, RcPair::kPsn[0] + 1 + static_cast<uint32_t>(i % 64),
+                                  1 + static_cast<uint32_t>(i % 8), 64, 64);
+            pkt.base.path = static_cast<uint8_t>(i % 16);
+            pkt.send.rsn = static_cast<uint32_t>(i / 8 % 64);
+            return encode(pkt);
+        },
+        np);
+    cb.kind(
+        "WRITEs and atomics with guessed rkeys",
+        [&](int i) {
+            mr_pkt pkt =
+                base(i % 2 ? MR_OP_WRITE : MR_OP_FETCH_ADD, qb, RcPair::kPsn[0] + 1 + cb.below(64));
+            uint64_t va = static_cast<uint64_t>(cb.rand32()) << 12;
+            if (i % 2) {
+                pkt.write = {.msn = 1 + cb.below(8),
+                             .rkey = cb.rand32(),
+                             .va = va,
+                             .length = 64,
+                             .offset = 0,
+                             .rsn = 0,
+                             .imm = 0};
+                pkt.payload_len = 64;
+            } else {
+                pkt.atomic = {.msn = 1 + cb.below(8),
+                              .rkey = cb.rand32(),
+                              .va = va,
+                              .swap_add = 1,
+                              .compare = 0};
+            }
+            return encode(pkt);
+        },
+        np);
+    cb.kind(
+        "READ requests for 2 GiB",
+        [&](int) {
+            mr_pkt pkt = base(MR_OP_READ_REQ, qb, RcPair::kPsn[0] + 1 + cb.below(64));
+            pkt.read_req = {.msn = 1 + cb.below(8),
+                            .rkey = cb.rand32(),
+                            .va = static_cast<uint64_t>(cb.rand32()) << 12,
+                            .length = MR_WIRE_MAX_MSG_LEN};
+            return encode(pkt);
+        },
+        np);
+
+    t.check(p.state(0) == IBV_QPS_RTS && p.state(1) == IBV_QPS_RTS,
+            "both QPs are still in RTS after the attacks", "states %d/%d", p.state(0), p.state(1));
+    t.check(exchange(p, a, b, 0, &why), "a verified SEND a -> b after the attacks", "%s",
+            why.c_str());
+    t.check(exchange(p, b, a, 1, &why), "a verified SEND b -> a after the attacks", "%s",
+            why.c_str());
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
-    start(argc, argv, 5, "DEVICE PEER_DEVICE PEER_IPV4 PEER_IPV6 COUNT");
-    Ktap t(kCases);
+    bool foreign = argc > 1 && std::strcmp(argv[1], "--foreign") == 0;
+    if (foreign) {
+        argv++;
+        argc--;
+    }
+    start(argc, argv, 5,
+          foreign ? "--foreign DEVICE PEER_DEVICE PEER_IPV4 DEVICE_IPV4 COUNT"
+                  : "DEVICE PEER_DEVICE PEER_IPV4 PEER_IPV6 COUNT");
+    Ktap t(foreign ? kForeignCases : kCases);
     RcEnd a, b;
     open_rc_ends(a, argv[1], b, argv[2]);
-    Udp udp4(AF_INET, argv[3]), udp6(AF_INET6, argv[4]);
-    if (!udp4.ok() || !udp6.ok())
-        bail("cannot open UDP sockets to " + std::string(argv[3]) + " / " + argv[4]);
-    run(t, a, b, argv[3], udp4, udp6, std::atoi(argv[5]));
+    if (foreign) {
+        Udp to_b(AF_INET, argv[3]), to_a(AF_INET, argv[4]);
+        if (!to_a.ok() || !to_b.ok())
+            bail("cannot open UDP sockets to " + std::string(argv[3]) + " / " + argv[4]);
+        run_foreign(t, a, b, to_a, to_b, std::atoi(argv[5]));
+    } else {
+        Udp udp4(AF_INET, argv[3]), udp6(AF_INET6, argv[4]);
+        if (!udp4.ok() || !udp6.ok())
+            bail("cannot open UDP sockets to " + std::string(argv[3]) + " / " + argv[4]);
+        run(t, a, b, argv[3], argv[4], udp4, udp6, std::atoi(argv[5]));
+    }
     return t.passed() ? 0 : 1;
 }
