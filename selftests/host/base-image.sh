@@ -24,7 +24,7 @@ flavour=${1:?usage: base-image.sh stock|debug}
 PY=python$(/usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 # Debian packages whose files are copied whole (docs and man pages left out).
 PKGS=(bash kmod iproute2 rdma-core ibverbs-utils ibverbs-providers libibverbs1
-	librdmacm1 rdmacm-utils perftest iperf3 libiperf0
+	librdmacm1 rdmacm-utils perftest iperf3 libiperf0 tcpdump libpcap0.8
 	python3-minimal "$PY-minimal" "lib$PY-minimal" "lib$PY-stdlib" "lib$PY"
 	python3-pyverbs)
 # Parts of the Python stdlib nothing here imports (the stdlib's own tests,

@@ -362,7 +362,9 @@ echo "selftests: host $(hostname) kernel $kver, ${#files[@]} test(s), module ${m
 		run_test "$f"
 	done
 	echo "#@ done"
-} 2>&1 | tee "$console"
+} 2>&1 | tee "$console" | awk '/^#@ capture /{ c = 1; print; next } /^#@ end-capture/{ c = 0; next } !c'
 echo
-awk -f "$here/summary.awk" "$console" | tee "$logdir/summary.txt"
+# Captures the tests sent (lib/capture.sh), checked as in selftests/run.
+"$here/captures.sh" "$console" "$logdir" | tee "$logdir/captures.log"
+awk -f "$here/summary.awk" "$console" "$logdir/captures.log" | tee "$logdir/summary.txt"
 exit "${PIPESTATUS[0]}"

@@ -6,7 +6,8 @@
 # move the QP to ERR with the later WRs flushed in order, and never touch
 # memory outside the target (guard zones around every MR); memory windows
 # refuse binds against the rules and accesses beyond their range or rights,
-# after invalidation or through another QP. mr_craft: crafted
+# after invalidation (LOCAL_INV or the peer's SEND_WITH_INV) or through
+# another QP. mr_craft: crafted
 # and garbage datagrams to UDP 4792 are dropped and counted by reason
 # (`rdma statistic`), while ibv_rc_pingpong runs alongside and must pass.
 # Both programs live in userspace/tests/guest/; their KTAP cases are relayed.
@@ -17,7 +18,7 @@ here=$(dirname "$0")
 . "$here/../lib/metaroce.sh"
 trap topo_teardown EXIT
 
-bad_cases=77
+bad_cases=82
 craft_cases=23
 drops="rx_drop_short rx_drop_version rx_drop_malformed rx_drop_no_csum rx_drop_no_qp"
 

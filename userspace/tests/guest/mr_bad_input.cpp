@@ -11,8 +11,9 @@
 // touched. WRs refused at post time (state, SGE count, lkey, alignment)
 // give their errno. Memory windows: binds that break the rules complete
 // with IBV_WC_MW_BIND_ERR, and accesses beyond a window, without its
-// rights or after it is invalidated fail like those of an MR. Prints KTAP; exits 1 if a case
-// failed, 2 if the devices cannot even be set up.
+// rights or after it is invalidated (by LOCAL_INV, or by the peer's
+// SEND_WITH_INV, whose receive shows the key) fail like those of an MR.
+// Prints KTAP; exits 1 if a case failed, 2 if the devices cannot even be set up.
 //
 //   mr_bad_input DEVICE PEER_DEVICE
 #include "guest_test.h"
@@ -32,7 +33,7 @@ namespace {
 
 using namespace guest;
 
-constexpr int kCases = 77;
+constexpr int kCases = 82;
 
 // A patterned buffer: a guard zone, the registered region, a guard zone.
 // The pattern depends on the position, so a shifted write shows too.
@@ -538,6 +539,46 @@ void Suite::memory_windows() {
         post_followers(p, 622);
         expect_fault(p, "MW type 2: WRITE after its invalidation", rc, 622, IBV_WC_REM_ACCESS_ERR);
         expect_intact(g, "MW type 2: nothing written after its invalidation");
+    }
+    {
+        // A SEND_WITH_INV from the peer unbinds the window it names: the
+        // receive shows the key, and the key is dead afterwards.
+        Guarded g(b.pd.get(), 4096, kBind);
+        Mw mw(ibv_alloc_mw(b.pd.get(), IBV_MW_TYPE_2));
+        RcPair p = pair();
+        uint32_t rkey = 0;
+        const ibv_mw_bind_info win{g.mr(), g.addr() + kWinOff, kWinLen, kWinRw};
+        bind_type2(p[1], bcq, 660, mw.get(), win, &rkey);
+        std::vector<uint8_t> in(64);
+        Mr in_mr(ibv_reg_mr(b.pd.get(), in.data(), in.size(), IBV_ACCESS_LOCAL_WRITE));
+        if (in_mr)
+            post_recv(p[1], 661, in.data(), in.size(), in_mr->lkey);
+        ibv_sge sge{reinterpret_cast<uintptr_t>(src.data()), 32, src_mr->lkey};
+        ibv_send_wr wr = send_wr(662, IBV_WR_SEND_WITH_INV, &sge);
+        wr.send_flags = IBV_SEND_SIGNALED;
+        wr.invalidate_rkey = rkey;
+        int rc = post_send_wr(p[0], wr);
+        auto sent = poll_wcs(a.scq.get(), 1);
+        auto got = poll_wcs(b.rcq.get(), 1);
+        t.check(rc == 0 && sent.size() == 1 && sent[0].wr_id == 662 &&
+                    sent[0].status == IBV_WC_SUCCESS,
+                "MW type 2: SEND_WITH_INV of its key completes", "rc %d, completions %s", rc,
+                wcs_str(sent).c_str());
+        // Only the key: ibv_cmd_poll_cq() hands the kernel's wc_flags on
+        // as they are, and the kernel's IB_WC_WITH_INVALIDATE is bit 2,
+        // where libibverbs has IBV_WC_IP_CSUM_OK (IBV_WC_WITH_INV is bit 3).
+        t.check(got.size() == 1 && got[0].wr_id == 661 && got[0].status == IBV_WC_SUCCESS &&
+                    got[0].invalidated_rkey == rkey,
+                "MW type 2: the receive completes with the window's key as invalidated_rkey",
+                "completions %s, flags %#x, key %#x (want %#x)", wcs_str(got).c_str(),
+                got.empty() ? 0u : static_cast<unsigned>(got[0].wc_flags),
+                got.empty() ? 0u : got[0].invalidated_rkey, rkey);
+        rc = post_rdma(p[0], 663, IBV_WR_RDMA_WRITE, src.data(), 64, src_mr->lkey,
+                       g.addr() + kWinOff, rkey);
+        post_followers(p, 663);
+        expect_fault(p, "MW type 2: WRITE after a SEND_WITH_INV of its key", rc, 663,
+                     IBV_WC_REM_ACCESS_ERR);
+        expect_intact(g, "MW type 2: nothing written after the SEND_WITH_INV");
     }
     {
         // A type 2 window serves only the QP that bound it, even in its PD.

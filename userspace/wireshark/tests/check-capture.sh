@@ -3,6 +3,7 @@
 # Check metaroce.lua on any capture, e.g. one taken in the guest:
 #
 #   check-capture.sh MR_PCAP CAPTURE [--port N] [--require-opcodes all|HEX,...]
+#                    [--sane QPN_LO-QPN_HI] [--one-case]
 #   make -C userspace/wireshark check-capture PCAP=CAPTURE [ARGS="--port N ..."]
 #
 # Every UDP datagram from or to the MetaRoCE port (4792, or N) is decoded by
@@ -12,11 +13,14 @@
 # lengths adding up to the UDP payload; one it refuses carries the expert
 # item of its check; other frames are not MetaRoCE. IP fragments and frames
 # cut short by the snaplen are skipped. pcapng is converted with editcap.
+# --require-opcodes: every opcode named decoded at least once; --sane: the
+# values plausible for real traffic (check-dissector.py); --one-case: the
+# frames' cases as one (a long capture), the two above still apart.
 # Prints KTAP and "N passed, N failed[, N skipped]"; exit 0 if all passed.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 lua=$(cd "$here/.." && pwd)/metaroce.lua
-usage() { sed -n '4,5s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '4,7s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 [ $# -ge 2 ] || usage
 tool=$1 capture=$2 name=$2
 shift 2
@@ -25,6 +29,8 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--port) port=${2:?}; shift ;;
 	--require-opcodes) opts+=(--require-opcodes "${2:?}"); shift ;;
+	--sane) opts+=(--sane "${2:?}"); shift ;;
+	--one-case) opts+=(--aggregate "the dissector agrees with the codec on every frame") ;;
 	*) usage ;;
 	esac
 	shift

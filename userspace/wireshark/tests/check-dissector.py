@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """Compare tshark's MetaRoCE dissection of a capture with what it must be.
 
-    check-dissector.py [--exact] [--require-opcodes all|LIST] [--label TEXT]
-                       EXPECT TSHARK_JSON
+    check-dissector.py [--exact] [--require-opcodes all|LIST] [--sane QPNS]
+                       [--aggregate DESC] [--label TEXT] EXPECT TSHARK_JSON
 
 EXPECT is what `mr_pcap write|read` printed for the capture (the values the
 frames were built from, or what the kernel's codec decodes); TSHARK_JSON is
@@ -21,8 +21,14 @@ and otherwise:
 
 --require-opcodes adds one case: every opcode named (hex, comma-separated;
 "all": every opcode of the wire format) decoded in at least one frame.
---aggregate DESC makes all of it one case DESC (for the fuzz test) and
-shows the failing frames only.
+--sane QPNS (LO-HI) adds one case for a capture of real traffic, on values
+the codec accepts but a misplaced field would break: version 1, QPN (and a
+UD source QPN) in LO-HI, path below 64, at most 4096 payload bytes, data
+placed inside its message (offset + payload <= length; READ and atomic
+requests carry none), atomics on 8-byte aligned addresses, NAK codes 1-3.
+--aggregate DESC makes the frame cases one case DESC (for the fuzz test and
+long captures) and shows the failing frames only; --require-opcodes and
+--sane stay cases of their own.
 Prints KTAP and last "N passed, N failed[, N skipped]"; exits 1 if a case
 failed, 2 on bad input.
 """
@@ -36,6 +42,7 @@ OPCODES = {
     0x06: "READ_REQ", 0x07: "CMP_SWAP", 0x08: "FETCH_ADD", 0x09: "UD_SEND",
     0x0a: "UD_SEND_IMM", 0x10: "READ_RESP", 0x11: "ATOMIC_RESP", 0x20: "ACK", 0x21: "NAK",
 }
+NAK_CODES = {1: "REMOTE_ACCESS", 2: "INVALID_REQUEST", 3: "RNR"}
 HEX = re.compile(r"^0x[0-9a-fA-F]+$")
 DECIMAL = re.compile(r"^[0-9]+$")
 
@@ -180,10 +187,63 @@ def check_frame(number, want, layers, exact):
     return not diags, desc, diags[:20]
 
 
+# Opcode header -> (length field, offset field), for data placed in a message.
+PLACED = {"send": ("metaroce.send.length", "metaroce.send.offset"),
+          "write": ("metaroce.write.length", "metaroce.write.offset"),
+          "read_resp": ("metaroce.read_resp.length", "metaroce.read_resp.offset")}
+
+
+def insane(fields, qpns):
+    """What is implausible in the fields of one decoded frame (empty if nothing)."""
+    bad = []
+
+    def one(name):
+        return fields.get(name, [None])[0]
+
+    if one("metaroce.version") != 1:
+        bad.append(f"version {one('metaroce.version')}")
+    for name in ("metaroce.qpn", "metaroce.ud.src_qpn"):
+        qpn = one(name)
+        if name in fields and not (isinstance(qpn, int) and qpns[0] <= qpn <= qpns[1]):
+            bad.append(f"{name} {qpn} outside {qpns[0]}-{qpns[1]}")
+    path = one("metaroce.path")
+    if not isinstance(path, int) or path >= 64:
+        bad.append(f"path {path}")
+    payload = one("metaroce.payload_len")
+    if not isinstance(payload, int) or payload > 4096:
+        bad.append(f"payload_len {payload}")
+    for hdr, (length, offset) in PLACED.items():
+        if f"metaroce.{hdr}" in fields:
+            total, at = one(length), one(offset)
+            if not (isinstance(total, int) and isinstance(at, int)) or at + (payload or 0) > total:
+                bad.append(f"{hdr}: offset {at} + payload {payload} > length {total}")
+    if ("metaroce.read_req" in fields or "metaroce.atomic" in fields) and payload:
+        bad.append(f"a request without data carries {payload} bytes")
+    va = one("metaroce.atomic.va")
+    if va is not None and (not isinstance(va, int) or va % 8):
+        bad.append(f"atomic va {va} not 8-byte aligned")
+    code = one("metaroce.nak.code")
+    if code is not None and code not in (1, 2, 3):
+        bad.append(f"NAK code {code}")
+    return bad
+
+
+def qpn_range(text):
+    """argparse type for LO-HI."""
+    try:
+        lo, hi = (int(x, 0) for x in text.split("-"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not LO-HI: {text!r}") from None
+    if not 0 <= lo <= hi <= 0xffffff:
+        raise argparse.ArgumentTypeError(f"not a QPN range: {text!r}")
+    return lo, hi
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--exact", action="store_true")
     ap.add_argument("--require-opcodes")
+    ap.add_argument("--sane", metavar="QPNS", type=qpn_range)
     ap.add_argument("--label", default="")
     ap.add_argument("--aggregate", metavar="DESC",
                     help="one case DESC for all frames; only failing frames are shown")
@@ -202,11 +262,12 @@ def main():
     print("KTAP version 1")
     if args.label:
         print(f"# {args.label}")
-    want_cases = 1 if args.aggregate else len(expect) + 1 + (1 if args.require_opcodes else 0)
+    extra = (1 if args.require_opcodes else 0) + (1 if args.sane else 0)
+    want_cases = (1 if args.aggregate else len(expect) + 1) + extra
     print(f"1..{want_cases}")
     t.case(len(packets) == len(expect), f"tshark shows {len(packets)} frames, "
            f"expected {len(expect)}")
-    seen = set()
+    seen, counts, nak_codes, wrong, checked = set(), {}, {}, [], 0
     for number in sorted(expect):
         want = expect[number]
         if want["kind"] == "skip":
@@ -221,16 +282,15 @@ def main():
         ok, desc, diags = check_frame(number, want, layers, args.exact)
         t.case(ok, desc, diags)
         if ok and want["kind"] == "metaroce" and not want["error"]:
-            seen.add(want["fields"]["metaroce.opcode"][0])
-    if args.require_opcodes:
-        if args.require_opcodes == "all":
-            need = set(OPCODES)
-        else:
-            need = {int(x, 16) for x in args.require_opcodes.split(",")}
-        missing = sorted(need - seen)
-        t.case(not missing, f"every required opcode decoded ({len(need - set(missing))} of "
-               f"{len(need)})", [f"missing: {', '.join(OPCODES.get(o, hex(o)) for o in missing)}"]
-               if missing else [])
+            opcode = want["fields"]["metaroce.opcode"][0]
+            seen.add(opcode)
+            counts[opcode] = counts.get(opcode, 0) + 1
+            code = want["fields"].get("metaroce.nak.code", [None])[0]
+            if code is not None:
+                nak_codes[code] = nak_codes.get(code, 0) + 1
+            if args.sane:
+                checked += 1
+                wrong.extend(f"frame {number}: {b}" for b in insane(want["fields"], args.sane))
     if args.aggregate:
         kinds = {}
         for want in expect.values():
@@ -242,6 +302,25 @@ def main():
         total.case(ok, f"{args.aggregate}: {len(expect)} frames ({summary})",
                    [] if ok else [f"{t.failed} frames disagree (the first 20 above)"])
         t = total
+    if counts:
+        print("# decoded: " + ", ".join(f"{OPCODES.get(o, hex(o))} {n}"
+                                        for o, n in sorted(counts.items())))
+    if nak_codes:
+        print("# NAK codes: " + ", ".join(f"{NAK_CODES.get(c, c)} {n}"
+                                          for c, n in sorted(nak_codes.items())))
+    if args.sane:
+        t.case(not wrong and checked > 0, f"the fields of {checked} decoded frames are in range "
+               f"(version 1, QPN {args.sane[0]}-{args.sane[1]}, path, lengths, alignment)",
+               wrong[:10] + ([f"... {len(wrong) - 10} more"] if len(wrong) > 10 else []))
+    if args.require_opcodes:
+        if args.require_opcodes == "all":
+            need = set(OPCODES)
+        else:
+            need = {int(x, 16) for x in args.require_opcodes.split(",")}
+        missing = sorted(need - seen)
+        t.case(not missing, f"every required opcode decoded ({len(need - set(missing))} of "
+               f"{len(need)})", [f"missing: {', '.join(OPCODES.get(o, hex(o)) for o in missing)}"]
+               if missing else [])
     line = f"{t.passed} passed, {t.failed} failed"
     if t.skipped:
         line += f", {t.skipped} skipped"
