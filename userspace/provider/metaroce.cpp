@@ -218,10 +218,33 @@ const ibv_wc &current_wc(ibv_cq_ex *cq_ex) noexcept {
     return to_cq(cq_ex)->wc;
 }
 
+// ibv_cmd_poll_cq() copies the kernel's ib_wc_flags as they are, but from
+// bit 2 on they are not libibverbs' ibv_wc_flags: the kernel's
+// IB_WC_WITH_INVALIDATE (bit 2) is IBV_WC_WITH_INV (bit 3), its
+// IB_WC_IP_CSUM_OK (bit 3) is IBV_WC_IP_CSUM_OK (bit 2). GRH and WITH_IMM
+// agree; the kernel's other bits have no meaning in ibv_wc.
+constexpr unsigned int kKernelWcWithInvalidate = 1u << 2, kKernelWcIpCsumOk = 1u << 3;
+
+unsigned int wc_flags_from_kernel(unsigned int kernel) noexcept {
+    unsigned int flags = kernel & (IBV_WC_GRH | IBV_WC_WITH_IMM);
+    if (kernel & kKernelWcWithInvalidate)
+        flags |= IBV_WC_WITH_INV;
+    if (kernel & kKernelWcIpCsumOk)
+        flags |= IBV_WC_IP_CSUM_OK;
+    return flags;
+}
+
+int poll_cq(ibv_cq *cq, int num_entries, ibv_wc *wc) noexcept {
+    const int n = ibv_cmd_poll_cq(cq, num_entries, wc);
+    for (int i = 0; i < n; i++)
+        wc[i].wc_flags = wc_flags_from_kernel(wc[i].wc_flags);
+    return n;
+}
+
 // Fetches the next completion: 0, ENOENT when the CQ is empty, or an errno.
 int poll_one(ibv_cq_ex *cq_ex) noexcept {
     Cq *cq = to_cq(cq_ex);
-    const int n = ibv_cmd_poll_cq(&cq->cq, 1, &cq->wc);
+    const int n = poll_cq(&cq->cq, 1, &cq->wc);
     if (n < 0)
         return errno;
     if (n == 0)
@@ -909,7 +932,7 @@ const verbs_context_ops kContextOps = {
     .free_context = free_context,
     .modify_qp = modify_qp,
     .modify_srq = modify_srq,
-    .poll_cq = ibv_cmd_poll_cq,
+    .poll_cq = poll_cq,
     .post_recv = ibv_cmd_post_recv,
     .post_send = post_send,
     .post_srq_recv = ibv_cmd_post_srq_recv,

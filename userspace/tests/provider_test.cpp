@@ -59,8 +59,10 @@ TEST(ProviderTable, MatchDeviceKeepsTheTableVerdict) {
 }
 
 TEST(ProviderTable, ImplementsTheKernelMediatedVerbs) {
-    // The data path goes straight to libibverbs' command helpers.
-    EXPECT_EQ(kContextOps.poll_cq, &ibv_cmd_poll_cq);
+    // The data path goes straight to libibverbs' command helpers, but for
+    // poll_cq, which translates the completions' flags.
+    EXPECT_NE(kContextOps.poll_cq, nullptr);
+    EXPECT_NE(kContextOps.poll_cq, &ibv_cmd_poll_cq);
     EXPECT_EQ(kContextOps.post_recv, &ibv_cmd_post_recv);
     EXPECT_EQ(kContextOps.post_srq_recv, &ibv_cmd_post_srq_recv);
     EXPECT_EQ(kContextOps.req_notify_cq, &ibv_cmd_req_notify_cq);
@@ -212,7 +214,7 @@ TEST_F(ProviderContext, OpensWithOurDriverIdAndNoDriverData) {
     EXPECT_EQ(ctx_->cmd_fd, cmd_fd);
     EXPECT_EQ(ctx_->async_fd, async_fd_);
     EXPECT_EQ(ctx_->num_comp_vectors, int{kAsyncVectors});
-    EXPECT_EQ(ctx_->ops.poll_cq, &ibv_cmd_poll_cq);
+    EXPECT_EQ(ctx_->ops.poll_cq, kContextOps.poll_cq);
 
     // libibverbs tried the ioctl interface first: every ioctl header carried
     // our driver id, which the kernel compares with ib_device_ops.driver_id.
@@ -505,13 +507,19 @@ TEST_F(ProviderContext, VerbsPassThroughTheKernel) {
         EXPECT_EQ(c.cq_handle, 0x33u);
         EXPECT_EQ(c.ne, 4u);
         ib_uverbs_poll_cq_resp head{};
-        head.count = 1;
-        ib_uverbs_wc wc{};
-        wc.wr_id = 42;
-        wc.status = IBV_WC_SUCCESS;
-        wc.opcode = IBV_WC_RECV;
-        wc.byte_len = 64;
-        wc.qp_num = 0x123;
+        head.count = 3;
+        ib_uverbs_wc wc[3]{};
+        wc[0].wr_id = 42;
+        wc[0].status = IBV_WC_SUCCESS;
+        wc[0].opcode = IBV_WC_RECV;
+        wc[0].byte_len = 64;
+        wc[0].qp_num = 0x123;
+        // The kernel's IB_WC_WITH_IMM | IB_WC_GRH, IB_WC_WITH_INVALIDATE,
+        // IB_WC_IP_CSUM_OK | IB_WC_WITH_SMAC.
+        wc[0].wc_flags = 0x3;
+        wc[1].wc_flags = 0x4;
+        wc[1].ex.invalidate_rkey = 0x5678;
+        wc[2].wc_flags = 0x18;
         std::vector<uint8_t> out(sizeof(head) + sizeof(wc));
         std::memcpy(out.data(), &head, sizeof(head));
         std::memcpy(out.data() + sizeof(head), &wc, sizeof(wc));
@@ -519,12 +527,16 @@ TEST_F(ProviderContext, VerbsPassThroughTheKernel) {
         return 0;
     });
     ibv_wc wc[4]{};
-    ASSERT_EQ(ibv_poll_cq(cq, 4, wc), 1);
+    ASSERT_EQ(ibv_poll_cq(cq, 4, wc), 3);
     EXPECT_EQ(wc[0].wr_id, 42u);
     EXPECT_EQ(wc[0].status, IBV_WC_SUCCESS);
     EXPECT_EQ(wc[0].opcode, IBV_WC_RECV);
     EXPECT_EQ(wc[0].byte_len, 64u);
     EXPECT_EQ(wc[0].qp_num, 0x123u);
+    EXPECT_EQ(wc[0].wc_flags, unsigned{IBV_WC_WITH_IMM | IBV_WC_GRH});
+    EXPECT_EQ(wc[1].wc_flags, unsigned{IBV_WC_WITH_INV});
+    EXPECT_EQ(wc[1].invalidated_rkey, 0x5678u);
+    EXPECT_EQ(wc[2].wc_flags, unsigned{IBV_WC_IP_CSUM_OK});
 
     k.on(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ, [](const fake::Request &r) {
         const auto c = r.as<ib_uverbs_req_notify_cq>();

@@ -564,12 +564,9 @@ void Suite::memory_windows() {
                     sent[0].status == IBV_WC_SUCCESS,
                 "MW type 2: SEND_WITH_INV of its key completes", "rc %d, completions %s", rc,
                 wcs_str(sent).c_str());
-        // Only the key: ibv_cmd_poll_cq() hands the kernel's wc_flags on
-        // as they are, and the kernel's IB_WC_WITH_INVALIDATE is bit 2,
-        // where libibverbs has IBV_WC_IP_CSUM_OK (IBV_WC_WITH_INV is bit 3).
         t.check(got.size() == 1 && got[0].wr_id == 661 && got[0].status == IBV_WC_SUCCESS &&
-                    got[0].invalidated_rkey == rkey,
-                "MW type 2: the receive completes with the window's key as invalidated_rkey",
+                    got[0].wc_flags == IBV_WC_WITH_INV && got[0].invalidated_rkey == rkey,
+                "MW type 2: the receive completes with IBV_WC_WITH_INV and the window's key",
                 "completions %s, flags %#x, key %#x (want %#x)", wcs_str(got).c_str(),
                 got.empty() ? 0u : static_cast<unsigned>(got[0].wc_flags),
                 got.empty() ? 0u : got[0].invalidated_rkey, rkey);
