@@ -45,9 +45,19 @@ static const struct rdma_stat_desc mr_counters_descs[] = {
 	[MR_CNT_CC_HINT_LIMITED].name = "cc_hint_limited",
 	[MR_CNT_CC_PACED].name = "cc_paced",
 	[MR_CNT_RX_DROP_NOT_PEER].name = "rx_drop_not_peer",
+	[MR_QPC_TX_PACKETS].name = "qp_tx_packets",
+	[MR_QPC_RETRANSMITS].name = "qp_retransmits",
+	[MR_QPC_SACK_GAPS].name = "qp_sack_gaps",
+	[MR_QPC_RTO_EVENTS].name = "qp_rto_events",
+	[MR_QPC_TAIL_PROBES].name = "qp_tail_probes",
+	[MR_QPC_PATH_FAILOVERS].name = "qp_path_failovers",
+	[MR_QPC_RNR_NAKS].name = "qp_rnr_naks",
+	[MR_QPC_CE_MARKS].name = "qp_ce_marks",
+	[MR_QPC_CC_DECREASES].name = "qp_cc_decreases",
+	[MR_QPC_CC_HINT_LIMITED].name = "qp_cc_hint_limited",
 };
 
-static_assert(ARRAY_SIZE(mr_counters_descs) == MR_NUM_COUNTERS);
+static_assert(ARRAY_SIZE(mr_counters_descs) == MR_NUM_PORT_COUNTERS);
 
 const char *mr_counters_name(enum mr_counter i)
 {
@@ -55,14 +65,21 @@ const char *mr_counters_name(enum mr_counter i)
 }
 EXPORT_SYMBOL_IF_KUNIT(mr_counters_name);
 
-/* The port's hw counters, as ib_core asks for them (device.c). */
+/*
+ * The port's hw counters (device.c), or a counter's (restrack.c): the same
+ * table, as ib_core adds them up by index.
+ */
 struct rdma_hw_stats *mr_counters_alloc_stats(void)
 {
-	return rdma_alloc_hw_stats_struct(mr_counters_descs, MR_NUM_COUNTERS,
+	return rdma_alloc_hw_stats_struct(mr_counters_descs,
+					  MR_NUM_PORT_COUNTERS,
 					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
 }
 
-/* Add up the per-CPU copies into @values (MR_NUM_COUNTERS of them). */
+/*
+ * Add up the per-CPU copies into @values (MR_NUM_COUNTERS of them; the
+ * per-QP ones after them are the counters', not the device's).
+ */
 void mr_counters_sum(struct mr_dev *dev, u64 *values)
 {
 	unsigned int i;

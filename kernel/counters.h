@@ -2,7 +2,8 @@
 /*
  * Per-device counters, shown by `rdma statistic` as port hw counters. The
  * hot paths bump per-CPU copies with the inline helpers here; counters.c
- * names them and adds them up.
+ * names them and adds them up. The port's table ends with the per-QP
+ * counters that restrack.c counts for QPs bound to a counter.
  */
 #ifndef METAROCE_COUNTERS_H
 #define METAROCE_COUNTERS_H
@@ -58,6 +59,28 @@ enum mr_counter {
 	MR_CNT_RX_DROP_NOT_PEER,	/* RC/UC: not from the connected peer */
 	MR_NUM_COUNTERS
 };
+
+/*
+ * Per-QP counters (restrack.c), after the device's in the port's table:
+ * ib_core adds a counter's values to the port's by index, so both tables
+ * are one. The port itself reports 0 for them; `rdma statistic show link`
+ * adds up what every counter, live or released, counted.
+ */
+enum mr_qp_counter {
+	MR_QPC_TX_PACKETS = MR_NUM_COUNTERS,	/* data, resends included */
+	MR_QPC_RETRANSMITS,
+	MR_QPC_SACK_GAPS,
+	MR_QPC_RTO_EVENTS,
+	MR_QPC_TAIL_PROBES,
+	MR_QPC_PATH_FAILOVERS,
+	MR_QPC_RNR_NAKS,
+	MR_QPC_CE_MARKS,	/* marks the peer echoed to us */
+	MR_QPC_CC_DECREASES,
+	MR_QPC_CC_HINT_LIMITED,
+	MR_NUM_PORT_COUNTERS
+};
+
+#define MR_NUM_QP_COUNTERS (MR_NUM_PORT_COUNTERS - MR_NUM_COUNTERS)
 
 struct mr_stats {
 	u64 c[MR_NUM_COUNTERS];

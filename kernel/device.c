@@ -20,6 +20,7 @@
 #include "mr.h"
 #include "mw.h"
 #include "qp.h"
+#include "restrack.h"
 #include "share.h"
 #include "socket.h"
 #include "srq.h"
@@ -217,7 +218,10 @@ static int mr_device_get_stats(struct ib_device *ib_dev,
 
 	mr_counters_sum(dev, stats->value);
 	stats->value[MR_CNT_RX_DROP_NO_DEV] = mr_socket_rx_no_dev(dev);
-	return MR_NUM_COUNTERS;
+	/* The per-QP ones: ib_core adds what the counters counted. */
+	memset(&stats->value[MR_NUM_COUNTERS], 0,
+	       MR_NUM_QP_COUNTERS * sizeof(*stats->value));
+	return MR_NUM_PORT_COUNTERS;
 }
 
 /* The last op ib_core calls on a device, registered or not. */
@@ -225,6 +229,7 @@ static void mr_device_dealloc_driver(struct ib_device *ib_dev)
 {
 	struct mr_dev *dev = to_mr_dev(ib_dev);
 
+	mr_restrack_dev_fini(dev);
 	mr_qp_dev_fini(dev);
 	mr_mr_dev_fini(dev);
 	mr_share_dev_fini(dev);
@@ -244,6 +249,11 @@ static const struct ib_device_ops mr_device_ops = {
 	.alloc_mw = mr_mw_alloc,
 	.alloc_pd = mr_device_alloc_pd,
 	.alloc_ucontext = mr_device_alloc_ucontext,
+	.counter_alloc_stats = mr_restrack_counter_alloc_stats,
+	.counter_bind_qp = mr_restrack_counter_bind_qp,
+	.counter_dealloc = mr_restrack_counter_dealloc,
+	.counter_unbind_qp = mr_restrack_counter_unbind_qp,
+	.counter_update_stats = mr_restrack_counter_update_stats,
 	.create_ah = mr_ah_create,
 	.create_cq = mr_cq_create,
 	.create_qp = mr_qp_create,
@@ -259,6 +269,7 @@ static const struct ib_device_ops mr_device_ops = {
 	.destroy_qp = mr_qp_destroy,
 	.destroy_srq = mr_srq_destroy,
 	.disassociate_ucontext = mr_device_disassociate_ucontext,
+	.fill_res_qp_entry = mr_restrack_fill_qp,
 	.get_dma_mr = mr_mr_get_dma,
 	.get_hw_stats = mr_device_get_stats,
 	.get_link_layer = mr_device_link_layer,
@@ -318,6 +329,7 @@ int mr_device_add(const char *ibdev_name, struct net_device *ndev)
 	atomic_set(&dev->num_ah, 0);
 	mr_mr_dev_init(dev);
 	mr_qp_dev_init(dev);
+	mr_restrack_dev_init(dev);
 
 	ib_set_device_ops(&dev->ib_dev, &mr_device_ops);
 	dev->ib_dev.driver_def = mr_local_uapi_defs;	/* MW binds */

@@ -4,6 +4,7 @@
 #define METAROCE_H
 
 #include <linux/atomic.h>
+#include <linux/idr.h>
 #include <linux/in6.h>
 #include <linux/netdevice.h>
 #include <rdma/ib_verbs.h>
@@ -42,6 +43,7 @@ struct mr_net;
 struct mr_port;
 struct mr_stats;
 struct mr_xport;
+struct mr_restrack_qp;
 
 /*
  * The device's ingress, shared among the connections sending to it
@@ -106,6 +108,10 @@ struct mr_dev {
 	struct xarray qp_xa;
 	u32 qp_next;
 	atomic_t num_qp;
+	/* restrack.c: QPs bound to counters, and the counters' ids */
+	struct mutex restrack_lock;
+	struct list_head restrack_bound;
+	struct ida restrack_ids;
 };
 
 struct mr_ucontext {
@@ -256,6 +262,8 @@ struct mr_qp {
 	/* UD: sends that a caller with IRQs off posted; datagram numbers */
 	struct work_struct ud_work;
 	u32 ud_psn;
+	/* restrack.c: while bound to a counter (ibqp.counter) */
+	struct mr_restrack_qp *counted;
 };
 
 /* UD and GSI QPs: datagrams, sent and received by ud.c. */

@@ -6,7 +6,10 @@
 # that grow, path failovers, QPs to ERR and settings changes seen by
 # `metaroce monitor`, a device moved to its own UDP port, and malformed
 # requests (built by hand: the tool never sends them) answered with an
-# errno.
+# errno. The same QP through iproute2's rdma: its driver details (`rdma
+# resource show qp -dd`) and per-QP counters bound by hand and in auto
+# mode (`rdma statistic qp`), whose counts survive unbind and destroy and
+# are not counted twice.
 # timeout: 300
 here=$(dirname "$0")
 . "$here/../lib/ktap.sh"
@@ -25,7 +28,7 @@ trap cleanup EXIT
 # The guest's copy; on a host (--host), the installed one.
 mr=/usr/local/bin/metaroce
 [ -x "$mr" ] || mr=$(command -v metaroce) || ktap_skip_all "no metaroce tool"
-ktap_plan 37
+ktap_plan 53
 tmp=$(mktemp -d)
 
 ktap_run "two hosts with mrc0 (h1) and mrc1 (h2)" mr_two_hosts 1500
@@ -114,11 +117,12 @@ ktap_check "raw requests: ERANGE for a value out of range, EINVAL for the rest" 
 	"$(tr '\n' ' ' <<<"$raw")" = "paths-range 34 name-long 22 index-short 22 unknown-attr 22 read-only 22 truncated 22 no-selector 22 "
 
 # --- a live connection: its QP and its paths ---
-if mr_debug_kernel; then secs=30; else secs=12; fi
-in_h2 timeout 90 ib_write_bw -d mrc1 -x "$gid2" -F -D "$secs" -s 65536 >"$tmp/srv" 2>&1 &
+# Longer than the checks take on a slow guest: they end it when done.
+secs=120
+in_h2 timeout 150 ib_write_bw -d mrc1 -x "$gid2" -F -D "$secs" -s 65536 >"$tmp/srv" 2>&1 &
 bg_pid=$!
 topo_wait_listen h2 18515
-in_h1 timeout 90 ib_write_bw -d mrc0 -x "$gid1" -F -D "$secs" -s 65536 "$TOPO_H2_IP" >"$tmp/cli" 2>&1 &
+in_h1 timeout 150 ib_write_bw -d mrc0 -x "$gid1" -F -D "$secs" -s 65536 "$TOPO_H2_IP" >"$tmp/cli" 2>&1 &
 qpn=
 for _ in $(seq 50); do
 	qpn=$(in_h1 "$mr" -j qp show dev mrc0 | python3 -c '
@@ -153,9 +157,72 @@ ktap_run_fail "udp-port while the device has an RC QP: EBUSY" \
 	'while the device has QPs' in_h1 "$mr" dev set mrc0 udp-port 4800
 ktap_run_fail "path show of a QP that does not exist: ENOENT" \
 	'no QP 99999 on mrc0' in_h1 "$mr" path show dev mrc0 qpn 99999
+
+# --- the same QP in iproute2's rdma: driver details ---
+# rdma prints the driver's attributes with a drv_ prefix.
+rdma -j -dd resource show qp link mrc0/1 lqpn "$qpn" >"$tmp/res.json" 2>&1
+ktap_diag "$(rdma -dd resource show qp link mrc0/1 lqpn "$qpn" 2>&1)"
+res=$(json "$tmp/res.json" '" ".join(str(d[0].get("drv_" + k)) for k in ("paths", "srtt_ns", "tx_packets", "retransmits", "paths_failed")) + " %d" % sum(1 for s in d[0]["drv_path_srtt_us"].split(",") if int(s) > 0)' 2>&1)
+read -r r_paths r_srtt r_tx r_re r_failed r_sampled <<<"$res"
+ktap_check "rdma -j resource show qp -dd: paths $r_paths, the device's 8" "$r_paths" = 8
+ktap_check "... an SRTT after traffic (srtt_ns $r_srtt)" "${r_srtt:-0}" -gt 0
+ktap_check "... tx_packets $r_tx, at least the $tx1 metaroce qp show saw before" \
+	"${r_tx:-0}" -ge "${tx1:-1}"
+ktap_check "... retransmits $r_re within them, no failed path ($r_failed)" \
+	"$([ "${r_re:-x}" -le "$r_tx" ] 2>/dev/null && echo "ok $r_failed")" = "ok 0"
+ktap_check "... 8 per-path SRTTs, every path sampled ($r_sampled)" "${r_sampled:-0}" -eq 8
+
+# --- a counter for it: `rdma statistic qp` ---
+# Text and awk from here: python is slow in the guest and the QP is live.
+# kv KEY: the value after KEY in rdma's output on stdin; "none" if absent.
+kv() { awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) { print $(i + 1); f = 1; exit } } END { if (!f) print "none" }'; }
+rtx() { rdma -dd resource show qp link mrc0/1 lqpn "$qpn" | kv drv_tx_packets; }
+qpc() { rdma statistic qp show link mrc0/1 | kv "$1"; }
+# portqp NAME: NAME of the port's table in `rdma statistic show link`,
+# which adds up all counters (hw_counters in sysfs shows the port's own 0).
+portqp() { rdma statistic show link mrc0/1 | kv "$1"; }
+p0=$(portqp qp_tx_packets)
+t0=$(rtx)
+ktap_run "rdma statistic qp bind link mrc0/1 lqpn $qpn" \
+	rdma statistic qp bind link mrc0/1 lqpn "$qpn"
+sleep 0.5
+out=$(rdma statistic qp show link mrc0/1 2>&1)
+t1=$(rtx)
+ktap_diag "$out"
+cntn=$(kv cntn <<<"$out") c1=$(kv qp_tx_packets <<<"$out")
+ktap_check "statistic qp show: counter $cntn (lqpn $qpn) counted from 0 at the bind (0 < qp_tx_packets $c1 <= $((t1 - t0)) sent since)" \
+	"$([ "$c1" -gt 0 ] 2>/dev/null && [ "$c1" -le $((t1 - t0)) ] && grep -c "LQPN: <$qpn>" <<<"$out")" = 1
+ktap_check "... and shows only the per-QP counters (rx_packets: $(kv rx_packets <<<"$out"))" \
+	"$(kv rx_packets <<<"$out")" = none
+ktap_run "rdma statistic qp unbind link mrc0/1 cntn $cntn lqpn $qpn" \
+	rdma statistic qp unbind link mrc0/1 cntn "$cntn" lqpn "$qpn"
+p1=$(portqp qp_tx_packets)
+ktap_check "after unbind no counter is left" "$(qpc cntn)" = none
+sleep 0.3
+p2=$(portqp qp_tx_packets)
+t2=$(rtx)
+ktap_check "statistic show link: the released counter's count stays ($c1 <= $((p1 - p0)) <= $((t2 - t0)))" \
+	"$([ $((p1 - p0)) -ge "$c1" ] 2>/dev/null && [ $((p1 - p0)) -le $((t2 - t0)) ] && echo ok)" = ok
+ktap_check "... and the unbound QP adds nothing to it ($p1 = $p2)" "$p2" = "$p1"
+rdma statistic qp bind link mrc0/1 lqpn "$qpn"
+sleep 0.3
+c2=$(qpc qp_tx_packets)
+t3=$(rtx)
+ktap_check "bound again: a new counter, from 0 again (0 < $c2 <= $((t3 - t2)))" \
+	"$([ "$c2" -gt 0 ] 2>/dev/null && [ "$c2" -le $((t3 - t2)) ] && echo ok)" = ok
+# Done with the live connection: end both ends (their pids, from rdma).
+speer=$(rdma resource show qp link mrc0/1 lqpn "$qpn" | kv rqpn)
+kill "$(rdma resource show qp link mrc0/1 lqpn "$qpn" | kv pid)" \
+	"$(rdma resource show qp link mrc1/1 lqpn "$speer" | kv pid)"
 wait "$bg_pid"
 bg_pid=
-ktap_diag "background ib_write_bw: $(grep -E '^ *65536 ' "$tmp/cli" | head -1)"
+for _ in $(seq 50); do
+	[ "$(rtx)" = none ] && break
+	sleep 0.1
+done
+p3=$(portqp qp_tx_packets)
+ktap_check "destroyed while bound: no counter left ($(qpc cntn)), its count joined the port's ($((p3 - p2)) >= $c2)" \
+	"$(qpc cntn) $([ $((p3 - p2)) -ge "$c2" ] 2>/dev/null && echo ok)" = "none ok"
 
 # --- a failover, seen by monitor ---
 # As 34-failover.sh: a quarter of the source ports lead into a black hole;
@@ -172,9 +239,27 @@ sleep 0.3
 ktap_run "dev set mrc0 paths 16 (monitor running)" in_h1 "$mr" dev set mrc0 paths 16
 ktap_run "black hole for source ports 49152-53247 on both ends" \
 	eval 'blackhole h1 && blackhole h2'
+# Auto mode binds each QP at RTR; the client's counter on mrc0 must count
+# every loss event mrc0 counts, no more, once the QP has gone.
+ktap_run "rdma statistic qp set link mrc0/1 auto type on" \
+	rdma statistic qp set link mrc0/1 auto type on
+losses() {
+	local n
+	for n in retransmits rto_events tail_probes path_failovers; do
+		echo -n "$(mr_stat mrc0 "$n") $(portqp "qp_$n") "
+	done
+}
 fo0=$(mr_stat mrc0 path_failovers)
+l0=($(losses))
 perf_case ib_write_bw 65536 "$(scaled 200)"
 fo1=$(mr_stat mrc0 path_failovers)
+l1=($(losses))
+rdma statistic qp set link mrc0/1 auto off
+ld=()
+for i in "${!l1[@]}"; do ld+=($((l1[i] - l0[i]))); done
+ktap_diag "$(rdma statistic show link mrc0/1 | tr ' ' '\n' | grep -A1 '^qp_' | paste -sd ' ')"
+ktap_check "auto mode: retransmits, RTOs, tail probes and failovers, mrc0's and its counters' (${ld[*]})" \
+	"$([ "${ld[0]}" -gt 0 ] && echo lossy) ${ld[0]} ${ld[2]} ${ld[4]} ${ld[6]}" = "lossy ${ld[1]} ${ld[3]} ${ld[5]} ${ld[7]}"
 # QPs moved to ERR by their owner (mr_qp_states, as in 22-qp-states.sh).
 topo_exec h1 tc qdisc del dev "$(topo_ifc h1)" root
 topo_exec h2 tc qdisc del dev "$(topo_ifc h2)" root
