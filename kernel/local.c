@@ -104,10 +104,11 @@ static int mr_local_run(struct mr_qp *qp, const struct mr_local_req *req)
 	if (req->uwr && req->opcode == IB_WC_BIND_MW)
 		return mr_mw_bind(qp, req->uwr);
 	if (req->uwr)
-		return mr_mr_invalidate(dev, qp->ibqp.pd, req->uwr->rkey);
+		return mr_mr_invalidate(dev, qp->ibqp.pd, req->uwr->rkey, NULL);
 	if (wr->opcode == IB_WR_REG_MR)
 		return mr_mr_fast_reg(dev, qp->ibqp.pd, reg_wr(wr));
-	return mr_mr_invalidate(dev, qp->ibqp.pd, wr->ex.invalidate_rkey);
+	return mr_mr_invalidate(dev, qp->ibqp.pd, wr->ex.invalidate_rkey,
+				NULL);
 }
 
 /*

@@ -402,11 +402,15 @@ EXPORT_SYMBOL_IF_KUNIT(mr_mr_fast_reg);
  * @dev: the device
  * @pd: the PD of the QP that invalidates
  * @key: its current key (IB_WR_LOCAL_INV, or a received SEND_INV's rkey)
+ * @rqp: for a received SEND_INV, the QP it came to; NULL for a local one
  *
- * @key may also name a memory window (mw.c). Returns 0, or -EINVAL if
- * @key names no valid fast-reg MR or type 2 window of @pd.
+ * @key may also name a memory window (mw.c). A peer names an MR by its
+ * rkey, which an MR without remote rights does not have: it cannot take
+ * away what it was never given. Returns 0, or -EINVAL if @key names no
+ * valid fast-reg MR or type 2 window of @pd.
  */
-int mr_mr_invalidate(struct mr_dev *dev, struct ib_pd *pd, u32 key)
+int mr_mr_invalidate(struct mr_dev *dev, struct ib_pd *pd, u32 key,
+		     const struct mr_qp *rqp)
 {
 	struct mr_mr *mr;
 	void *entry;
@@ -415,12 +419,13 @@ int mr_mr_invalidate(struct mr_dev *dev, struct ib_pd *pd, u32 key)
 	rcu_read_lock();
 	entry = xa_load(&dev->mr_xa, key >> 8);
 	if (xa_pointer_tag(entry) == MR_XA_MW) {
-		err = mr_mw_invalidate(dev, xa_untag_pointer(entry), pd, key);
+		err = mr_mw_invalidate(dev, xa_untag_pointer(entry), pd, key,
+				       rqp);
 		rcu_read_unlock();
 		return err;
 	}
 	rcu_read_unlock();
-	mr = mr_mr_get(dev, pd, key, NULL);
+	mr = mr_mr_get(dev, pd, key, rqp);
 	if (!mr) {
 		ibdev_dbg(&dev->ib_dev, "invalidate %#x: no valid MR with that key\n",
 			  key);

@@ -22,7 +22,8 @@ int mr_mr_map_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		 unsigned int *sg_offset);
 int mr_mr_fast_reg(struct mr_dev *dev, struct ib_pd *pd,
 		   const struct ib_reg_wr *wr);
-int mr_mr_invalidate(struct mr_dev *dev, struct ib_pd *pd, u32 key);
+int mr_mr_invalidate(struct mr_dev *dev, struct ib_pd *pd, u32 key,
+		     const struct mr_qp *rqp);
 struct mr_mr *mr_mr_get(struct mr_dev *dev, struct ib_pd *pd, u32 key,
 			const struct mr_qp *rqp);
 void mr_mr_put(struct mr_mr *mr);

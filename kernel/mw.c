@@ -20,6 +20,7 @@ struct mr_mw_key {
 	spinlock_t lock;		/* window and rkey; taken from softirq */
 	struct mr_mr __rcu *window;	/* the bound window's view, or NULL */
 	u32 rkey;			/* the bound window's key */
+	u32 qpn;			/* type 2: the QP it is bound to */
 	struct ib_pd *pd;
 	enum ib_mw_type type;
 	struct rcu_head rcu;
@@ -138,6 +139,7 @@ int mr_mw_bind(struct mr_qp *qp, const struct metaroce_local_wr *req)
 	old = rcu_dereference_protected(k->window, lockdep_is_held(&k->lock));
 	rcu_assign_pointer(k->window, view);
 	k->rkey = req->new_rkey;
+	k->qpn = qp->ibqp.qp_num;
 	spin_unlock_irqrestore(&k->lock, flags);
 	mutex_unlock(&dev->mw_lock);
 	if (old)
@@ -151,12 +153,14 @@ int mr_mw_bind(struct mr_qp *qp, const struct metaroce_local_wr *req)
  * @k: the window's key state
  * @pd: the PD of the invalidating QP
  * @key: the key to invalidate (LOCAL_INV, or a SEND with invalidate's)
+ * @rqp: for a SEND with invalidate, the QP it came to; NULL for LOCAL_INV
  *
  * Under rcu_read_lock(), any context. Type 1 windows are refused, as the
- * spec has it (o10-37.2.26). Returns 0 or -EINVAL with the reason logged.
+ * spec has it (o10-37.2.26), and a peer reaches a window only through the
+ * QP it is bound to. Returns 0 or -EINVAL with the reason logged.
  */
 int mr_mw_invalidate(struct mr_dev *dev, struct mr_mw_key *k,
-		     struct ib_pd *pd, u32 key)
+		     struct ib_pd *pd, u32 key, const struct mr_qp *rqp)
 {
 	const char *why = NULL;
 	struct mr_mr *view;
@@ -170,6 +174,8 @@ int mr_mw_invalidate(struct mr_dev *dev, struct mr_mw_key *k,
 		why = "no window bound with that key";
 	else if (k->pd != pd)
 		why = "MW of another PD";
+	else if (rqp && k->qpn != rqp->ibqp.qp_num)
+		why = "window bound to another QP";
 	else
 		RCU_INIT_POINTER(k->window, NULL);
 	spin_unlock_irqrestore(&k->lock, flags);

@@ -12,6 +12,6 @@ int mr_mw_dealloc(struct ib_mw *ibmw);
 struct mr_mr *mr_mw_window(struct mr_mw_key *k);
 int mr_mw_bind(struct mr_qp *qp, const struct metaroce_local_wr *req);
 int mr_mw_invalidate(struct mr_dev *dev, struct mr_mw_key *k,
-		     struct ib_pd *pd, u32 key);
+		     struct ib_pd *pd, u32 key, const struct mr_qp *rqp);
 
 #endif /* METAROCE_MW_H */

@@ -322,13 +322,15 @@ static u8 mr_resp_execute(struct mr_xport *x, const struct mr_rx_msg *m)
 /*
  * A SEND with invalidate landed: the fast-reg MR that its rkey names loses
  * its keys, and the receive says so. An rkey that names no such MR of the
- * QP's PD fails the receive (mr.c counts it as a refused key).
+ * QP's PD with remote rights fails the receive (mr.c counts it as a
+ * refused key).
  */
 static void mr_resp_invalidate(struct mr_xport *x, u32 rkey, struct ib_wc *wc)
 {
 	struct mr_qp *qp = x->qp;
 
-	if (mr_mr_invalidate(to_mr_dev(qp->ibqp.device), qp->ibqp.pd, rkey)) {
+	if (mr_mr_invalidate(to_mr_dev(qp->ibqp.device), qp->ibqp.pd, rkey,
+			     qp)) {
 		wc->status = IB_WC_LOC_PROT_ERR;
 		return;
 	}

@@ -312,12 +312,27 @@ static void mr_fast_reg(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, start[200], 0);
 	mr_mr_put(mr);
 
-	KUNIT_EXPECT_EQ(test, mr_mr_invalidate(f->dev, &f->other_pd, key),
-			-EINVAL);
-	KUNIT_EXPECT_EQ(test, mr_mr_invalidate(f->dev, &f->pd, key), 0);
+	KUNIT_EXPECT_EQ(test, mr_mr_invalidate(f->dev, &f->other_pd, key,
+					       NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mr_mr_invalidate(f->dev, &f->pd, key, &any_qp),
+			0);
 	KUNIT_EXPECT_NULL(test, mr_mr_get(f->dev, &f->pd, key, &any_qp));
 	KUNIT_EXPECT_NULL(test, mr_mr_get(f->dev, &f->pd, key, NULL));
-	KUNIT_EXPECT_EQ(test, mr_mr_invalidate(f->dev, &f->pd, key), -EINVAL);
+	KUNIT_EXPECT_EQ(test, mr_mr_invalidate(f->dev, &f->pd, key, NULL),
+			-EINVAL);
+
+	/* Local rights only: a peer's SEND_INV cannot name it, LOCAL_INV can. */
+	key = (key & ~0xffu) | ((key + 1) & 0xff);
+	wr.key = key;
+	wr.access = IB_ACCESS_LOCAL_WRITE;
+	KUNIT_ASSERT_EQ(test, mr_mr_fast_reg(f->dev, &f->pd, &wr), 0);
+	KUNIT_EXPECT_EQ(test, mr_mr_invalidate(f->dev, &f->pd, key, &any_qp),
+			-EINVAL);
+	mr = mr_mr_get(f->dev, &f->pd, key, NULL);
+	KUNIT_EXPECT_NOT_NULL(test, mr);
+	if (mr)
+		mr_mr_put(mr);
+	KUNIT_EXPECT_EQ(test, mr_mr_invalidate(f->dev, &f->pd, key, NULL), 0);
 	KUNIT_EXPECT_EQ(test, mr_mr_dereg(ibmr, NULL), 0);
 	mr_mr_dev_fini(f->dev);
 }

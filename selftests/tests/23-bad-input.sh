@@ -18,7 +18,7 @@ here=$(dirname "$0")
 . "$here/../lib/metaroce.sh"
 trap topo_teardown EXIT
 
-bad_cases=82
+bad_cases=84
 craft_cases=23
 drops="rx_drop_short rx_drop_version rx_drop_malformed rx_drop_no_csum rx_drop_no_qp"
 

@@ -33,7 +33,7 @@ namespace {
 
 using namespace guest;
 
-constexpr int kCases = 82;
+constexpr int kCases = 84;
 
 // A patterned buffer: a guard zone, the registered region, a guard zone.
 // The pattern depends on the position, so a shifted write shows too.
@@ -591,6 +591,40 @@ void Suite::memory_windows() {
         post_followers(p, 641);
         expect_fault(p, "MW type 2: WRITE through another QP of its PD", rc, 641,
                      IBV_WC_REM_ACCESS_ERR);
+    }
+    {
+        // A peer reaches a type 2 window only through the QP it is bound
+        // to: a SEND_WITH_INV of its key through another QP of its PD fails
+        // that receive, and the window still serves its own QP.
+        Guarded g(b.pd.get(), 4096, kBind);
+        Mw mw(ibv_alloc_mw(b.pd.get(), IBV_MW_TYPE_2));
+        RcPair owner = pair();
+        uint32_t rkey = 0;
+        const ibv_mw_bind_info win{g.mr(), g.addr() + kWinOff, kWinLen, kWinRw};
+        bind_type2(owner[1], bcq, 670, mw.get(), win, &rkey);
+        RcPair p = pair();
+        std::vector<uint8_t> in(64);
+        Mr in_mr(ibv_reg_mr(b.pd.get(), in.data(), in.size(), IBV_ACCESS_LOCAL_WRITE));
+        if (in_mr)
+            post_recv(p[1], 671, in.data(), in.size(), in_mr->lkey);
+        ibv_sge sge{reinterpret_cast<uintptr_t>(src.data()), 32, src_mr->lkey};
+        ibv_send_wr wr = send_wr(672, IBV_WR_SEND_WITH_INV, &sge);
+        wr.send_flags = IBV_SEND_SIGNALED;
+        wr.invalidate_rkey = rkey;
+        int rc = post_send_wr(p[0], wr);
+        poll_wcs(a.scq.get(), 1);
+        auto got = poll_wcs(b.rcq.get(), 1);
+        t.check(rc == 0 && got.size() == 1 && got[0].wr_id == 671 &&
+                    got[0].status != IBV_WC_SUCCESS,
+                "MW type 2: SEND_WITH_INV of its key through another QP fails the receive",
+                "rc %d, completions %s", rc, wcs_str(got).c_str());
+        rc = post_rdma(owner[0], 673, IBV_WR_RDMA_WRITE, src.data(), 64, src_mr->lkey,
+                       g.addr() + kWinOff, rkey);
+        auto w = poll_wcs(a.scq.get(), 1);
+        t.check(rc == 0 && w.size() == 1 && w[0].wr_id == 673 && w[0].status == IBV_WC_SUCCESS &&
+                    std::memcmp(g.region() + kWinOff, src.data(), 64) == 0,
+                "MW type 2: ... and the window still takes a WRITE through its own QP",
+                "rc %d, completions %s", rc, wcs_str(w).c_str());
     }
     {
         // One post_send list of BIND_MW, SEND, LOCAL_INV: the completions
