@@ -35,7 +35,7 @@ ktap_check "IPv4 RoCE v2 GID indexes (inc_s1 $gid_s1, inc_rcv $gid_rcv)" \
 
 # Both devices are visible from every namespace (the RDMA netns mode is
 # shared): the verifier runs in init_net, the attacker in p.
-if mr_debug_kernel; then secs=20 count=64; else secs=15 count=256; fi
+if mr_debug_kernel; then secs=10 count=32; else secs=15 count=256; fi
 log=$(mktemp)
 timeout -k 5 120 /usr/local/bin/mr_verify --dev-a inc_s1 --dev-b inc_rcv \
 	--gid-a "$gid_s1" --gid-b "$gid_rcv" --ops all --seconds "$secs" \
