@@ -3,8 +3,9 @@
 # MetaRoCE is for, in a few minutes. One veth pair va/vb in init_net
 # (topo_rxe_pair, as the bench), a metaroce and an rxe device on each end;
 # ib_write_bw over both, loss-free and at 1 % netem loss on both ends, side
-# by side; `metaroce qp show` and `metaroce path show` while metaroce's
-# traffic runs (its paths: source ports, RTTs, windows); a transfer with
+# by side; `metaroce qp show`, `metaroce path show` and the same QP in
+# `rdma resource show qp -dd` while metaroce's traffic runs (its paths:
+# source ports, RTTs, windows); a transfer with
 # every byte and completion checked at 1 % loss; a verdict line for each
 # comparison. Exits non-zero only if a step fails, never for a number.
 here=$(dirname "$0")
@@ -58,6 +59,7 @@ show_paths() {
 	qpn=$(busy_qpn) || { echo "(no RC QP of mrc_a in RTS found)"; return; }
 	show "$mr" qp show dev mrc_a qpn "$qpn"
 	show "$mr" path show dev mrc_a qpn "$qpn"
+	show rdma resource show qp link mrc_a/1 lqpn "$qpn" -dd
 }
 
 # write_bw TRANSPORT: Gb/s of ib_write_bw -D SECS (from the iterations it
