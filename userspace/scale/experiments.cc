@@ -976,6 +976,7 @@ int Check(const Config &base) {
         [&]() { return RunIncast(cfg, 8, false, Aqm::kRed); },
         [&]() { return RunIncast(cfg, 8, true, Aqm::kTailDrop); },
         [&]() { return RunIncast(cfg, 8, false, Aqm::kTailDrop); },
+        [&]() { return RunIncast(cfg, 32, true, Aqm::kRed); },
     };
     std::vector<std::function<EcmpResult()>> ecmps = {
         [&]() { return RunEcmp(cfg, 4, true, false); },
@@ -1001,10 +1002,17 @@ int Check(const Config &base) {
     const IncastResult *red_on = c.Run(in[3], "incast 8 RED CC on");
     if (const IncastResult *r = red_on) {
         c.Expect("incast 8, RED, CC on: Jain >= 0.9", r->jain >= 0.9, Fmt("%.3f", r->jain));
-        // Counted from the start: the first shares come 4 RTTs in.
-        c.Expect("incast 8, RED, CC on: rates settle within 16 RTTs",
-                 r->settle.rate_rtts >= 0 && r->settle.rate_rtts <= 16,
+        // Counted from the start: the first hints come a round trip in,
+        // and 8 first flights of 2 packets fit the port's round trip.
+        c.Expect("incast 8, RED, CC on: hints settle within 4 RTTs",
+                 r->settle.hint_rtts >= 0 && r->settle.hint_rtts <= 4,
+                 FmtSettle(r->settle.hint_rtts) + " RTTs");
+        c.Expect("incast 8, RED, CC on: rates settle within 6 RTTs",
+                 r->settle.rate_rtts >= 0 && r->settle.rate_rtts <= 6,
                  FmtSettle(r->settle.rate_rtts) + " RTTs");
+        c.Expect("incast 8, RED, CC on: the start queues at most a quarter of the buffer",
+                 r->peak_queue <= static_cast<double>(cfg.buffer_bytes) / 4,
+                 FormatBytes(r->peak_queue));
         c.Expect("incast 8, RED, CC on: goodput >= 0.85 of the port", r->goodput >= 0.85,
                  Fmt("%.3f", r->goodput));
         c.Expect("incast 8, RED, CC on: <= 1 % of packets dropped", drop_pct(*r) <= 1.0,
@@ -1032,6 +1040,16 @@ int Check(const Config &base) {
         c.Expect("incast 8, tail drop: CC on drops less than a fifth of CC off's",
                  5 * td_on->drops < td_off->drops,
                  std::to_string(td_on->drops) + " vs " + std::to_string(td_off->drops));
+    // 32 first flights overfilled the port with 16-packet initial windows.
+    if (const IncastResult *r = c.Run(in[7], "incast 32 RED CC on")) {
+        c.Expect("incast 32, RED, CC on: nothing dropped", r->drops == 0, FmtCount(r->drops, 0));
+        c.Expect("incast 32, RED, CC on: hints settle within 16 RTTs",
+                 r->settle.hint_rtts >= 0 && r->settle.hint_rtts <= 16,
+                 FmtSettle(r->settle.hint_rtts) + " RTTs");
+        c.Expect("incast 32, RED, CC on: Jain >= 0.9, goodput >= 0.9 of the port",
+                 r->jain >= 0.9 && r->goodput >= 0.9,
+                 Fmt("%.3f", r->jain) + ", " + Fmt("%.3f", r->goodput));
+    }
     if (const EcmpResult *r = c.Run(ec[0], "ecmp 4")) {
         c.Expect("ecmp 4 links, CC on: goodput >= 0.8 of the links' sum", r->goodput >= 0.8,
                  Fmt("%.3f", r->goodput));
