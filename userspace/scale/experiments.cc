@@ -400,7 +400,10 @@ IncastResult RunIncast(const Config &cfg, uint32_t n, bool cc, Aqm aqm) {
         first = last;
     r.settle.hint_rtts = sampler.SettleRtts(sampler.err_hint, 0, first);
     r.settle.rate_rtts = sampler.SettleRtts(sampler.err_rate, 0, first);
-    r.settle.delivered_rtts = sampler.SettleRtts(sampler.err_delivered, 0, first);
+    // The delivered rate is judged until a window before the first
+    // completion: in its last window a sender runs out of data to send.
+    r.settle.delivered_rtts = sampler.SettleRtts(
+        sampler.err_delivered, 0, first - static_cast<double>(window) * static_cast<double>(tick));
     double span;
     std::vector<double> got = sampler.PayloadBetween(first / 2, first, &span);
     r.jain = got.empty() ? kNaN : Jain(got);
