@@ -68,7 +68,7 @@ void mr_cc_params_default(struct mr_cc_params *prm)
 		.loss = 1,
 		.g_shift = 4,
 		.init_path_window = 16,
-		.init_conn_window = 16,
+		.init_conn_window = 2,
 		.max_path_window = 64,
 		.max_conn_window = 256,
 		.min_window = MR_CC_ONE / 64,
@@ -124,6 +124,13 @@ static u32 mr_cc_clamp_win(const struct mr_cc_params *prm, u64 cwnd,
 
 	return (u32)(cwnd < prm->min_window ? prm->min_window :
 		     cwnd > max ? max : cwnd);
+}
+
+static u64 mr_cc_conn_base(const struct mr_cc_conn *c)
+{
+	if (!c->base_prev)
+		return c->base_cur;
+	return mr_cc_min(c->base_cur, c->base_prev);
 }
 
 /*
@@ -285,15 +292,15 @@ u64 mr_cc_path_target(const struct mr_cc_params *prm,
  * the previous one: a lucky sample ages out after two windows, and a route
  * that got longer shows within that time.
  */
-static void mr_cc_base_sample(const struct mr_cc_params *prm,
-			      struct mr_cc_path *p, u64 rtt, u64 now)
+static void mr_cc_base_sample(const struct mr_cc_params *prm, u64 *cur,
+			      u64 *prev, u64 *start, u64 rtt, u64 now)
 {
-	if (!p->base_cur || now - p->base_start >= prm->base_window_ns) {
-		p->base_prev = p->base_cur;
-		p->base_cur = rtt;
-		p->base_start = now;
-	} else if (rtt < p->base_cur) {
-		p->base_cur = rtt;
+	if (!*cur || now - *start >= prm->base_window_ns) {
+		*prev = *cur;
+		*cur = rtt;
+		*start = now;
+	} else if (rtt < *cur) {
+		*cur = rtt;
 	}
 }
 
@@ -316,10 +323,10 @@ static u32 mr_cc_new_marks(struct mr_cc_path *p, u32 count)
 	return 0;
 }
 
-/* The window, in packets fixed point, that carries @hint over one SRTT. */
 /*
  * The window the hint fills in one round trip, + 25 %. The round trip is
- * pacing's (the SRTT, at most twice the base RTT), not the SRTT alone: a
+ * pacing's (the SRTT, at most twice the connection's base RTT), not the
+ * SRTT alone: a
  * queue the first flight built makes the SRTT long, and a window sized to
  * it would keep the queue for good, the hint's rate filling it exactly.
  */
@@ -332,12 +339,11 @@ static u64 mr_cc_hint_window(const struct mr_cc_conn *c, u32 hint)
 }
 
 /*
- * The first hint sizes the connection's window (both ways: a bounded
- * initial window is raised to what the receiver grants, and capped to
+ * The first hint sizes the connection's window (both ways: the small
+ * initial window is raised to what the receiver grants, or capped to
  * it), and the marks and losses of the packets sent before it do not
- * count; a hint that grows by 1/8 or more raises the window to the new
- * one. Hints that shrink leave the window alone: pacing follows them at
- * once.
+ * count. Every later hint caps the window at what it fills, and one that
+ * grows by 1/8 or more raises the window to that.
  */
 static void mr_cc_hint(const struct mr_cc_params *prm, struct mr_cc_conn *c,
 		       u32 hint, u64 sent_order)
@@ -346,10 +352,20 @@ static void mr_cc_hint(const struct mr_cc_params *prm, struct mr_cc_conn *c,
 
 	if (hint != c->hint_kbps)
 		c->hint_q24 = hint ? mr_cc_div64(MR_CC_NS_KBPS << 24, hint) : 0;
-	if (hint && c->pace_rtt &&
-	    (!c->hinted ||
-	     hint > (u64)c->hint_kbps + (c->hint_kbps >> 3))) {
-		w = mr_cc_hint_window(c, hint);
+	if (!hint || !c->pace_rtt) {
+		c->hint_kbps = hint;
+		return;
+	}
+	w = mr_cc_hint_window(c, hint);
+	/*
+	 * At once, not only the pacing: the first ACKs of an incast grant
+	 * the early senders more than their share, and a window those
+	 * raised would keep the queue they built, the paced rate refilling
+	 * it as fast as it drains.
+	 */
+	if (c->hinted && w < c->w.cwnd)
+		c->w.cwnd = mr_cc_clamp_win(prm, w, prm->max_conn_window);
+	if (!c->hinted || hint > (u64)c->hint_kbps + (c->hint_kbps >> 3)) {
 		if (!c->hinted || w > c->w.cwnd)
 			c->w.cwnd = mr_cc_clamp_win(prm, w,
 						    prm->max_conn_window);
@@ -513,7 +529,10 @@ enum mr_cc_verdict mr_cc_ack(const struct mr_cc_params *prm,
 	if (a->srtt_ns)
 		p->srtt = mr_cc_min(a->srtt_ns, MR_CC_RTT_MAX_NS);
 	if (rtt) {
-		mr_cc_base_sample(prm, p, rtt, a->now_ns);
+		mr_cc_base_sample(prm, &p->base_cur, &p->base_prev,
+				  &p->base_start, rtt, a->now_ns);
+		mr_cc_base_sample(prm, &c->base_cur, &c->base_prev,
+				  &c->base_start, rtt, a->now_ns);
 		c->srtt = c->srtt ? c->srtt - (c->srtt >> 3) + (rtt >> 3) : rtt;
 	}
 	/*
@@ -524,8 +543,8 @@ enum mr_cc_verdict mr_cc_ack(const struct mr_cc_params *prm,
 	 * pacing at that SRTT would slow every later burst.
 	 */
 	c->pace_rtt = c->srtt;
-	if (mr_cc_base(p))
-		c->pace_rtt = mr_cc_min(c->srtt, 2 * mr_cc_base(p));
+	if (mr_cc_conn_base(c))
+		c->pace_rtt = mr_cc_min(c->srtt, 2 * mr_cc_conn_base(c));
 	mr_cc_hint(prm, c, a->hint_kbps, a->sent_order);
 	if (a->acked_order > c->acked_high)
 		c->acked_high = a->acked_order;

@@ -27,6 +27,11 @@
  * of at most MR_CC_BURST packets. It paces only when one of them limits:
  * with its windows at their maximum and no smaller hint, it does not.
  *
+ * Start: a new connection sends a small initial window (2 packets: N
+ * senders put N of them into the receiver's port before any hint comes
+ * back); the first hint sets the window to what the hint fills in a round
+ * trip, and every later one caps it there.
+ *
  * Receiver: mr_cc_share() computes the max-min fair share of its ingress
  * capacity among its active senders, aware of their demand; it returns it
  * to each sender in every ACK as a rate hint (kbit/s).
@@ -121,6 +126,15 @@ struct mr_cc_conn {
 	u32 mtu;		/* bytes of a full packet, as pacing counts them */
 	u64 srtt;		/* smoothed RTT over all paths' samples, ns */
 	u64 pace_rtt;		/* the RTT pacing spreads a window over, ns */
+	/*
+	 * The connection's base RTT: the minimum over all its paths'
+	 * samples, aged as a path's. Most paths of a new connection take
+	 * their first samples in the queue its first flight built; one that
+	 * got through early knows the fabric's.
+	 */
+	u64 base_cur;
+	u64 base_prev;
+	u64 base_start;
 	u8 hinted;		/* the first hint has sized the window */
 	/* Send order up to which packets went before the first hint. */
 	u64 grace_until;	/* their marks and losses do not count */

@@ -478,8 +478,11 @@ void MrSender::Dump() const {
 }
 
 double MrSender::RateBps() const {
-    // Windows over the SRTT (Little's law), and with congestion control
-    // also the receiver's hint, whichever is slower.
+    // What the sender's gates let it send at (Push(), Take()): the packets
+    // its windows let be in flight, whole packets as mr_cc_conn_window()
+    // and mr_cc_path_window() give them, over its SRTT (Little's law); with
+    // congestion control also the pacer's rate, the larger of the window's
+    // gap and the hint's, whichever is slowest.
     const mr_cc_params &prm = params_.cc;
     double srtt = static_cast<double>(cc_.srtt);
     if (!srtt) {
@@ -493,17 +496,15 @@ double MrSender::RateBps() const {
             return 0;
         srtt = static_cast<double>(sum) / static_cast<double>(n);
     }
-    double window;
-    if (prm.enabled) {
-        window = std::min(cc_.w.cwnd, cc_.paths_cwnd) / static_cast<double>(MR_CC_ONE);
-    } else {
-        uint32_t paths = 0;
-        for (uint32_t i = 0; i < ps_.count; i++)
-            paths += ps_.path[i].state == MR_PATH_ACTIVE ? ps_.path[i].window : 0;
-        window = std::min(paths, mr_cc_conn_window(&prm, &cc_));
-    }
-    double rate = window * pkt_bytes_ * 8 * 1e9 / srtt;
-    if (prm.enabled && cc_.hint_kbps)
+    uint32_t paths = 0;
+    for (uint32_t i = 0; i < ps_.count; i++)
+        paths += ps_.path[i].state == MR_PATH_ACTIVE ? ps_.path[i].window : 0;
+    const double window = std::min(paths, mr_cc_conn_window(&prm, &cc_));
+    const double bits = static_cast<double>(pkt_bytes_) * 8;
+    double rate = window * bits * 1e9 / srtt;
+    if (prm.enabled && cc_.gap_ns)
+        rate = std::min(rate, bits * 1e9 / static_cast<double>(cc_.gap_ns));
+    if (prm.enabled && cc_.hint_limits && cc_.hint_kbps)
         rate = std::min(rate, static_cast<double>(mr_cc_hint_to_bps(cc_.hint_kbps)));
     return rate;
 }

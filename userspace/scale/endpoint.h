@@ -93,7 +93,8 @@ public:
     const mr_paths &Paths() const { return ps_; }
     const mr_cc_conn &Cc() const { return cc_; }
     // The rate congestion control lets the connection send at, bit/s of UDP
-    // payload: its windows over its SRTT, and its hint if that is slower.
+    // payload: the packets its windows let be in flight over its SRTT, and
+    // its pacing rate (window gap, hint) if that is slower.
     double RateBps() const;
     // Debugging: the transport's state, to stderr.
     void Dump() const;

@@ -128,7 +128,7 @@ public:
     }
 
     // One entry per tick.
-    std::vector<double> time_ns, err_rate, err_delivered, queue_bytes;
+    std::vector<double> time_ns, err_hint, err_rate, err_delivered, queue_bytes;
     std::vector<uint64_t> payload; // all senders' new payload so far
     // Per-sender payload at checkpoints.
     std::vector<double> cp_time;
@@ -191,10 +191,14 @@ private:
             active += s->Started() && !s->Done();
         const double fair = active ? capacity_ / active : kNaN;
 
-        double err_rate = active ? 0 : kNaN;
+        double err_rate = active ? 0 : kNaN, err_hint = err_rate;
         for (const auto &s : senders_)
-            if (s->Started() && !s->Done())
+            if (s->Started() && !s->Done()) {
                 err_rate = std::max(err_rate, std::fabs(s->RateBps() / fair - 1));
+                // No hint yet counts as far off.
+                const double hint = static_cast<double>(mr_cc_hint_to_bps(s->Cc().hint_kbps));
+                err_hint = std::max(err_hint, hint > 0 ? std::fabs(hint / fair - 1) : 1.0);
+            }
 
         // The delivered rate over the last window, of senders that sent
         // through all of it.
@@ -216,6 +220,7 @@ private:
         }
         time_ns.push_back(now);
         this->err_rate.push_back(err_rate);
+        this->err_hint.push_back(err_hint);
         if (trace_) {
             std::fprintf(trace_, "%.0f %u", now, active);
             for (size_t i = 0; i < senders_.size(); i++) {
@@ -393,8 +398,12 @@ IncastResult RunIncast(const Config &cfg, uint32_t n, bool cc, Aqm aqm) {
     }
     if (first == std::numeric_limits<double>::max())
         first = last;
+    r.settle.hint_rtts = sampler.SettleRtts(sampler.err_hint, 0, first);
     r.settle.rate_rtts = sampler.SettleRtts(sampler.err_rate, 0, first);
-    r.settle.delivered_rtts = sampler.SettleRtts(sampler.err_delivered, 0, first);
+    // The delivered rate is judged until a window before the first
+    // completion: in its last window a sender runs out of data to send.
+    r.settle.delivered_rtts = sampler.SettleRtts(
+        sampler.err_delivered, 0, first - static_cast<double>(window) * static_cast<double>(tick));
     double span;
     std::vector<double> got = sampler.PayloadBetween(first / 2, first, &span);
     r.jain = got.empty() ? kNaN : Jain(got);
@@ -605,10 +614,13 @@ JoinLeaveResult RunJoinLeave(const Config &cfg, uint32_t base, uint32_t extra, b
     const double end = static_cast<double>(Simulator::Now().GetNanoSeconds());
     if (t_left < 0)
         t_left = end;
+    r.before.hint_rtts = sampler.SettleRtts(sampler.err_hint, 0, t_join);
     r.before.rate_rtts = sampler.SettleRtts(sampler.err_rate, 0, t_join);
     r.before.delivered_rtts = sampler.SettleRtts(sampler.err_delivered, 0, t_join);
+    r.join.hint_rtts = sampler.SettleRtts(sampler.err_hint, t_join, 2.0 * phase);
     r.join.rate_rtts = sampler.SettleRtts(sampler.err_rate, t_join, 2.0 * phase);
     r.join.delivered_rtts = sampler.SettleRtts(sampler.err_delivered, t_join, 2.0 * phase);
+    r.leave.hint_rtts = sampler.SettleRtts(sampler.err_hint, t_left, end);
     r.leave.rate_rtts = sampler.SettleRtts(sampler.err_rate, t_left, end);
     r.leave.delivered_rtts = sampler.SettleRtts(sampler.err_delivered, t_left, end);
     double span;
@@ -765,9 +777,9 @@ std::vector<std::optional<IncastResult>> IncastRuns(const Config &cfg,
 }
 
 void PrintIncast(const std::vector<std::optional<IncastResult>> &rows) {
-    PrintHeader({"senders", "port", "CC", "rate settles (RTTs)", "delivery settles (RTTs)", "Jain",
-                 "goodput / port", "peak queue", "mean queue", "drops", "CE marks", "resends",
-                 "RTOs / deferred", "last done / ideal"});
+    PrintHeader({"senders", "port", "CC", "hint settles (RTTs)", "rate settles (RTTs)",
+                 "delivery settles (RTTs)", "Jain", "goodput / port", "peak queue", "mean queue",
+                 "drops", "CE marks", "resends", "RTOs / deferred", "last done / ideal"});
     for (const auto &o : rows) {
         if (!o) {
             PrintRow({"run failed"});
@@ -776,6 +788,7 @@ void PrintIncast(const std::vector<std::optional<IncastResult>> &rows) {
         const IncastResult &r = *o;
         std::string failed = r.failed ? " (" + std::to_string(r.failed) + " gave up)" : "";
         PrintRow({std::to_string(r.senders), AqmName(r.aqm), r.cc ? "on" : "off",
+                  r.cc ? FmtSettle(r.settle.hint_rtts) : "—",
                   r.cc ? FmtSettle(r.settle.rate_rtts) : "—",
                   FmtSettle(r.settle.delivered_rtts) + " (" + Fmt("%.0f", r.window_rtts) + ")",
                   Fmt("%.3f", r.jain), Fmt("%.3f", r.goodput), FormatBytes(r.peak_queue),
@@ -830,9 +843,10 @@ void IncastTable(const Config &cfg) {
     std::printf("### Incast: N senders -> 1 receiver through one switch port\n\n");
     PrintSetup(cfg);
     std::printf("Base RTT %.2f us. Each sender writes max(%s / N, %s). \"Settles\": RTTs until "
-                "every sender stays within %.0f %% of its fair share; the delivered rate is "
-                "measured over the window in brackets (RTTs). Steady state: the second half of "
-                "the time until the first sender completes.\n\n",
+                "every sender stays within %.0f %% of its fair share: the hint it holds, the "
+                "rate its windows and pacer allow, and the delivered rate, measured over the "
+                "window in brackets (RTTs). Steady state: the second half of the time until the "
+                "first sender completes.\n\n",
                 rtt / 1e3, FormatBytes(static_cast<double>(cfg.incast_total_bytes)).c_str(),
                 FormatBytes(static_cast<double>(cfg.incast_min_bytes)).c_str(),
                 cfg.tolerance * 100);
@@ -904,8 +918,9 @@ void JoinLeaveTable(const Config &cfg) {
                 "RTTs) and leave one phase later (the event is their last completion). Port: "
                 "%s. \"Settles\" as in the incast table, judged until the next event.\n\n",
                 AqmName(cfg.aqm.empty() ? Aqm::kRed : cfg.aqm.front()));
-    PrintHeader({"senders", "CC", "at start: rate / delivered (RTTs)", "join: rate / delivered",
-                 "Jain joined", "leave: rate / delivered", "Jain after", "drops"});
+    PrintHeader({"senders", "CC", "at start: hint / rate / delivered (RTTs)",
+                 "join: hint / rate / delivered", "Jain joined", "leave: hint / rate / delivered",
+                 "Jain after", "drops"});
     for (const auto &o : rows) {
         if (!o) {
             PrintRow({"run failed"});
@@ -913,8 +928,9 @@ void JoinLeaveTable(const Config &cfg) {
         }
         const JoinLeaveResult &r = *o;
         auto both = [&](const Settle &s) {
-            return (r.cc ? FmtSettle(s.rate_rtts) : std::string("—")) + " / " +
-                   FmtSettle(s.delivered_rtts);
+            return (r.cc ? FmtSettle(s.hint_rtts) + " / " + FmtSettle(s.rate_rtts)
+                         : std::string("— / —")) +
+                   " / " + FmtSettle(s.delivered_rtts);
         };
         PrintRow({std::to_string(r.base) + " + " + std::to_string(r.extra), r.cc ? "on" : "off",
                   both(r.before), both(r.join), Fmt("%.3f", r.jain_joined), both(r.leave),
@@ -963,6 +979,7 @@ int Check(const Config &base) {
         [&]() { return RunIncast(cfg, 8, false, Aqm::kRed); },
         [&]() { return RunIncast(cfg, 8, true, Aqm::kTailDrop); },
         [&]() { return RunIncast(cfg, 8, false, Aqm::kTailDrop); },
+        [&]() { return RunIncast(cfg, 32, true, Aqm::kRed); },
     };
     std::vector<std::function<EcmpResult()>> ecmps = {
         [&]() { return RunEcmp(cfg, 4, true, false); },
@@ -988,10 +1005,17 @@ int Check(const Config &base) {
     const IncastResult *red_on = c.Run(in[3], "incast 8 RED CC on");
     if (const IncastResult *r = red_on) {
         c.Expect("incast 8, RED, CC on: Jain >= 0.9", r->jain >= 0.9, Fmt("%.3f", r->jain));
-        // Counted from the start: the first shares come 4 RTTs in.
-        c.Expect("incast 8, RED, CC on: rates settle within 16 RTTs",
-                 r->settle.rate_rtts >= 0 && r->settle.rate_rtts <= 16,
+        // Counted from the start: the first hints come a round trip in,
+        // and 8 first flights of 2 packets fit the port's round trip.
+        c.Expect("incast 8, RED, CC on: hints settle within 4 RTTs",
+                 r->settle.hint_rtts >= 0 && r->settle.hint_rtts <= 4,
+                 FmtSettle(r->settle.hint_rtts) + " RTTs");
+        c.Expect("incast 8, RED, CC on: rates settle within 6 RTTs",
+                 r->settle.rate_rtts >= 0 && r->settle.rate_rtts <= 6,
                  FmtSettle(r->settle.rate_rtts) + " RTTs");
+        c.Expect("incast 8, RED, CC on: the start queues at most a quarter of the buffer",
+                 r->peak_queue <= static_cast<double>(cfg.buffer_bytes) / 4,
+                 FormatBytes(r->peak_queue));
         c.Expect("incast 8, RED, CC on: goodput >= 0.85 of the port", r->goodput >= 0.85,
                  Fmt("%.3f", r->goodput));
         c.Expect("incast 8, RED, CC on: <= 1 % of packets dropped", drop_pct(*r) <= 1.0,
@@ -1019,6 +1043,16 @@ int Check(const Config &base) {
         c.Expect("incast 8, tail drop: CC on drops less than a fifth of CC off's",
                  5 * td_on->drops < td_off->drops,
                  std::to_string(td_on->drops) + " vs " + std::to_string(td_off->drops));
+    // 32 first flights overfilled the port with 16-packet initial windows.
+    if (const IncastResult *r = c.Run(in[7], "incast 32 RED CC on")) {
+        c.Expect("incast 32, RED, CC on: nothing dropped", r->drops == 0, FmtCount(r->drops, 0));
+        c.Expect("incast 32, RED, CC on: hints settle within 16 RTTs",
+                 r->settle.hint_rtts >= 0 && r->settle.hint_rtts <= 16,
+                 FmtSettle(r->settle.hint_rtts) + " RTTs");
+        c.Expect("incast 32, RED, CC on: Jain >= 0.9, goodput >= 0.9 of the port",
+                 r->jain >= 0.9 && r->goodput >= 0.9,
+                 Fmt("%.3f", r->jain) + ", " + Fmt("%.3f", r->goodput));
+    }
     if (const EcmpResult *r = c.Run(ec[0], "ecmp 4")) {
         c.Expect("ecmp 4 links, CC on: goodput >= 0.8 of the links' sum", r->goodput >= 0.8,
                  Fmt("%.3f", r->goodput));

@@ -17,6 +17,7 @@ namespace mrscale {
 // A settling time: RTTs from an event until every sender's rate stays
 // within the tolerance of its fair share; negative: it never did.
 struct Settle {
+    double hint_rtts = -1;      // of the receiver's hint each sender holds
     double rate_rtts = -1;      // of the rate congestion control sets
     double delivered_rtts = -1; // of the rate the receiver sees, over a window
 };

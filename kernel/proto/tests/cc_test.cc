@@ -111,7 +111,7 @@ TEST(CcParams, DefaultsAndChecks)
 	mr_cc_params_default(&prm);
 	EXPECT_EQ(mr_cc_params_check(&prm), 0);
 	EXPECT_EQ(prm.init_path_window, 16u);
-	EXPECT_EQ(prm.init_conn_window, 16u);
+	EXPECT_EQ(prm.init_conn_window, 2u);
 	EXPECT_EQ(prm.max_path_window, 64u);
 	EXPECT_EQ(prm.max_conn_window, 256u);
 	EXPECT_EQ(prm.g_shift, 4);
@@ -167,7 +167,9 @@ TEST(CcInit, WindowsAndCcOff)
 	Conn x(16);
 
 	EXPECT_EQ(mr_cc_path_window(&x.prm, &x.p[0]), 16u);
-	EXPECT_EQ(mr_cc_conn_window(&x.prm, &x.c), 16u);
+	// A new connection's first flight is small: N of them into one port
+	// must not overfill it before the receiver's first hint.
+	EXPECT_EQ(mr_cc_conn_window(&x.prm, &x.c), 2u);
 	EXPECT_EQ(x.c.npaths, 16u);
 	EXPECT_EQ(x.c.paths_cwnd, 16u * 16 * MR_CC_ONE);
 	EXPECT_EQ(x.p[3].w.alpha, MR_CC_ALPHA_ONE);
@@ -227,7 +229,10 @@ TEST(CcAlpha, EwmaPerRound)
 // same round trip do nothing until a packet sent after it is acknowledged.
 TEST(CcDecrease, OncePerRound)
 {
-	Conn x(2, 4096, [](mr_cc_params &prm) { prm.delay = 0; });
+	Conn x(2, 4096, [](mr_cc_params &prm) {
+		prm.delay = 0;
+		prm.init_conn_window = 16;
+	});
 	uint64_t first = x.Send(16);
 
 	// alpha starts at 1: the first mark halves both windows.
@@ -593,7 +598,7 @@ TEST(CcPace, NoPacingWhenNothingLimits)
 TEST(CcHint, FirstHintSizesTheWindow)
 {
 	// 100 Mbit/s * 100 us / 1000 bytes = 1.25 packets, +25 %: 1.5625.
-	Conn x(16, 1000);
+	Conn x(16, 1000, [](mr_cc_params &prm) { prm.init_conn_window = 16; });
 	uint64_t first = x.Send(32);
 
 	EXPECT_EQ(mr_cc_conn_window(&x.prm, &x.c), 16u);
@@ -604,11 +609,12 @@ TEST(CcHint, FirstHintSizesTheWindow)
 	EXPECT_EQ(x.c.hinted, 1);
 	EXPECT_NEAR(Pkts(x.c.w.cwnd), 1.5625, 0.01);
 	EXPECT_EQ(mr_cc_conn_window(&x.prm, &x.c), 2u);
-	// A smaller hint leaves the window (pacing follows the hint).
+	// A smaller hint cuts the window at once to what it fills (and
+	// pacing follows it): half the rate, half the window.
 	uint32_t w = x.c.w.cwnd;
 
 	x.Ack(0, 0, 0, 0, 0, 0, 0, 50000);
-	EXPECT_EQ(x.c.w.cwnd, w);
+	EXPECT_NEAR(x.c.w.cwnd, w / 2.0, 1);
 	// A larger one (by 1/8 or more) raises it to the new BDP: 400 Mbit/s
 	// over the SRTT (100 us): 5 packets, +25 %.
 	x.Ack(0, 0, 0, 0, 0, 0, 0, 400000);
@@ -618,8 +624,11 @@ TEST(CcHint, FirstHintSizesTheWindow)
 	x.Ack(0, 0, 0, 0, 0, 0, 0, 440000);
 	EXPECT_EQ(x.c.w.cwnd, w);
 
-	// 10 Gbit/s * 1 ms / 4 KiB = 305 packets: raised, to the maximum.
+	// 10 Gbit/s * 1 ms / 4 KiB = 305 packets: raised from the default
+	// initial window (2), to the maximum.
 	Conn big(16, 4096);
+
+	EXPECT_EQ(mr_cc_conn_window(&big.prm, &big.c), 2u);
 
 	first = big.Send(32);
 	big.Ack(0, 4, first + 3, 0, 0, 1 * kMs, 0, 10000000);
@@ -631,6 +640,70 @@ TEST(CcHint, FirstHintSizesTheWindow)
 	tiny.Ack(0, 4, first + 3, 0, 0, 100 * kUs, 0, 1);
 	EXPECT_EQ(tiny.c.w.cwnd, tiny.prm.min_window);
 	EXPECT_EQ(mr_cc_conn_window(&tiny.prm, &tiny.c), 1u);
+}
+
+// The start of an incast: the receiver's first ACK grants the whole
+// capacity (it has seen this sender only), the next one 1/32 of it. Each
+// hint caps the window at once, not only the pacing, so that a window an
+// early, generous hint raised does not keep a queue; growth stops there;
+// a larger hint raises it again.
+TEST(CcHint, EveryHintCapsTheWindow)
+{
+	const uint32_t cap = 10000000; // 10 Gbit/s
+	// 10 Gbit/s * 10 us / 4 KiB = 3.05 packets, +25 %.
+	const double full = 1e10 * 10e-6 / 8 / 4096 * 1.25;
+	Conn x(16, 4096);
+	uint64_t first = x.Send(2);
+
+	x.Ack(0, 1, first, 0, 0, 10 * kUs, 0, cap);
+	EXPECT_NEAR(Pkts(x.c.w.cwnd), full, 0.01);
+	EXPECT_EQ(mr_cc_conn_window(&x.prm, &x.c), 4u);
+	x.Ack(1, 1, first + 1, 0, 0, 10 * kUs, 0, cap / 32);
+	EXPECT_NEAR(Pkts(x.c.w.cwnd), full / 32, 0.01);
+	EXPECT_EQ(mr_cc_conn_window(&x.prm, &x.c), 1u);
+	EXPECT_EQ(x.c.hint_limits, 1);
+	// Unmarked ACKs at the hint do not grow it past what the hint fills.
+	for (int i = 0; i < 50; i++) {
+		first = x.Send(1);
+		x.Ack(i % 16, 1, first, 0, 0, 10 * kUs, 0, cap / 32);
+		ASSERT_LE(Pkts(x.c.w.cwnd), full / 32 + 0.01) << i;
+	}
+	// A hint twice as large raises it to twice the window.
+	x.Ack(0, 0, 0, 0, 0, 0, 0, cap / 16);
+	EXPECT_NEAR(Pkts(x.c.w.cwnd), full / 16, 0.01);
+	// CC off: no hint moves the window.
+	Conn off(1, 4096, [](mr_cc_params &prm) { prm.enabled = 0; });
+
+	first = off.Send(2);
+	off.Ack(0, 1, first, 0, 0, 10 * kUs, 0, cap / 32);
+	EXPECT_EQ(mr_cc_conn_window(&off.prm, &off.c), 256u);
+}
+
+// Pacing's RTT is the SRTT but at most twice the connection's base RTT,
+// the lowest sample of any of its paths: a path whose first samples
+// waited in a queue does not make the connection take that queue for
+// the fabric. Each path keeps its own base for its delay target.
+TEST(CcBase, ConnectionBaseIsTheLowestOfItsPaths)
+{
+	Conn x(2, 4096);
+	uint64_t first = x.Send(1);
+
+	x.Ack(1, 1, first, 0, 0, 10 * kUs);
+	EXPECT_EQ(x.c.pace_rtt, 10 * kUs);
+	for (int i = 0; i < 30; i++) {
+		first = x.Send(1);
+		x.Ack(0, 1, first, 0, 0, 50 * kUs);
+	}
+	EXPECT_GT(x.c.srtt, 45 * kUs);
+	EXPECT_EQ(x.p[0].base_cur, 50 * kUs);
+	EXPECT_EQ(x.p[1].base_cur, 10 * kUs);
+	EXPECT_EQ(x.c.base_cur, 10 * kUs);
+	EXPECT_EQ(x.c.pace_rtt, 20 * kUs);
+	EXPECT_GE(mr_cc_path_target(&x.prm, &x.p[0]),
+		  50 * kUs + x.prm.target_floor_ns);
+	// The hint's window is sized over that RTT: 1 Gbit/s * 20 us.
+	x.Ack(0, 0, 0, 0, 0, 0, 0, 1000000);
+	EXPECT_NEAR(Pkts(x.c.w.cwnd), 1e9 * 20e-6 / 8 / 4096 * 1.25, 0.01);
 }
 
 TEST(CcHint, Encoding)
