@@ -20,7 +20,8 @@ restore() {
 }
 trap restore EXIT
 
-ktap_plan 13
+# The pacing check is the stock kernel's (see below).
+if mr_debug_kernel; then ktap_plan 13; else ktap_plan 14; fi
 
 ktap_run "two hosts with mrc0 (h1) and mrc1 (h2)" mr_two_hosts 1500
 gid1=$(topo_gid_index mrc0 "$TOPO_H1_IP")
@@ -66,8 +67,14 @@ start=$(date +%s.%N)
 perf_case ib_write_bw 65536 "$iters"
 secs=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { print e - s }')
 hl1=$(mr_stat mrc0 cc_hint_limited) pc1=$(mr_stat mrc0 cc_paced)
-ktap_diag "cc_hint_limited $hl0 -> $hl1"
-ktap_check "the sender paced its packets to the hint (cc_paced $pc0 -> $pc1)" "$pc1" -gt "$pc0"
+ktap_check "the receiver's hint limited the sender (cc_hint_limited $hl0 -> $hl1)" "$hl1" -gt "$hl0"
+# The hint caps the window (hint x RTT) and the pacer: the debug guest,
+# far below 20 Mbit/s, meets the window first and need not be paced.
+if mr_debug_kernel; then
+	ktap_diag "cc_paced $pc0 -> $pc1 (not checked on the debug kernel)"
+else
+	ktap_check "the sender paced its packets to the hint (cc_paced $pc0 -> $pc1)" "$pc1" -gt "$pc0"
+fi
 # The hint is an upper bound: the run cannot be faster than 1.5x of it.
 min=$(awk -v n="$iters" 'BEGIN { printf "%.2f", n * 65536 * 8 / (1.5 * 20e6) }')
 ktap_diag "$iters x 64 KiB in $secs s (at least $min s at 1.5x the hint)"

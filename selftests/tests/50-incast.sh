@@ -14,12 +14,12 @@
 # With congestion control on (cc=1) and the receiver's ingress capacity
 # set to its port's rate (ingress_mbps): every message right byte for byte,
 # all complete; under RED goodput >= 0.85 of the port with <= 1 % dropped,
-# under tail drop >= 0.7; Jain >= 0.9; ECMP >= 2x one TCP stream. Still
-# KTAP TODO: the probe's p99 within 5 ms of idle (the senders keep 10-30 ms
-# queued) and ECMP at >= 0.75 of the four links (0.76-0.85 measured: too
-# close to assert on a shared host), not reached; <= 5 % dropped under tail
-# drop and a joining sender's share, and a leaver's, taken up within 1 s,
-# reached in most runs but not all.
+# under tail drop >= 0.7 with <= 5 % dropped; Jain >= 0.9; ECMP >= 2x one
+# TCP stream. Still KTAP TODO, as not reached in every run before the
+# 2-packet initial window (reached in the runs since, too few to rely on):
+# the probe's p99 within 5 ms of idle, ECMP at >= 0.75 of the four links
+# (0.76-0.88 measured), a joining sender's share and a leaver's taken up
+# within 1 s.
 # timeout: 900
 # kernels: stock
 here=$(dirname "$0")
@@ -31,8 +31,7 @@ trap 'incast_set_cc 1; incast_set_ingress 0; incast_teardown' EXIT
 
 N=8 RATE=20mbit LIMIT=64kb SECS=10
 LINK_RATE=10mbit LINK_LIMIT=32kb
-TODO="congestion control: not reached in the guest yet"
-FLAKY="congestion control: not reliably reached in the guest yet"
+TODO="congestion control: not reliably reached in the guest yet"
 INCAST_DRAIN=30
 
 ktap_plan 25
@@ -76,11 +75,7 @@ for aqm in red taildrop; do
 	ktap_check "$aqm: goodput >= $util_min of the port (${INC[util]})" \
 		"$(awk -v u="${INC[util]:-0}" -v m=$util_min 'BEGIN { print (u >= m) }')" -eq 1
 	drop_ok=$(awk -v d="${INC[drop]:-1}" -v m=$drop_max 'BEGIN { print (d <= m) }')
-	if [ $aqm = red ]; then
-		ktap_check "$aqm: <= $drop_max of packets dropped at the port (${INC[drop]})" "$drop_ok" -eq 1
-	else # 0.6 and 0.7 % in two runs, 11 % in a third
-		ktap_todo "$aqm: <= $drop_max of packets dropped at the port (${INC[drop]})" "$FLAKY" "$drop_ok" -eq 1
-	fi
+	ktap_check "$aqm: <= $drop_max of packets dropped at the port (${INC[drop]})" "$drop_ok" -eq 1
 	ktap_check "$aqm: Jain >= 0.9 (${INC[jain]})" \
 		"$(awk -v j="${INC[jain]:-0}" 'BEGIN { print (j >= 0.9) }')" -eq 1
 	ktap_todo "$aqm: probe p99 within 5 ms of idle (${INC[p99]:-n/a} us, idle $idle_p99 us)" "$TODO" \
@@ -126,8 +121,8 @@ ktap_check "join and leave: every completed message right (${INC[verified]:-0})"
 	"${INC[rc]}" -ne 1 -a "${INC[rc]}" -ne 2 -a "${INC[errors]:-1}" -eq 0
 # Each passed in most runs, not in all: join 250 ms in 3 of 4, leave 250 ms
 # in 2 runs, 2250 and 3750 ms in two others.
-ktap_todo "join: the newcomer has half its share within 1 s ($join ms)" "$FLAKY" "$([[ $join =~ ^[0-9]+$ ]] && [ "$join" -le 1000 ] && echo 1 || echo 0)" -eq 1
-ktap_todo "leave: the others take up its share within 1 s ($leave ms)" "$FLAKY" "$([[ $leave =~ ^[0-9]+$ ]] && [ "$leave" -le 1000 ] && echo 1 || echo 0)" -eq 1
+ktap_todo "join: the newcomer has half its share within 1 s ($join ms)" "$TODO" "$([[ $join =~ ^[0-9]+$ ]] && [ "$join" -le 1000 ] && echo 1 || echo 0)" -eq 1
+ktap_todo "leave: the others take up its share within 1 s ($leave ms)" "$TODO" "$([[ $leave =~ ^[0-9]+$ ]] && [ "$leave" -le 1000 ] && echo 1 || echo 0)" -eq 1
 ktap_diag "$(awk -F, '{ v[$1] = v[$1] " " $3 } END { for (t in v) print t, v[t] }' <<<"${INC[csv]}" | sort -n | sed 's/^/bin /' | head -48)"
 
 ktap_finish
