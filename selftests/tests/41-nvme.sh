@@ -19,7 +19,7 @@ here=$(dirname "$0")
 . "$here/../lib/nvme.sh"
 trap 'nvme_cleanup; topo_teardown' EXIT
 
-ktap_plan 17
+ktap_plan 18
 
 if mr_debug_kernel; then mib=16; else mib=256; fi
 a_sum() { mr_stat mrc_a "$1"; }
@@ -60,6 +60,23 @@ drops1=$(topo_netem_drops a)
 ktap_check "netem dropped packets on $TOPO_A_IF (${drops0:-0} -> ${drops1:-0}), metaroce resent (retransmits $re0 -> $re1)" \
 	"${drops1:-0}" -gt "${drops0:-0}" -a "$re1" -gt "$re0"
 ktap_run "netem off" topo_netem_clear "a b"
+
+# At rest (the I/O is over; a keep-alive may be out for a moment), every
+# RC QP of the controller has nothing in flight: `metaroce qp show`.
+inflight() {
+	/usr/local/bin/metaroce -j qp show dev mrc_a | python3 -c '
+import json, sys
+qps = [q for q in json.load(sys.stdin) if q.get("type", "").lower() == "rc" and q.get("state", "").lower() == "rts"]
+print(len(qps), sum(q.get("inflight", 1) for q in qps))'
+}
+rest=
+for _ in $(seq 50); do
+	rest=$(inflight)
+	[[ $rest =~ ^[1-9][0-9]*\ 0$ ]] && break
+	sleep 0.2
+done
+ktap_check "at rest: the controller's RC QPs in metaroce qp show have 0 in flight (QPs, in flight: $rest)" \
+	"$([[ $rest =~ ^[1-9][0-9]*\ 0$ ]] && echo 1)" = 1
 errors=$(dmesg | grep -E 'I/O error|nvme.*(timeout|reset|failed with status|error recovery)')
 ktap_check "no I/O error, timeout or controller error recovery" -z "$errors"
 [ -z "$errors" ] || ktap_diag "$errors"
