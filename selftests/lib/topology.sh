@@ -231,13 +231,22 @@ topo_duplicate() { topo_netem "$1" duplicate "$2"; }
 topo_corrupt() { topo_netem "$1" corrupt "$2"; }
 
 # topo_gid_index DEV IP [PORT=1]: print the index of DEV's RoCE v2 GID for IP
-# (IPv4 or IPv6, as written in TOPO_*), e.g. for ibv_rc_pingpong -g.
+# (IPv4 or IPv6, as written in TOPO_*), e.g. for ibv_rc_pingpong -g. ib_core
+# fills the GID table from a work queue after `rdma link add`: wait up to 10 s.
 topo_gid_index() {
-	local dev=$1 ip=$2 port=${3:-1}
+	local dev=$1 ip=$2 port=${3:-1} i
 	[[ $ip == *:* ]] || ip=::ffff:$ip
+	for ((i = 0; i < 100; i++)); do
+		_topo_gid_index "$dev" "$ip" "$port" && return
+		sleep 0.1
+	done
+	return 1
+}
+
+_topo_gid_index() {
 	# lines look like: GID[  1]:		::ffff:10.0.1.1, RoCE v2
-	ibv_devinfo -v -d "$dev" -i "$port" |
-		awk -v ip="$ip" '/GID\[ *[0-9]+\]:/ && /RoCE v2/ {
+	ibv_devinfo -v -d "$1" -i "$3" 2>/dev/null |
+		awk -v ip="$2" '/GID\[ *[0-9]+\]:/ && /RoCE v2/ {
 			idx = $0; sub(/.*GID\[ */, "", idx); sub(/\].*/, "", idx)
 			addr = $0; sub(/.*\]:[ \t]*/, "", addr); sub(/,.*/, "", addr)
 			if (addr == ip) { print idx; found = 1; exit } }
