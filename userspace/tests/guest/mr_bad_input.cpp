@@ -484,6 +484,18 @@ void Suite::memory_windows() {
     constexpr unsigned kWinRw = IBV_ACCESS_REMOTE_WRITE;
     constexpr size_t kWinOff = 1024, kWinLen = 1024;
     ibv_cq *bcq = b.scq.get();
+    // A receive @id on p[1] into @in, then a signaled SEND_WITH_INV of
+    // @rkey (@id + 1) from p[0]: post_send's result.
+    auto send_with_inv = [&](RcPair &p, uint64_t id, std::vector<uint8_t> &in, ibv_mr *in_mr,
+                             uint32_t rkey) {
+        if (in_mr)
+            post_recv(p[1], id, in.data(), static_cast<uint32_t>(in.size()), in_mr->lkey);
+        ibv_sge sge{reinterpret_cast<uintptr_t>(src.data()), 32, src_mr->lkey};
+        ibv_send_wr wr = send_wr(id + 1, IBV_WR_SEND_WITH_INV, &sge);
+        wr.send_flags = IBV_SEND_SIGNALED;
+        wr.invalidate_rkey = rkey;
+        return post_send_wr(p[0], wr);
+    };
     {
         // The window: 1 KiB in the middle of a 4 KiB MR, write only.
         Guarded g(b.pd.get(), 4096, kBind);
@@ -551,13 +563,7 @@ void Suite::memory_windows() {
         bind_type2(p[1], bcq, 660, mw.get(), win, &rkey);
         std::vector<uint8_t> in(64);
         Mr in_mr(ibv_reg_mr(b.pd.get(), in.data(), in.size(), IBV_ACCESS_LOCAL_WRITE));
-        if (in_mr)
-            post_recv(p[1], 661, in.data(), in.size(), in_mr->lkey);
-        ibv_sge sge{reinterpret_cast<uintptr_t>(src.data()), 32, src_mr->lkey};
-        ibv_send_wr wr = send_wr(662, IBV_WR_SEND_WITH_INV, &sge);
-        wr.send_flags = IBV_SEND_SIGNALED;
-        wr.invalidate_rkey = rkey;
-        int rc = post_send_wr(p[0], wr);
+        int rc = send_with_inv(p, 661, in, in_mr.get(), rkey);
         auto sent = poll_wcs(a.scq.get(), 1);
         auto got = poll_wcs(b.rcq.get(), 1);
         t.check(rc == 0 && sent.size() == 1 && sent[0].wr_id == 662 &&
@@ -605,13 +611,7 @@ void Suite::memory_windows() {
         RcPair p = pair();
         std::vector<uint8_t> in(64);
         Mr in_mr(ibv_reg_mr(b.pd.get(), in.data(), in.size(), IBV_ACCESS_LOCAL_WRITE));
-        if (in_mr)
-            post_recv(p[1], 671, in.data(), in.size(), in_mr->lkey);
-        ibv_sge sge{reinterpret_cast<uintptr_t>(src.data()), 32, src_mr->lkey};
-        ibv_send_wr wr = send_wr(672, IBV_WR_SEND_WITH_INV, &sge);
-        wr.send_flags = IBV_SEND_SIGNALED;
-        wr.invalidate_rkey = rkey;
-        int rc = post_send_wr(p[0], wr);
+        int rc = send_with_inv(p, 671, in, in_mr.get(), rkey);
         poll_wcs(a.scq.get(), 1);
         auto got = poll_wcs(b.rcq.get(), 1);
         t.check(rc == 0 && got.size() == 1 && got[0].wr_id == 671 &&
