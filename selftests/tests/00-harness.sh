@@ -3,6 +3,8 @@
 # work (tools, two-host netns topology over IPv4/IPv6, netem, MTU, the
 # init_net rxe baseline pair and RDMA traffic across it).
 # timeout: 180
+# kernels: stock
+# (The harness is the same on both kernels.)
 . "$(dirname "$0")/../lib/ktap.sh"
 . "$(dirname "$0")/../lib/topology.sh"
 trap topo_teardown EXIT

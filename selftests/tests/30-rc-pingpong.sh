@@ -5,6 +5,8 @@
 # `rdma statistic` must show the traffic, and retransmissions under loss.
 # (32-perftest runs every perftest tool at every size.)
 # timeout: 600
+# kernels: stock
+# (31-verify runs every RC operation on the debug kernel.)
 here=$(dirname "$0")
 . "$here/../lib/ktap.sh"
 . "$here/../lib/topology.sh"
