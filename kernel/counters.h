@@ -57,6 +57,10 @@ enum mr_counter {
 	MR_CNT_CC_PACED,	/* a new packet waited for pacing */
 	/* Connection security: */
 	MR_CNT_RX_DROP_NOT_PEER,	/* RC/UC: not from the connected peer */
+	MR_CNT_RX_DROP_BAD_TAG,	/* RC/UC: without the connection's tag */
+	MR_CNT_RX_DROP_EARLY,	/* with it, before we hold the peer's */
+	MR_CNT_HELLO_TX,	/* HELLOs sent (the tag handshake) */
+	MR_CNT_HELLO_RX,	/* HELLOs received from the peer's address */
 	MR_NUM_COUNTERS
 };
 

@@ -558,8 +558,10 @@ static int mr_netlink_put_addr(struct sk_buff *skb, int v4, int v6,
 	return nla_put_in6_addr(skb, v6, a);
 }
 
+/* @secrets: the caller may see the connection tags (CAP_NET_ADMIN). */
 static int mr_netlink_qp_fill(struct sk_buff *skb, struct mr_dev *dev,
-			      struct mr_qp *qp, u32 portid, u32 seq, int flags)
+			      struct mr_qp *qp, u32 portid, u32 seq, int flags,
+			      bool secrets)
 {
 	struct mr_xport_info xi;
 	struct nlattr *nest;
@@ -587,6 +589,14 @@ static int mr_netlink_qp_fill(struct sk_buff *skb, struct mr_dev *dev,
 				 METAROCE_A_QP_LOCAL_IPV6, &qp->flow.saddr) ||
 	     mr_netlink_put_addr(skb, METAROCE_A_QP_PEER_IPV4,
 				 METAROCE_A_QP_PEER_IPV6, &qp->flow.daddr)))
+		goto cancel;
+	if (nla_put_u8(skb, METAROCE_A_QP_HANDSHAKE, xi.handshake))
+		goto cancel;
+	if (secrets && xi.local_tag &&
+	    (nla_put_u64_64bit(skb, METAROCE_A_QP_LOCAL_TAG, xi.local_tag,
+			       METAROCE_A_QP_PAD) ||
+	     nla_put_u64_64bit(skb, METAROCE_A_QP_PEER_TAG, xi.peer_tag,
+			       METAROCE_A_QP_PAD)))
 		goto cancel;
 	if (!xi.npaths)
 		goto end;
@@ -661,7 +671,10 @@ static int mr_netlink_qp_get_doit(struct sk_buff *skb, struct genl_info *info)
 	err = -ENOMEM;
 	if (msg)
 		err = mr_netlink_qp_fill(msg, dev, qp, info->snd_portid,
-					 info->snd_seq, 0);
+					 info->snd_seq, 0,
+					 netlink_ns_capable(skb,
+							    genl_info_net(info)->user_ns,
+							    CAP_NET_ADMIN));
 	mr_qp_put(qp);
 	if (!err)
 		err = genlmsg_reply(msg, info);
@@ -721,7 +734,9 @@ static int mr_netlink_qp_dump_dev(struct sk_buff *skb,
 		}
 		err = mr_netlink_qp_fill(skb, dev, qp,
 					 NETLINK_CB(cb->skb).portid,
-					 cb->nlh->nlmsg_seq, NLM_F_MULTI);
+					 cb->nlh->nlmsg_seq, NLM_F_MULTI,
+					 netlink_net_capable(cb->skb,
+							     CAP_NET_ADMIN));
 		mr_qp_put(qp);
 		if (err)
 			return err;

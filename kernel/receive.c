@@ -18,6 +18,7 @@
 
 #include "comp.h"
 #include "counters.h"
+#include "handshake.h"
 #include "qp.h"
 #include "receive.h"
 #include "req.h"
@@ -35,7 +36,8 @@ static bool mr_receive_is_ud(u8 opcode)
 
 static bool mr_receive_is_control(u8 opcode)
 {
-	return opcode == MR_OP_ACK || opcode == MR_OP_NAK;
+	return opcode == MR_OP_ACK || opcode == MR_OP_NAK ||
+	       opcode == MR_OP_HELLO;
 }
 
 /* Whether @skb comes from the address @qp is connected to. */
@@ -53,8 +55,9 @@ static bool mr_receive_from_peer(const struct mr_qp *qp,
 /*
  * A packet of an RC or UC connection, in softirq. Data packets (requests
  * and responses) go to the responder, which records them on their path;
- * ACKs and NAKs to the completer. Only the connected peer may change the
- * connection's state: anyone else's packets are dropped first.
+ * ACKs and NAKs to the completer; HELLOs to the handshake. Only the
+ * connected peer may change the connection's state: packets from another
+ * address, or without the connection's tag, are dropped first.
  */
 static void mr_receive_xport(struct mr_qp *qp, struct sk_buff *skb,
 			     const struct mr_pkt *pkt)
@@ -62,6 +65,8 @@ static void mr_receive_xport(struct mr_qp *qp, struct sk_buff *skb,
 	struct mr_dev *dev = to_mr_dev(qp->ibqp.device);
 	struct mr_xport *x = qp->xp;
 	enum mr_xport_next next = MR_NEXT_NONE;
+	__be16 sport = udp_hdr(skb)->source;
+	enum mr_counter drop = MR_CNT_RX_DROP_NOT_PEER;
 
 	/* Placement reads the payload at skb->data + hdr_len. */
 	if (!mr_receive_is_control(pkt->base.opcode) && skb_linearize(skb)) {
@@ -70,14 +75,21 @@ static void mr_receive_xport(struct mr_qp *qp, struct sk_buff *skb,
 	}
 	spin_lock_bh(&x->lock);
 	/* The AV is set in RTR, before the transport takes packets. */
-	if (!mr_receive_from_peer(qp, skb)) {
+	if (!mr_receive_from_peer(qp, skb) ||
+	    (pkt->base.opcode != MR_OP_HELLO &&
+	     !mr_handshake_check(x, pkt, sport, &drop))) {
+		mr_timers_sync(x);
 		spin_unlock_bh(&x->lock);
-		mr_stats_inc(dev, MR_CNT_RX_DROP_NOT_PEER);
-		trace_metaroce_rx(dev, skb->len, pkt,
-				  mr_counters_name(MR_CNT_RX_DROP_NOT_PEER));
+		mr_stats_inc(dev, drop);
+		trace_metaroce_rx(dev, skb->len, pkt, mr_counters_name(drop));
 		return;
 	}
 	switch (pkt->base.opcode) {
+	case MR_OP_HELLO:
+		/* The peer's tag, now proven, lets queued work go. */
+		mr_handshake_rcv(x, pkt, sport);
+		next = MR_NEXT_PUSH;
+		break;
 	case MR_OP_ACK:
 		next = mr_comp_ack_rcv(x, pkt);
 		break;
@@ -92,6 +104,7 @@ static void mr_receive_xport(struct mr_qp *qp, struct sk_buff *skb,
 		mr_req_respond(x);
 	else if (next == MR_NEXT_PUSH)
 		mr_req_push(x);
+	mr_handshake_send(x);
 	mr_timers_sync(x);
 	spin_unlock_bh(&x->lock);
 }

@@ -61,6 +61,7 @@ void mr_req_start(struct mr_xport *x, bool early)
 	x->rq_head = 0;
 	x->rq_count = 0;
 	x->tx_on = true;
+	mr_hello_start(&x->hello, mr_xport_now());
 }
 
 /* Free the response slice maps: destroy. */
@@ -239,6 +240,15 @@ void mr_req_push(struct mr_xport *x)
 
 	if (!x->tx_on)
 		return;
+	/*
+	 * Nothing goes before the peer's tag is known: the handshake first,
+	 * again if it gave up before work was posted.
+	 */
+	if (!mr_hello_ready(&x->hello)) {
+		if (READ_ONCE(sq->count))
+			mr_hello_start(&x->hello, mr_xport_now());
+		return;
+	}
 	while (x->rq_count) {
 		struct mr_requeue *e = &x->requeue[x->rq_head];
 

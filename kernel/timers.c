@@ -3,14 +3,15 @@
  * Timers: one timer per QP serves every path's tail probe and RTO and the
  * RNR wait, and a high-resolution one paces new packets. The engines only
  * write deadlines (struct mr_tx_path.deadline, mr_xport.rnr_deadline,
- * through mr_xport_arm_path(); mr_xport.pace_ns); this file arms the
- * timers for them and, when one fires, tells the engines what is due: the
- * completer for a path, the requester for the end of an RNR wait or of a
- * pacing wait. It is one of the transport's entry points, with receive.c
- * and xport.c.
+ * through mr_xport_arm_path(); mr_xport.pace_ns; the handshake's next
+ * HELLO); this file arms the timers for them and, when one fires, tells
+ * the engines what is due: the completer for a path, the handshake for a
+ * HELLO, the requester for the end of an RNR wait or of a pacing wait.
+ * It is one of the transport's entry points, with receive.c and xport.c.
  */
 #include "ack.h"
 #include "comp.h"
+#include "handshake.h"
 #include "req.h"
 #include "timers.h"
 
@@ -32,6 +33,7 @@ static void mr_timers_fire(struct timer_list *t)
 		if (d && d <= now)
 			mr_comp_path_timeout(x, i, now);
 	}
+	mr_handshake_send(x);
 	mr_req_push(x);
 	mr_timers_sync(x);
 out:
@@ -107,6 +109,9 @@ void mr_timers_sync(struct mr_xport *x)
 {
 	u64 next = x->rnr_wait ? x->rnr_deadline : 0, now;
 	u32 i;
+
+	if (x->hello.deadline && (!next || x->hello.deadline < next))
+		next = x->hello.deadline;
 
 	if (x->rx_on && x->ack_ns && x->ack_ns != x->acker_ns) {
 		x->acker_ns = x->ack_ns;

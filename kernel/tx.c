@@ -183,6 +183,7 @@ int mr_tx_send(struct mr_xport *x, u32 id, u32 psn, const struct mr_tx_pkt *tp,
 	pkt.base.epoch = p->sb.epoch;
 	pkt.base.qpn = qp->attr.dest_qp_num;
 	pkt.base.psn = psn;
+	pkt.base.tag = x->hello.peer;
 	/*
 	 * The packet that fills its path's window asks for an ACK at once:
 	 * the receiver coalesces ACKs over packets this path may not send.
@@ -243,14 +244,22 @@ arm:
 	return bytes;
 }
 
-/* Send the ACK or NAK @pkt (no payload) to the peer's port @sport. */
-void mr_tx_control(struct mr_xport *x, const struct mr_pkt *pkt, __be16 sport)
+/*
+ * Send the ACK, NAK or HELLO @pkt (no payload) to the peer's port @sport.
+ * An ACK or NAK gets the peer's tag here; a HELLO has the tag it names.
+ */
+void mr_tx_control(struct mr_xport *x, struct mr_pkt *pkt, __be16 sport)
 {
 	struct mr_qp *qp = x->qp;
 	struct mr_dev *dev = to_mr_dev(qp->ibqp.device);
 	struct mr_flow flow;
 	struct sk_buff *skb;
 
+	pkt->base.qpn = qp->attr.dest_qp_num;
+	if (pkt->base.opcode == MR_OP_HELLO)
+		mr_stats_inc(dev, MR_CNT_HELLO_TX);
+	else
+		pkt->base.tag = x->hello.peer;
 	skb = mr_socket_new_pkt(dev, pkt, GFP_ATOMIC);
 	if (!skb)
 		return;

@@ -11,7 +11,6 @@
 
 int mr_tx_send(struct mr_xport *x, u32 id, u32 psn, const struct mr_tx_pkt *tp,
 	       bool resend);
-void mr_tx_control(struct mr_xport *x, const struct mr_pkt *pkt,
-		   __be16 sport);
+void mr_tx_control(struct mr_xport *x, struct mr_pkt *pkt, __be16 sport);
 
 #endif /* METAROCE_TX_H */

@@ -13,6 +13,7 @@
 #include "../uapi/metaroce-netlink.h"
 
 #include "congestion.h"
+#include "handshake.h"
 #include "qp.h"
 #include "req.h"
 #include "resp.h"
@@ -143,19 +144,24 @@ void mr_xport_modify(struct mr_qp *qp, enum ib_qp_state old,
 			mr_resp_free(x);
 			mr_resp_reset(x);
 			mr_share_leave(x);
+			mr_handshake_clear(x);
 			x->fatal = 0;
 			spin_unlock_bh(&x->lock);
 		}
 		return;
 	}
 	spin_lock_bh(&x->lock);
-	if (state == IB_QPS_RTR && old == IB_QPS_INIT)
+	if (state == IB_QPS_RTR && old == IB_QPS_INIT) {
+		mr_handshake_init(x);
 		mr_resp_init(x);
+	}
 	if (state == IB_QPS_RTS && old == IB_QPS_RTR) {
 		if (x->tx_on)	/* started in RTR to send responses */
 			x->rnr_left = qp->attr.rnr_retry;
 		else
 			mr_req_start(x, false);
+		mr_handshake_send(x);
+		mr_timers_sync(x);
 	}
 	spin_unlock_bh(&x->lock);
 }
@@ -167,6 +173,7 @@ void mr_xport_kick(struct mr_qp *qp)
 
 	spin_lock_bh(&x->lock);
 	mr_req_push(x);
+	mr_handshake_send(x);
 	mr_timers_sync(x);
 	spin_unlock_bh(&x->lock);
 }
@@ -253,6 +260,16 @@ void mr_xport_telemetry(struct mr_qp *qp, struct mr_xport_info *info,
 			mr_xport_path_telemetry(x, i, &paths[i]);
 	}
 	info->srtt_ns = srtt;
+	info->local_tag = x->hello.local;
+	info->peer_tag = x->hello.peer;
+	if (!x->hello.local)
+		info->handshake = METAROCE_QP_HANDSHAKE_NONE;
+	else if (!x->hello.peer)
+		info->handshake = METAROCE_QP_HANDSHAKE_WAITING;
+	else if (!x->hello.known)
+		info->handshake = METAROCE_QP_HANDSHAKE_PEER_KNOWN;
+	else
+		info->handshake = METAROCE_QP_HANDSHAKE_DONE;
 	spin_unlock_bh(&x->lock);
 }
 

@@ -23,6 +23,7 @@
 #include "metaroce.h"
 #include "wq.h"
 #include "proto/cc.h"
+#include "proto/hello.h"
 #include "proto/path.h"
 #include "proto/rto.h"
 #include "proto/sack.h"
@@ -162,6 +163,8 @@ struct mr_xport {
 	u64 acker_ns;		/* the time the acker is armed for */
 	struct work_struct err_work;	/* moves the QP to ERR (xport.c) */
 	u32 mtu;
+	/* the connection tags (handshake.c): ours from RTR, the peer's */
+	struct mr_hello hello;
 
 	/* requester */
 	bool tx_on;
@@ -262,6 +265,9 @@ struct mr_xport_info {
 	u32 ce_marks;
 	u32 cc_decreases;
 	u32 hint_limited;
+	u8 handshake;		/* enum metaroce_qp_handshake */
+	u64 local_tag;
+	u64 peer_tag;
 };
 
 void mr_xport_default_settings(struct mr_dev_settings *set);

@@ -276,9 +276,24 @@ enum metaroce_a_qp {
 	METAROCE_A_QP_ALPHA,		/* u32 0-65536: the connection's alpha */
 	METAROCE_A_QP_SRTT_NS,		/* u64: smallest path SRTT */
 	METAROCE_A_QP_STATS,		/* nest, enum metaroce_a_qp_stats */
+	METAROCE_A_QP_HANDSHAKE,	/* u8, enum metaroce_qp_handshake */
+	/*
+	 * The connection tags, to CAP_NET_ADMIN only and from RTR on. Secrets
+	 * of the connection: for tests and debugging, never for the wire.
+	 */
+	METAROCE_A_QP_LOCAL_TAG,	/* u64: the peer's packets must carry it */
+	METAROCE_A_QP_PEER_TAG,		/* u64: the peer's (0: not yet known) */
 
 	__METAROCE_A_QP_MAX,
 	METAROCE_A_QP_MAX = __METAROCE_A_QP_MAX - 1
+};
+
+/* Where the connection tag handshake of an RC or UC QP is (RTR on). */
+enum metaroce_qp_handshake {
+	METAROCE_QP_HANDSHAKE_NONE,	/* no tag yet: before RTR */
+	METAROCE_QP_HANDSHAKE_WAITING,	/* the peer's tag is not proven yet */
+	METAROCE_QP_HANDSHAKE_PEER_KNOWN,	/* it is; ours not yet confirmed */
+	METAROCE_QP_HANDSHAKE_DONE,	/* both ends hold both tags */
 };
 
 /* Counters of one QP since it was created (nest METAROCE_A_QP_STATS). */

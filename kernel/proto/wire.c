@@ -111,6 +111,12 @@ static const struct mr_field mr_ud_fields[] = {
 	{}
 };
 
+static const struct mr_field mr_hello_fields[] = {
+	MR_FIELD(0, 8, hello.src_tag),
+	MR_FIELD(8, 4, hello.flags),
+	{}
+};
+
 static const struct mr_op_info {
 	u8 len;		/* opcode header length; 0: no such opcode */
 	u8 flags;	/* the flags the opcode may carry */
@@ -140,6 +146,7 @@ static const struct mr_op_info {
 				mr_atomic_resp_fields },
 	[MR_OP_ACK] = { MR_ACK_HDR_LEN, 0, 0, mr_ack_fields },
 	[MR_OP_NAK] = { MR_NAK_HDR_LEN, 0, 0, mr_nak_fields },
+	[MR_OP_HELLO] = { MR_HELLO_HDR_LEN, 0, 0, mr_hello_fields },
 };
 
 static const struct mr_op_info *mr_wire_op_info(unsigned int opcode)
@@ -192,10 +199,10 @@ static int mr_wire_check_ack(u32 psn, const struct mr_ack_hdr *ack)
 	return -MR_EFIELD;
 }
 
-/* A datagram rides no path and fits one packet. */
+/* A datagram rides no path, belongs to no connection and fits one packet. */
 static int mr_wire_check_ud(const struct mr_pkt *pkt)
 {
-	if (pkt->base.path || pkt->base.epoch ||
+	if (pkt->base.path || pkt->base.epoch || pkt->base.tag ||
 	    pkt->ud.src_qpn > MR_WIRE_QPN_MAX)
 		return -MR_EFIELD;
 	if (pkt->payload_len > MR_WIRE_MAX_PAYLOAD)
@@ -212,6 +219,17 @@ static int mr_wire_check_nak(const struct mr_nak_hdr *nak)
 	return 0;
 }
 
+/* A HELLO has no sequence; its sender has a tag, and may know ours. */
+static int mr_wire_check_hello(const struct mr_pkt *pkt)
+{
+	if (pkt->base.psn || pkt->base.epoch || !pkt->hello.src_tag ||
+	    pkt->hello.flags & ~(MR_HELLO_KNOWN | MR_HELLO_REPLY))
+		return -MR_EFIELD;
+	if ((pkt->hello.flags & MR_HELLO_KNOWN) && !pkt->base.tag)
+		return -MR_EFIELD;
+	return 0;
+}
+
 /* The checks on values that both encode and decode run. */
 static int mr_wire_check(const struct mr_pkt *pkt, const struct mr_op_info *op)
 {
@@ -224,6 +242,10 @@ static int mr_wire_check(const struct mr_pkt *pkt, const struct mr_op_info *op)
 		return -MR_EFIELD;
 	if (!op->data && pkt->payload_len)
 		return -MR_ELENGTH;
+	/* A connection's packets name their receiver's tag, datagrams none. */
+	if (!b->tag && b->opcode != MR_OP_HELLO &&
+	    b->opcode != MR_OP_UD_SEND && b->opcode != MR_OP_UD_SEND_IMM)
+		return -MR_EFIELD;
 
 	switch (b->opcode) {
 	case MR_OP_SEND:
@@ -259,6 +281,8 @@ static int mr_wire_check(const struct mr_pkt *pkt, const struct mr_op_info *op)
 	case MR_OP_UD_SEND:
 	case MR_OP_UD_SEND_IMM:
 		return mr_wire_check_ud(pkt);
+	case MR_OP_HELLO:
+		return mr_wire_check_hello(pkt);
 	}
 	return 0;
 }
@@ -344,6 +368,7 @@ int mr_wire_decode(const u8 *buf, u32 len, struct mr_pkt *pkt)
 	pkt->base.qpn = mr_get_be24(buf + 5);
 	pkt->base.psn = mr_get_be32(buf + 8);
 	pkt->base.epoch = mr_get_be16(buf + 12);
+	pkt->base.tag = mr_get_be64(buf + 16);
 	mr_wire_get_op(buf + MR_BASE_HDR_LEN, pkt, op);
 	pkt->hdr_len = MR_BASE_HDR_LEN + op->len;
 	pkt->payload_len = len - pkt->hdr_len;
@@ -383,6 +408,7 @@ int mr_wire_encode(const struct mr_pkt *pkt, u8 *buf, u32 size)
 	mr_put_be32(buf + 8, pkt->base.psn);
 	mr_put_be16(buf + 12, pkt->base.epoch);
 	mr_put_be16(buf + 14, 0);
+	mr_put_be64(buf + 16, pkt->base.tag);
 	mr_wire_put_op(pkt, buf + MR_BASE_HDR_LEN, op);
 	return (int)(MR_BASE_HDR_LEN + op->len);
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The MetaRoCE wire format (provisional, version 1), and nothing else.
+ * The MetaRoCE wire format (provisional, version 2), and nothing else.
  *
- * A packet is the payload of one UDP datagram: a 16-byte base header, one
+ * A packet is the payload of one UDP datagram: a 24-byte base header, one
  * header for its opcode, then the data, if the opcode carries any. Every
  * multi-byte field is big-endian. Documentation/metaroce/protocol.rst has
  * the byte layouts and the rules behind each field; this header and
@@ -14,7 +14,7 @@
 #include "types.h"
 #include "mtu.h"
 
-#define MR_WIRE_VERSION 1
+#define MR_WIRE_VERSION 2
 
 /* Limits that the wire format itself sets. */
 #define MR_WIRE_MAX_PATHS 64		/* path ids 0..63 */
@@ -25,7 +25,7 @@
 #define MR_WIRE_SACK_WORDS (MR_WIRE_SACK_BITS / 64)
 #define MR_WIRE_ATOMIC_LEN 8u		/* atomics work on 64-bit words */
 
-/* Opcodes: 0x0_ requests, 0x1_ responses, 0x2_ acknowledgments. */
+/* Opcodes: 0x0_ requests, 0x1_ responses, 0x2_ control. */
 enum mr_opcode {
 	MR_OP_SEND = 0x01,
 	MR_OP_SEND_IMM = 0x02,		/* SEND with immediate data */
@@ -41,13 +41,18 @@ enum mr_opcode {
 	MR_OP_ATOMIC_RESP = 0x11,
 	MR_OP_ACK = 0x20,
 	MR_OP_NAK = 0x21,
+	MR_OP_HELLO = 0x22,		/* the connection tag handshake */
 };
 
-#define MR_OP_MAX MR_OP_NAK
+#define MR_OP_MAX MR_OP_HELLO
 
 /* Base header flags; the bits not named here are reserved and zero. */
 #define MR_FLAG_ACK_REQ 0x01	/* acknowledge this path without delay */
 #define MR_FLAG_SOLICITED 0x02	/* raise a solicited completion event */
+
+/* HELLO flags. */
+#define MR_HELLO_KNOWN 0x1	/* the sender holds the receiver's tag */
+#define MR_HELLO_REPLY 0x2	/* an answer to a HELLO: not answered */
 
 /* NAK codes: why the responder refused the message named in the NAK. */
 enum mr_nak_code {
@@ -57,7 +62,7 @@ enum mr_nak_code {
 };
 
 /* Header lengths in bytes: the base header, then each opcode's header. */
-#define MR_BASE_HDR_LEN 16u
+#define MR_BASE_HDR_LEN 24u
 #define MR_SEND_HDR_LEN 16u
 #define MR_SEND_IMM_HDR_LEN 20u		/* also SEND_INV */
 #define MR_WRITE_HDR_LEN 24u
@@ -71,6 +76,7 @@ enum mr_nak_code {
 #define MR_NAK_HDR_LEN 8u
 #define MR_UD_HDR_LEN 8u
 #define MR_UD_IMM_HDR_LEN 12u
+#define MR_HELLO_HDR_LEN 12u
 
 /* The longest opcode header: the most any packet carries in front. */
 #define MR_MAX_OP_HDR_LEN MR_ACK_HDR_LEN
@@ -97,6 +103,12 @@ struct mr_base_hdr {
 	u16 epoch;	/* path epoch: bumped when the path restarts */
 	u32 qpn;	/* destination QP, 24 bits */
 	u32 psn;	/* path sequence number; in ACK/NAK, see .rst */
+	/*
+	 * The receiving QP's connection tag: RC and UC packets carry it, so
+	 * only the peer that learned it in the HELLO handshake is heard.
+	 * Never 0, but in HELLOs sent before the tag is known and in UD.
+	 */
+	u64 tag;
 };
 
 /* SEND, SEND_IMM, SEND_INV. */
@@ -173,6 +185,15 @@ struct mr_ud_hdr {
 	u32 imm;	/* UD_SEND_IMM only */
 };
 
+/*
+ * HELLO: the sender's own tag, which the receiver puts in what it sends
+ * back; base.tag is the receiver's tag as the sender knows it, or 0.
+ */
+struct mr_hello_hdr {
+	u64 src_tag;	/* never 0 */
+	u32 flags;	/* MR_HELLO_KNOWN, MR_HELLO_REPLY */
+};
+
 struct mr_pkt {
 	struct mr_base_hdr base;
 	union {
@@ -185,6 +206,7 @@ struct mr_pkt {
 		struct mr_ack_hdr ack;
 		struct mr_nak_hdr nak;
 		struct mr_ud_hdr ud;
+		struct mr_hello_hdr hello;
 	};
 	u32 hdr_len;		/* set by decode: the payload starts here */
 	u32 payload_len;	/* bytes after the headers */

@@ -191,6 +191,7 @@ static void cc_hint_on_the_wire(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mr_cc_hint_to_bps(100000), 100000000ull);
 	in.base.opcode = MR_OP_ACK;
 	in.base.psn = 5;
+	in.base.tag = 0x5eed;	/* a connection's packets name their tag */
 	in.ack.cum_psn = 6;
 	in.ack.rate_hint = mr_cc_hint_from_bps(12500000ull);
 	n = mr_wire_encode(&in, buf, sizeof(buf));

@@ -9,7 +9,7 @@ static const u8 wire_ops[] = {
 	MR_OP_SEND, MR_OP_SEND_IMM, MR_OP_SEND_INV, MR_OP_WRITE,
 	MR_OP_WRITE_IMM, MR_OP_READ_REQ, MR_OP_CMP_SWAP, MR_OP_FETCH_ADD,
 	MR_OP_READ_RESP, MR_OP_ATOMIC_RESP, MR_OP_ACK, MR_OP_NAK,
-	MR_OP_UD_SEND, MR_OP_UD_SEND_IMM,
+	MR_OP_UD_SEND, MR_OP_UD_SEND_IMM, MR_OP_HELLO,
 };
 
 /* A valid packet of each opcode; data ones carry 2000 of 3000 bytes. */
@@ -21,6 +21,7 @@ static void wire_sample(struct mr_pkt *p, u8 op)
 	p->base.epoch = 0x1234;
 	p->base.qpn = 0xabcdef;
 	p->base.psn = 0xfffffff0;
+	p->base.tag = 0x0123456789abcdefull;
 	switch (op) {
 	case MR_OP_SEND:
 	case MR_OP_SEND_IMM:
@@ -91,7 +92,14 @@ static void wire_sample(struct mr_pkt *p, u8 op)
 		p->ud.src_qpn = 0x123456;
 		p->ud.qkey = 0x11111111;
 		p->ud.imm = op == MR_OP_UD_SEND_IMM ? 0x2222 : 0;
+		p->base.tag = 0;
 		p->payload_len = 2000;
+		break;
+	case MR_OP_HELLO:
+		p->base.psn = 0;
+		p->base.epoch = 0;
+		p->hello.src_tag = 0xfedcba9876543210ull;
+		p->hello.flags = MR_HELLO_KNOWN | MR_HELLO_REPLY;
 		break;
 	}
 }
@@ -119,7 +127,8 @@ static bool wire_equal(const struct mr_pkt *a, const struct mr_pkt *b)
 	if (a->base.opcode != b->base.opcode ||
 	    a->base.flags != b->base.flags || a->base.path != b->base.path ||
 	    a->base.epoch != b->base.epoch || a->base.qpn != b->base.qpn ||
-	    a->base.psn != b->base.psn || a->payload_len != b->payload_len)
+	    a->base.psn != b->base.psn || a->base.tag != b->base.tag ||
+	    a->payload_len != b->payload_len)
 		return false;
 	switch (a->base.opcode) {
 	case MR_OP_SEND:
@@ -172,6 +181,9 @@ static bool wire_equal(const struct mr_pkt *a, const struct mr_pkt *b)
 	case MR_OP_UD_SEND_IMM:
 		return a->ud.src_qpn == b->ud.src_qpn &&
 		       a->ud.qkey == b->ud.qkey && a->ud.imm == b->ud.imm;
+	case MR_OP_HELLO:
+		return a->hello.src_tag == b->hello.src_tag &&
+		       a->hello.flags == b->hello.flags;
 	}
 	return false;
 }
@@ -193,12 +205,13 @@ static void wire_header_lengths(struct kunit *test)
 {
 	unsigned int op;
 
-	KUNIT_EXPECT_EQ(test, mr_wire_hdr_len(MR_OP_SEND), 32u);
-	KUNIT_EXPECT_EQ(test, mr_wire_hdr_len(MR_OP_WRITE_IMM), 48u);
-	KUNIT_EXPECT_EQ(test, mr_wire_hdr_len(MR_OP_CMP_SWAP), 48u);
-	KUNIT_EXPECT_EQ(test, mr_wire_hdr_len(MR_OP_READ_RESP), 28u);
-	KUNIT_EXPECT_EQ(test, mr_wire_hdr_len(MR_OP_ACK), 64u);
-	KUNIT_EXPECT_EQ(test, mr_wire_hdr_len(MR_OP_NAK), 24u);
+	KUNIT_EXPECT_EQ(test, mr_wire_hdr_len(MR_OP_SEND), 40u);
+	KUNIT_EXPECT_EQ(test, mr_wire_hdr_len(MR_OP_WRITE_IMM), 56u);
+	KUNIT_EXPECT_EQ(test, mr_wire_hdr_len(MR_OP_CMP_SWAP), 56u);
+	KUNIT_EXPECT_EQ(test, mr_wire_hdr_len(MR_OP_READ_RESP), 36u);
+	KUNIT_EXPECT_EQ(test, mr_wire_hdr_len(MR_OP_ACK), 72u);
+	KUNIT_EXPECT_EQ(test, mr_wire_hdr_len(MR_OP_NAK), 32u);
+	KUNIT_EXPECT_EQ(test, mr_wire_hdr_len(MR_OP_HELLO), 36u);
 	for (op = 0; op < 256; op++)
 		KUNIT_EXPECT_LE(test, mr_wire_hdr_len(op),
 				MR_TRANSPORT_HDR_RESERVE);
@@ -206,16 +219,17 @@ static void wire_header_lengths(struct kunit *test)
 
 static void wire_golden_write_imm(struct kunit *test)
 {
-	static const u8 want[48] = {
-		0x01, 0x05, 0x03, 0x07, 0x00, 0x12, 0x34, 0x56,
+	static const u8 want[56] = {
+		0x02, 0x05, 0x03, 0x07, 0x00, 0x12, 0x34, 0x56,
 		0x89, 0xab, 0xcd, 0xef, 0x01, 0x02, 0x00, 0x00,
+		0xc0, 0xff, 0xee, 0x00, 0x12, 0x34, 0x56, 0x78,
 		0x01, 0x02, 0x03, 0x04, 0xa1, 0xa2, 0xa3, 0xa4,
 		0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88,
 		0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 0x08, 0x00,
 		0x0b, 0xad, 0xf0, 0x0d, 0xde, 0xad, 0xbe, 0xef,
 	};
 	struct mr_pkt p = { 0 };
-	u8 buf[48];
+	u8 buf[56];
 
 	p.base.opcode = MR_OP_WRITE_IMM;
 	p.base.flags = MR_FLAG_ACK_REQ | MR_FLAG_SOLICITED;
@@ -223,6 +237,7 @@ static void wire_golden_write_imm(struct kunit *test)
 	p.base.qpn = 0x123456;
 	p.base.psn = 0x89abcdef;
 	p.base.epoch = 0x0102;
+	p.base.tag = 0xc0ffee0012345678ull;
 	p.write.msn = 0x01020304;
 	p.write.rkey = 0xa1a2a3a4;
 	p.write.va = 0x1122334455667788ull;
@@ -231,16 +246,74 @@ static void wire_golden_write_imm(struct kunit *test)
 	p.write.rsn = 0x0badf00d;
 	p.write.imm = 0xdeadbeef;
 	p.payload_len = 0x800;
-	KUNIT_ASSERT_EQ(test, mr_wire_encode(&p, buf, sizeof(buf)), 48);
+	KUNIT_ASSERT_EQ(test, mr_wire_encode(&p, buf, sizeof(buf)), 56);
 	KUNIT_EXPECT_EQ(test, memcmp(buf, want, sizeof(want)), 0);
+	/* A connection's packet always names its receiver's tag. */
+	p.base.tag = 0;
+	KUNIT_EXPECT_EQ(test, mr_wire_encode(&p, buf, sizeof(buf)),
+			-MR_EFIELD);
+	memset(buf + 16, 0, 8);
+	KUNIT_EXPECT_EQ(test, mr_wire_decode(buf, sizeof(buf), &p),
+			-MR_EFIELD);
+}
+
+/* protocol.rst's HELLO layout, and the values a HELLO may not carry. */
+static void wire_hello(struct kunit *test)
+{
+	static const u8 want[36] = {
+		0x02, 0x22, 0x00, 0x09, 0x00, 0x12, 0x34, 0x56,
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88,
+		0x00, 0x00, 0x00, 0x02,
+	};
+	struct mr_pkt p = { 0 }, q;
+	u8 buf[36];
+
+	p.base.opcode = MR_OP_HELLO;
+	p.base.path = 9;
+	p.base.qpn = 0x123456;
+	p.hello.src_tag = 0x1122334455667788ull;
+	p.hello.flags = MR_HELLO_REPLY;
+	KUNIT_ASSERT_EQ(test, mr_wire_encode(&p, buf, sizeof(buf)), 36);
+	KUNIT_EXPECT_EQ(test, memcmp(buf, want, sizeof(want)), 0);
+	KUNIT_EXPECT_EQ(test, mr_wire_decode(buf, sizeof(buf), &q), 0);
+	KUNIT_EXPECT_TRUE(test, wire_equal(&p, &q));
+
+	/* KNOWN says the sender holds our tag: it must name one. */
+	p.hello.flags = MR_HELLO_KNOWN;
+	KUNIT_EXPECT_EQ(test, mr_wire_encode(&p, buf, sizeof(buf)),
+			-MR_EFIELD);
+	p.base.tag = 1;
+	KUNIT_EXPECT_EQ(test, mr_wire_encode(&p, buf, sizeof(buf)), 36);
+	p.hello.flags = 4;
+	KUNIT_EXPECT_EQ(test, mr_wire_encode(&p, buf, sizeof(buf)),
+			-MR_EFIELD);
+	p.hello.flags = 0;
+	p.hello.src_tag = 0;
+	KUNIT_EXPECT_EQ(test, mr_wire_encode(&p, buf, sizeof(buf)),
+			-MR_EFIELD);
+	p.hello.src_tag = 1;
+	p.base.psn = 1;
+	KUNIT_EXPECT_EQ(test, mr_wire_encode(&p, buf, sizeof(buf)),
+			-MR_EFIELD);
+	p.base.psn = 0;
+	p.base.epoch = 1;
+	KUNIT_EXPECT_EQ(test, mr_wire_encode(&p, buf, sizeof(buf)),
+			-MR_EFIELD);
+	p.base.epoch = 0;
+	p.base.flags = MR_FLAG_ACK_REQ;
+	KUNIT_EXPECT_EQ(test, mr_wire_encode(&p, buf, sizeof(buf)),
+			-MR_EFLAGS);
 }
 
 /* protocol.rst's datagram layout, and what a datagram may not carry. */
 static void wire_ud(struct kunit *test)
 {
-	static const u8 want[28] = {
-		0x01, 0x0a, 0x02, 0x00, 0x00, 0x12, 0x34, 0x56,
+	static const u8 want[36] = {
+		0x02, 0x0a, 0x02, 0x00, 0x00, 0x12, 0x34, 0x56,
 		0x89, 0xab, 0xcd, 0xef, 0x00, 0x00, 0x00, 0x00,
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 		0x00, 0xab, 0xcd, 0xef, 0x80, 0x01, 0x00, 0x00,
 		0xde, 0xad, 0xbe, 0xef,
 	};
@@ -257,17 +330,20 @@ static void wire_ud(struct kunit *test)
 	buf = kunit_kzalloc(test, MR_BASE_HDR_LEN + MR_UD_HDR_LEN +
 			    MR_WIRE_MAX_PAYLOAD + 1, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, buf);
-	KUNIT_ASSERT_EQ(test, mr_wire_encode(&p, buf, sizeof(want)), 28);
+	KUNIT_ASSERT_EQ(test, mr_wire_encode(&p, buf, sizeof(want)), 36);
 	KUNIT_EXPECT_EQ(test, memcmp(buf, want, sizeof(want)), 0);
 	KUNIT_EXPECT_EQ(test, mr_wire_decode(buf, sizeof(want), &q), 0);
 	KUNIT_EXPECT_TRUE(test, wire_equal(&p, &q));
 
 	buf[3] = 1;	/* a path */
-	KUNIT_EXPECT_EQ(test, mr_wire_decode(buf, 28, &q), -MR_EFIELD);
+	KUNIT_EXPECT_EQ(test, mr_wire_decode(buf, 36, &q), -MR_EFIELD);
 	buf[3] = 0;
-	buf[16] = 1;	/* a source QPN above 24 bits */
-	KUNIT_EXPECT_EQ(test, mr_wire_decode(buf, 28, &q), -MR_EFIELD);
-	buf[16] = 0;
+	buf[23] = 1;	/* a connection tag */
+	KUNIT_EXPECT_EQ(test, mr_wire_decode(buf, 36, &q), -MR_EFIELD);
+	buf[23] = 0;
+	buf[24] = 1;	/* a source QPN above 24 bits */
+	KUNIT_EXPECT_EQ(test, mr_wire_decode(buf, 36, &q), -MR_EFIELD);
+	buf[24] = 0;
 	buf[1] = MR_OP_UD_SEND;	/* one byte more than the largest MTU */
 	KUNIT_EXPECT_EQ(test, mr_wire_decode(buf, MR_BASE_HDR_LEN +
 					     MR_UD_HDR_LEN +
@@ -325,7 +401,7 @@ static void wire_bad_base(struct kunit *test)
 
 	wire_sample(&p, MR_OP_SEND);
 	buf = wire_encode(test, &p, &len);
-	buf[0] = 2;
+	buf[0] = 1;	/* version 1 had no tags */
 	KUNIT_EXPECT_EQ(test, mr_wire_decode(buf, len, &q), -MR_EVERSION);
 	buf[0] = MR_WIRE_VERSION;
 	for (op = 0; op < 256; op++) {
@@ -393,7 +469,7 @@ static void wire_ranges(struct kunit *test)
 
 	wire_sample(&p, MR_OP_WRITE);
 	p.write.va = U64_MAX - 2999;
-	KUNIT_EXPECT_EQ(test, mr_wire_encode(&p, buf, sizeof(buf)), 40);
+	KUNIT_EXPECT_EQ(test, mr_wire_encode(&p, buf, sizeof(buf)), 48);
 	p.write.va++;
 	KUNIT_EXPECT_EQ(test, mr_wire_encode(&p, buf, sizeof(buf)),
 			-MR_EFIELD);
@@ -407,7 +483,7 @@ static void wire_ranges(struct kunit *test)
 			-MR_EFIELD);
 	KUNIT_EXPECT_EQ(test, mr_wire_encode(&p, buf, 10), -MR_EFIELD);
 	wire_sample(&p, MR_OP_SEND);
-	KUNIT_EXPECT_EQ(test, mr_wire_encode(&p, buf, 31), -MR_ENOSPC);
+	KUNIT_EXPECT_EQ(test, mr_wire_encode(&p, buf, 39), -MR_ENOSPC);
 }
 
 /*
@@ -486,6 +562,7 @@ static void wire_random_mutations(struct kunit *test)
 static struct kunit_case wire_cases[] = {
 	KUNIT_CASE(wire_header_lengths),
 	KUNIT_CASE(wire_golden_write_imm),
+	KUNIT_CASE(wire_hello),
 	KUNIT_CASE(wire_ud),
 	KUNIT_CASE(wire_round_trip),
 	KUNIT_CASE(wire_truncated),

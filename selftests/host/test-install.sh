@@ -68,9 +68,11 @@ ktap_check "tshark lists it as a Lua plugin of that user" \
 	"$(HOME=$home tshark -G plugins 2>/dev/null | awk '$1 == "metaroce.lua" { print $NF }')" = \
 	"$home/.local/lib/wireshark/plugins/metaroce.lua"
 if command -v tshark >/dev/null && make -s -C "$top/userspace/wireshark" >/dev/null; then
-	"$top/build/wireshark/mr_pcap" write "$root/frames.pcap" >/dev/null
+	# The frames mr_pcap says are MetaRoCE, malformed ones too.
+	want=$("$top/build/wireshark/mr_pcap" write "$root/frames.pcap" | grep -c '^kind metaroce')
 	decoded=$(HOME=$home tshark -r "$root/frames.pcap" -Y metaroce 2>/dev/null | wc -l)
-	ktap_check "tshark decodes MetaRoCE with it, no -X ($decoded of 50 frames)" "$decoded" -eq 50
+	ktap_check "tshark decodes MetaRoCE with it, no -X ($decoded of $want frames)" \
+		"$decoded" -eq "$want" -a "$want" -gt 0
 else
 	ktap_fail "tshark decodes MetaRoCE with it" "tshark or mr_pcap is missing"
 fi

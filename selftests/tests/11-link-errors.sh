@@ -41,7 +41,7 @@ ktap_run_fail "tun device: EOPNOTSUPP" "Operation not supported" mr_add - mrc9 m
 ip link add mrsmall0 mtu 300 type dummy
 ktap_run_fail "netdev mtu 300: EINVAL" "Invalid argument" mr_add - mrc9 mrsmall0
 ktap_check "dmesg gives the mtu needed" \
-	"$(dmesg | grep -c 'mrc9: netdev mrsmall0 has mtu 300, metaroce needs at least 368')" -eq 1
+	"$(dmesg | grep -c 'mrc9: netdev mrsmall0 has mtu 300, metaroce needs at least 376')" -eq 1
 
 ktap_check "only mrc0 exists after all refusals" \
 	"$(ls /sys/class/infiniband | grep -c '^mrc')" -eq 1

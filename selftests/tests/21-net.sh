@@ -42,6 +42,7 @@ names="rx_packets rx_bytes tx_packets tx_bytes rx_drop_short rx_drop_version
 	duplicate_packets out_of_order path_failovers tail_probes rto_deferred
 	rnr_naks ud_rx_drop_qkey ud_rx_drop_no_recv ud_rx_too_long ud_tx_too_long
 	gsi_tx_packets gsi_rx_packets uc_rx_drop_no_recv uc_rx_drop_remote_access
+	rx_drop_not_peer rx_drop_bad_tag rx_drop_early hello_tx hello_rx
 	uc_rx_drop_too_long uc_rx_drop_recv_fault uc_rx_drop_invalid"
 missing=
 declare -A listed
@@ -53,16 +54,18 @@ done
 ktap_check "rdma statistic lists every counter, all 0 (${missing:-ok})" -z "$missing"
 
 # Headers per Documentation/metaroce/protocol.rst: base header (version,
-# opcode, flags, path, reserved, QPN 24 bits, PSN, epoch, reserved), then
-# SEND's (MSN, RSN, length, offset). length 0, no payload: well-formed.
+# opcode, flags, path, reserved, QPN 24 bits, PSN, epoch, reserved, tag),
+# then SEND's (MSN, RSN, length, offset). length 0, no payload, a tag that
+# is not 0: well-formed.
 Z4='\x00\x00\x00\x00'
-base() { printf '%s' "\\x$1\\x$2\\x00\\x00\\x$3\\x00\\x00\\x11$Z4$Z4"; }
-SEND=$(base 01 01 00)$Z4$Z4$Z4$Z4 # 32 bytes to QPN 0x11, which does not exist
-WRONG_VER=$(base 02 01 00)$Z4$Z4$Z4$Z4
-SHORT_BASE='\x01\x01\x00\x00\x00\x00\x00\x11\x00\x00' # 10 bytes
-SHORT_OP=$(base 01 01 00)$Z4 # 20 bytes: SEND's header cut short
-RESERVED=$(base 01 01 01)$Z4$Z4$Z4$Z4 # reserved byte 4 set
-BAD_OPCODE=$(base 01 7f 00)$Z4$Z4$Z4$Z4
+TAG='\x00\x00\x00\x00\x00\x00\x00\x01'
+base() { printf '%s' "\\x$1\\x$2\\x00\\x00\\x$3\\x00\\x00\\x11$Z4$Z4$TAG"; }
+SEND=$(base 02 01 00)$Z4$Z4$Z4$Z4 # 40 bytes to QPN 0x11, which does not exist
+WRONG_VER=$(base 01 01 00)$Z4$Z4$Z4$Z4 # version 1, which had no tag
+SHORT_BASE='\x02\x01\x00\x00\x00\x00\x00\x11\x00\x00' # 10 bytes
+SHORT_OP=$(base 02 01 00)$Z4 # 28 bytes: SEND's header cut short
+RESERVED=$(base 02 01 01)$Z4$Z4$Z4$Z4 # reserved byte 4 set
+BAD_OPCODE=$(base 02 7f 00)$Z4$Z4$Z4$Z4
 
 h2=$TOPO_H2_IP
 send h1 "$h2" "$SEND"
@@ -77,12 +80,12 @@ sleep 0.3
 stats=$(rdma statistic show link mrc1/1 2>&1)
 ktap_diag "$stats"
 ktap_check "IPv4: rx_packets counts all 8 datagrams" "$(mr_stat mrc1 rx_packets)" -eq 8
-ktap_check "IPv4: rx_bytes is their UDP payload (32+32+32+10+20+32+32+28)" \
-	"$(mr_stat mrc1 rx_bytes)" -eq 218
+ktap_check "IPv4: rx_bytes is their UDP payload (40+40+40+10+28+40+40+28)" \
+	"$(mr_stat mrc1 rx_bytes)" -eq 266
 ktap_check "IPv4: well-formed SEND to a missing QP -> rx_drop_no_qp (2)" \
 	"$(mr_stat mrc1 rx_drop_no_qp)" -eq 2
-# 'g' (0x67) is not version 1 either.
-ktap_check "IPv4: version 2 and ASCII garbage -> rx_drop_version (2)" \
+# 'g' (0x67) is not version 2 either.
+ktap_check "IPv4: version 1 and ASCII garbage -> rx_drop_version (2)" \
 	"$(mr_stat mrc1 rx_drop_version)" -eq 2
 ktap_check "IPv4: truncated base and SEND headers -> rx_drop_short (2)" \
 	"$(mr_stat mrc1 rx_drop_short)" -eq 2
@@ -99,7 +102,7 @@ sleep 0.3
 ktap_diag "$(rdma statistic show link mrc1/1 2>&1)"
 ktap_check "IPv6: rx_packets counts 4 more (12)" "$(mr_stat mrc1 rx_packets)" -eq 12
 ktap_check "IPv6: SEND -> rx_drop_no_qp (3)" "$(mr_stat mrc1 rx_drop_no_qp)" -eq 3
-ktap_check "IPv6: version 2 -> rx_drop_version (3)" "$(mr_stat mrc1 rx_drop_version)" -eq 3
+ktap_check "IPv6: version 1 -> rx_drop_version (3)" "$(mr_stat mrc1 rx_drop_version)" -eq 3
 ktap_check "IPv6: truncated base -> rx_drop_short (3)" "$(mr_stat mrc1 rx_drop_short)" -eq 3
 ktap_check "IPv6: reserved bit -> rx_drop_malformed (3)" "$(mr_stat mrc1 rx_drop_malformed)" -eq 3
 

@@ -9,7 +9,10 @@
 # after invalidation (LOCAL_INV or the peer's SEND_WITH_INV) or through
 # another QP. mr_craft: crafted
 # and garbage datagrams to UDP 4792 are dropped and counted by reason
-# (`rdma statistic`), while ibv_rc_pingpong runs alongside and must pass.
+# (`rdma statistic`), while ibv_rc_pingpong runs alongside and must pass;
+# those that must reach the target QP's engines carry its connection tag
+# (read with `metaroce -j -d qp show` in h2), and their twins with a wrong
+# tag from the same address are each dropped as rx_drop_bad_tag.
 # Both programs live in userspace/tests/guest/; their KTAP cases are relayed.
 # timeout: 600
 here=$(dirname "$0")
@@ -19,18 +22,18 @@ here=$(dirname "$0")
 trap topo_teardown EXIT
 
 bad_cases=84
-craft_cases=23
-drops="rx_drop_short rx_drop_version rx_drop_malformed rx_drop_no_csum rx_drop_no_qp"
+craft_cases=30
+drops="rx_drop_short rx_drop_version rx_drop_malformed rx_drop_no_csum rx_drop_no_qp rx_drop_bad_tag"
 
-ktap_plan $((bad_cases + 1 + craft_cases + 1 + 11))
+ktap_plan $((bad_cases + 1 + craft_cases + 1 + 6 + $(wc -w <<<"$drops")))
 
 # The debug kernel (KASAN, kmemleak) under TCG is about 10x slower per
 # packet: a tenth of the crafted datagrams and pingpong iterations there
 # (scaled).
 
 ktap_run "two hosts with mrc0 (h1) and mrc1 (h2)" mr_two_hosts 1500
-ktap_check "mr_bad_input and mr_craft are in the guest" \
-	-x /usr/local/bin/mr_bad_input -a -x /usr/local/bin/mr_craft
+ktap_check "mr_bad_input, mr_craft and metaroce are in the guest" \
+	-x /usr/local/bin/mr_bad_input -a -x /usr/local/bin/mr_craft -a -x /usr/local/bin/metaroce
 
 # Both devices are visible from h1 (the RDMA netns mode is shared).
 ktap_relay "$bad_cases" mr_bad_input ip netns exec h1 /usr/local/bin/mr_bad_input mrc0 mrc1
@@ -52,8 +55,8 @@ in_h1 timeout 300 ibv_rc_pingpong -d mrc0 -g "$gid1" -n "$iters" -s 1024 "$TOPO_
 	>>"$log" 2>&1 &
 cli=$!
 
-ktap_relay "$craft_cases" mr_craft ip netns exec h1 /usr/local/bin/mr_craft mrc0 mrc1 \
-	"$TOPO_H2_IP" "$TOPO_H2_IP6" "$(scaled 300)"
+ktap_relay "$craft_cases" mr_craft ip netns exec h1 /usr/local/bin/mr_craft --netns mrc1=h2 \
+	mrc0 mrc1 "$TOPO_H2_IP" "$TOPO_H2_IP6" "$(scaled 300)"
 
 rc=0
 wait "$cli" || rc=$?

@@ -5,9 +5,13 @@
 # anyone (mr_craft --foreign): READ responses that start new path epochs,
 # NAKs and ACKs for in-window messages, forged READ and atomic responses,
 # SEND sweeps over MSNs and RSNs, WRITEs, atomics and 2 GiB READs with
-# guessed rkeys. Every one must be dropped as rx_drop_not_peer, the QPs must
-# stay in RTS and carry verified data after, and a transfer checked byte for
-# byte (mr_verify, every RC operation) runs through it all.
+# guessed rkeys. Every one must be dropped as rx_drop_not_peer; then the
+# same attacks with the other end's address forged (raw IPv4: the router
+# forwards them, and the target's route back to that address is the same
+# port, so even a strict rp_filter passes them), which pass the peer check
+# and carry random tags: every one must be dropped as rx_drop_bad_tag. The
+# QPs must stay in RTS and carry verified data after, and a transfer checked
+# byte for byte (mr_verify, every RC operation) runs through it all.
 # timeout: 300
 here=$(dirname "$0")
 . "$here/../lib/ktap.sh"
@@ -22,8 +26,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-craft_cases=12
-ktap_plan $((3 + craft_cases + 2))
+craft_cases=20
+ktap_plan $((3 + craft_cases + 3))
 
 ktap_run "s1 and rcv with a device each, p (the attacker) beside them behind a router" \
 	eval 'topo_incast 1 && mr_add inc-s1 inc_s1 eth0 && mr_add inc-rcv inc_rcv eth0'
@@ -41,13 +45,17 @@ timeout -k 5 120 /usr/local/bin/mr_verify --dev-a inc_s1 --dev-b inc_rcv \
 	--gid-a "$gid_s1" --gid-b "$gid_rcv" --ops all --seconds "$secs" \
 	--max-size 65536 >"$log" 2>&1 &
 verify_pid=$!
-np0=$(($(mr_stat inc_s1 rx_drop_not_peer) + $(mr_stat inc_rcv rx_drop_not_peer)))
+both() { echo $(($(mr_stat inc_s1 "$1") + $(mr_stat inc_rcv "$1"))); }
+np0=$(both rx_drop_not_peer) bt0=$(both rx_drop_bad_tag)
 ktap_relay "$craft_cases" "mr_craft --foreign" in_incast p /usr/local/bin/mr_craft --foreign \
 	inc_s1 inc_rcv "$rcv" "$s1" "$count"
-np1=$(($(mr_stat inc_s1 rx_drop_not_peer) + $(mr_stat inc_rcv rx_drop_not_peer)))
-# 2 x count epoch resets, 3 kinds to each end.
-ktap_check "rx_drop_not_peer counted all $((8 * count)) forged packets at least ($np0 -> $np1)" \
+np1=$(both rx_drop_not_peer) bt1=$(both rx_drop_bad_tag)
+# Each way: 2 x count epoch resets, 3 kinds to each end.
+ktap_check "rx_drop_not_peer counted all $((8 * count)) packets from p's address at least ($np0 -> $np1)" \
 	$((np1 - np0)) -ge $((8 * count))
+# mr_verify's packets all carry the right tags: these are the forged ones alone.
+ktap_check "rx_drop_bad_tag counted exactly the $((8 * count)) with a forged address ($bt0 -> $bt1)" \
+	$((bt1 - bt0)) -eq $((8 * count))
 
 rc=0
 wait "$verify_pid" || rc=$?

@@ -21,8 +21,9 @@ conditions=7
 
 # two hosts, gids, the flipped-byte self-check, per condition the relayed
 # cases and one counter check
-# (two for corruption), six netem setups and the final removal.
-ktap_plan $((3 + conditions * (prog_cases + 2) + 1 + 6 + 1))
+# (two for corruption), six netem setups and the final removal; the tag
+# checks after the loss-free run and at the end.
+ktap_plan $((3 + conditions * (prog_cases + 2) + 1 + 6 + 1 + 2))
 
 # The debug kernel (KASAN, kmemleak) under TCG moves about 1000 packets a
 # second: smaller messages and more time per condition there.
@@ -82,6 +83,11 @@ verify() {
 
 verify "loss-free"
 ktap_check "loss-free: packets went both ways (rx_packets +${D[rx_packets]})" "${D[rx_packets]}" -gt 0
+# Every connection settles its tags by HELLOs, and then every packet has
+# the right one: nothing of the peer's own traffic is dropped for its tag.
+ktap_check "loss-free: tags agreed by HELLO (hello_rx +${D[hello_rx]}), none dropped for its tag (+${D[rx_drop_bad_tag]})" \
+	"${D[hello_rx]:-0}" -gt 0 -a "${D[rx_drop_bad_tag]:-1}" -eq 0
+start_stats=$(stats_both)
 
 ktap_run "netem loss 1% on both ends" topo_loss both 1%
 verify "loss 1%"
@@ -123,5 +129,9 @@ ktap_run "netem loss gemodel 1% 10% 70% 0.1% on both ends" topo_netem both loss 
 verify "bursty loss"
 ktap_check "bursty loss: retransmits (+${D[retransmits]})" "${D[retransmits]}" -gt 0
 
+delta "$start_stats" "$(stats_both)"
+ktap_diag "after the loss-free run: hello_tx +${D[hello_tx]} hello_rx +${D[hello_rx]} rx_drop_early +${D[rx_drop_early]}"
+ktap_check "under loss, reordering, duplicates and corruption no packet was dropped for its tag (+${D[rx_drop_bad_tag]})" \
+	"${D[rx_drop_bad_tag]:-1}" -eq 0
 ktap_run "netem removed" topo_netem_clear both
 ktap_finish

@@ -99,8 +99,9 @@ done
 ktap_check "no datagram dropped for its Q_Key" "$(mr_sum ud_rx_drop_qkey)" -eq 0
 
 # A netdev MTU where rdma_cm (96 header bytes) asks one MTU step above the
-# port's active MTU (112 header bytes): 1130 gives 1024 against 512. The
-# QP gets the active MTU and the connection works.
+# port's active MTU (120 header bytes), a power of two plus 96 to 119: 1130
+# gives 1024 against 512. The QP gets the active MTU and the connection
+# works.
 for end in h1 h2; do topo_exec "$end" ip link set "$(topo_ifc "$end")" mtu 1130; done
 ktap_check "netdev MTU 1130: the port's active_mtu is 512" \
 	"$(mr_devinfo_field mrc0 active_mtu)" = "512 (2)"

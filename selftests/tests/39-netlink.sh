@@ -2,7 +2,8 @@
 # The metaroce generic netlink family through the real `metaroce` tool:
 # devices seen per network namespace, settings that change what dev show
 # reports (all or nothing, and only for root), refusals with the kernel's
-# extack message, the QPs and paths of a live connection with counters
+# extack message, the QPs (their handshake state; the connection tags for
+# root alone) and paths of a live connection with counters
 # that grow, path failovers, QPs to ERR and settings changes seen by
 # `metaroce monitor`, a device moved to its own UDP port, and malformed
 # requests (built by hand: the tool never sends them) answered with an
@@ -28,7 +29,7 @@ trap cleanup EXIT
 # The guest's copy; on a host (--host), the installed one.
 mr=/usr/local/bin/metaroce
 [ -x "$mr" ] || mr=$(command -v metaroce) || ktap_skip_all "no metaroce tool"
-ktap_plan 53
+ktap_plan 56
 tmp=$(mktemp -d)
 
 ktap_run "two hosts with mrc0 (h1) and mrc1 (h2)" mr_two_hosts 1500
@@ -135,6 +136,19 @@ qpn=${qpn%% *}
 ktap_diag "$(in_h1 "$mr" -s qp show dev mrc0)"
 ktap_check "qp show: an RC QP in RTS with the device's 8 paths (qpn ${qpn:-none})" \
 	"$(in_h1 "$mr" -j qp show dev mrc0 qpn "${qpn:-0}" 2>&1 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["paths"])' 2>&1)" = 8
+# The connection tags: both ends done with the handshake, each end's tag
+# the one the other sends (its peer tag); only root sees them (-d).
+# qp_keys KEY...: those members of the one QP of the JSON on stdin, "-" if absent.
+qp_keys() { python3 -c 'import json, sys; q = json.load(sys.stdin)[0]; print(" ".join(str(q.get(k, "-")) for k in sys.argv[1:]))' "$@" 2>&1; }
+read -r hs1 ltag1 ptag1 rqpn <<<"$(in_h1 "$mr" -j -d qp show dev mrc0 qpn "${qpn:-0}" | qp_keys handshake local_tag peer_tag rqpn)"
+read -r hs2 ltag2 ptag2 <<<"$(in_h2 "$mr" -j -d qp show dev mrc1 qpn "${rqpn:-0}" | qp_keys handshake local_tag peer_tag)"
+tags="mrc0 $ltag1/$ptag1, mrc1 $ltag2/$ptag2"
+ktap_check "qp show -d: handshake done at both ends ($hs1 $hs2), each end's tag the other's peer tag ($tags)" \
+	"$hs1 $hs2 $([[ $ltag1 =~ ^0x[0-9a-f]{16}$ && $ltag1 != 0x0000000000000000 && $ltag1 = "$ptag2" && $ptag1 = "$ltag2" && $ltag1 != "$ltag2" ]] && echo mirrored)" = "done done mirrored"
+ktap_check "qp show without -d: no tags, even for root" \
+	"$(in_h1 "$mr" -j qp show dev mrc0 qpn "${qpn:-0}" | qp_keys handshake local_tag peer_tag)" = "done - -"
+ktap_check "qp show -d as an unprivileged user: the handshake, no tags" \
+	"$(nobody "$mr" -j -d qp show dev mrc0 qpn "${qpn:-0}" | qp_keys handshake local_tag peer_tag)" = "done - -"
 tx() { in_h1 "$mr" -s -j qp show dev mrc0 qpn "$qpn" | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["stats"]["tx_packets"])'; }
 tx0=$(tx)
 sleep 1

@@ -117,7 +117,10 @@ constexpr auto kQpTable = Table<METAROCE_A_QP_MAX + 1>{}
                               .add(METAROCE_A_QP_RATE_HINT_KBPS, {"rate-hint-kbps", U32})
                               .add(METAROCE_A_QP_ALPHA, {"alpha", U32})
                               .add(METAROCE_A_QP_SRTT_NS, {"srtt-ns", U64})
-                              .add(METAROCE_A_QP_STATS, nest("stats", &kQpStats));
+                              .add(METAROCE_A_QP_STATS, nest("stats", &kQpStats))
+                              .add(METAROCE_A_QP_HANDSHAKE, {"handshake", U8})
+                              .add(METAROCE_A_QP_LOCAL_TAG, {"local-tag", U64})
+                              .add(METAROCE_A_QP_PEER_TAG, {"peer-tag", U64});
 
 constexpr auto kPathStatsTable = Table<METAROCE_A_PATH_STATS_MAX + 1>{}
                                      .add(METAROCE_A_PATH_STATS_PAD, {"pad", Pad})

@@ -192,6 +192,8 @@ Invocation parse(const std::vector<std::string> &argv) {
             inv.style.pretty = true;
         } else if (o == "s" || o == "stats" || o == "statistics") {
             inv.style.stats = true;
+        } else if (o == "d" || o == "details") {
+            inv.style.details = true;
         } else if (o == "V" || o == "version" || o == "Version") {
             inv.action = Action::Version;
             return inv;
@@ -252,7 +254,8 @@ std::string usage(std::string_view topic) {
                "as they happen, until interrupted.\n";
     return "Usage: metaroce [ OPTIONS ] OBJECT { COMMAND | help }\n"
            "where  OBJECT := { dev | qp | path | monitor }\n"
-           "       OPTIONS := { -j[son] | -p[retty] | -s[tatistics] | -V[ersion] | -h[elp] }\n";
+           "       OPTIONS := { -j[son] | -p[retty] | -s[tatistics] | -d[etails] | -V[ersion] |\n"
+           "                    -h[elp] }\n";
 }
 
 } // namespace metaroce::args

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <arpa/inet.h>
 #include <array>
+#include <cinttypes>
+#include <cstdio>
 
 namespace metaroce::format {
 
@@ -200,6 +202,8 @@ std::string qp_text(const model::Qp &q, const Style &style) {
         l.kv("type", qp_type(*q.type));
     if (q.state)
         l.kv("state", qp_state(*q.state));
+    if (q.handshake)
+        l.kv("handshake", qp_handshake(*q.handshake));
     if (q.local)
         l.kv("local", address(*q.local));
     if (q.peer)
@@ -217,6 +221,15 @@ std::string qp_text(const model::Qp &q, const Style &style) {
     if (q.srtt_ns)
         l.kv("srtt", units::time(*q.srtt_ns));
     std::string out = l.str() + "\n";
+    if (style.details) {
+        Line tags;
+        if (q.local_tag)
+            tags.kv("local-tag", tag(*q.local_tag));
+        if (q.peer_tag)
+            tags.kv("peer-tag", tag(*q.peer_tag));
+        if (!tags.empty())
+            out += std::string(kIndent) + tags.str() + "\n";
+    }
     if (style.stats && q.stats)
         out += stat_lines(*q.stats);
     return out;
@@ -231,6 +244,8 @@ void qp_json(json::Writer &w, const model::Qp &q, const Style &style) {
         w.member("type", qp_type(*q.type));
     if (q.state)
         w.member("state", qp_state(*q.state));
+    if (q.handshake)
+        w.member("handshake", qp_handshake(*q.handshake));
     if (q.local)
         w.member("local", address(*q.local));
     if (q.peer)
@@ -246,6 +261,11 @@ void qp_json(json::Writer &w, const model::Qp &q, const Style &style) {
     if (q.alpha)
         w.key("alpha").number_text(units::alpha_exact(*q.alpha));
     opt_member(w, "srtt_ns", q.srtt_ns);
+    // Strings: JSON numbers lose 64-bit precision in most readers.
+    if (style.details && q.local_tag)
+        w.member("local_tag", tag(*q.local_tag));
+    if (style.details && q.peer_tag)
+        w.member("peer_tag", tag(*q.peer_tag));
     if (style.stats && q.stats)
         stats_json(w, *q.stats);
     w.end_object();
@@ -423,6 +443,18 @@ std::string error_reason(uint8_t v) {
         "remote-op", "remote-invalid", "local",          "peer-fatal"};
     static_assert(METAROCE_QP_ERROR_PEER_FATAL == kNames.size() - 1);
     return v < kNames.size() ? kNames[v] : std::to_string(v);
+}
+
+std::string qp_handshake(uint8_t v) {
+    static constexpr std::array<const char *, 4> kNames = {"none", "waiting", "peer-known", "done"};
+    static_assert(METAROCE_QP_HANDSHAKE_DONE == kNames.size() - 1);
+    return v < kNames.size() ? kNames[v] : std::to_string(v);
+}
+
+std::string tag(uint64_t v) {
+    char buf[19];
+    std::snprintf(buf, sizeof(buf), "0x%016" PRIx64, v);
+    return buf;
 }
 
 std::string address(const model::Address &a) {

@@ -17,7 +17,8 @@ namespace metaroce::format {
 struct Style {
     bool json = false;
     bool pretty = false;
-    bool stats = false; // -s
+    bool stats = false;   // -s
+    bool details = false; // -d
 };
 
 std::string devices(const std::vector<model::Device> &devs, const Style &style);
@@ -30,6 +31,8 @@ std::string qp_type(uint8_t v);
 std::string qp_state(uint8_t v);
 std::string path_state(uint8_t v);
 std::string error_reason(uint8_t v);
+std::string qp_handshake(uint8_t v);
+std::string tag(uint64_t v); // 0x and 16 hex digits
 std::string address(const model::Address &a);
 
 } // namespace metaroce::format

@@ -80,6 +80,9 @@ struct Qp {
     std::optional<uint32_t> paths, mtu, conn_window, inflight, pacing_kbps, rate_hint_kbps, alpha;
     std::optional<uint64_t> srtt_ns;
     std::optional<std::vector<Stat>> stats;
+    std::optional<uint8_t> handshake;
+    // The connection tags: only to CAP_NET_ADMIN callers.
+    std::optional<uint64_t> local_tag, peer_tag;
 };
 
 struct Path {

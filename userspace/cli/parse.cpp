@@ -141,6 +141,9 @@ model::Qp qp(std::span<const uint8_t> msg) {
     q.srtt_ns = a.u64(METAROCE_A_QP_SRTT_NS);
     if (auto n = a.nest(METAROCE_A_QP_STATS))
         q.stats = stats(*n);
+    q.handshake = a.u8(METAROCE_A_QP_HANDSHAKE);
+    q.local_tag = a.u64(METAROCE_A_QP_LOCAL_TAG);
+    q.peer_tag = a.u64(METAROCE_A_QP_PEER_TAG);
     if (!q.num)
         throw nl::MalformedError("malformed reply from the kernel: a QP without qp/num");
     return q;

@@ -74,13 +74,26 @@ uint32_t Ctz64(uint64_t v) {
 
 } // namespace
 
+// splitmix64 of the QPN and the direction: well mixed, and 0 only for one
+// input in 2^64, which is moved off 0.
+ConnTags ConnTagsOf(uint32_t qpn) {
+    auto mix = [](uint64_t x) {
+        x += 0x9e3779b97f4a7c15ull;
+        x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+        x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+        x ^= x >> 31;
+        return x ? x : 1;
+    };
+    return {mix(2ull * qpn), mix(2ull * qpn + 1)};
+}
+
 uint64_t MrSender::Now() {
     return static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
 }
 
 MrSender::MrSender(Ptr<ns3::Node> node, const TransportParams &params, Ipv4Address dst,
                    uint32_t qpn, uint32_t seed, uint64_t bytes, Time start)
-    : node_(node), params_(params), dst_(dst), qpn_(qpn), bytes_(bytes),
+    : node_(node), params_(params), dst_(dst), qpn_(qpn), tags_(ConnTagsOf(qpn)), bytes_(bytes),
       msgs_(static_cast<uint32_t>((bytes + params.msg_bytes - 1) / params.msg_bytes)),
       pkt_bytes_(FullPacketBytes(params.mtu)), path_(params.paths) {
     // Every MetaRoCE packet, ACKs too, goes to UDP port 4791.
@@ -213,6 +226,7 @@ void MrSender::SendPkt(uint32_t id, uint32_t psn, const TxPkt &tp, bool resend) 
     pkt.base.epoch = p.sb.epoch;
     pkt.base.qpn = qpn_;
     pkt.base.psn = psn;
+    pkt.base.tag = tags_.to_receiver;
     // The packet that fills its path's window asks for an ACK at once.
     if (ps_.path[id].inflight >= ps_.path[id].window)
         pkt.base.flags |= MR_FLAG_ACK_REQ;
@@ -259,7 +273,9 @@ void MrSender::RecvAck(Ptr<Socket> sock) {
     Ptr<Packet> p;
     while ((p = sock->Recv())) {
         mr_pkt pkt;
-        if (!DecodePacket(p, &pkt) || pkt.base.opcode != MR_OP_ACK || pkt.base.qpn != qpn_)
+        // handshake.c: a packet without our tag is not the peer's.
+        if (!DecodePacket(p, &pkt) || pkt.base.opcode != MR_OP_ACK || pkt.base.qpn != qpn_ ||
+            pkt.base.tag != tags_.to_sender)
             continue;
         OnAck(pkt);
     }
@@ -546,10 +562,14 @@ void MrReceiver::Recv(Ptr<Socket> sock) {
         if (pkt.base.opcode != MR_OP_WRITE && pkt.base.opcode != MR_OP_SEND)
             continue;
         InetSocketAddress src = InetSocketAddress::ConvertFrom(from);
+        const ConnTags tags = ConnTagsOf(pkt.base.qpn);
+        if (pkt.base.tag != tags.to_receiver) // handshake.c: not the peer's
+            continue;
         auto &slot = conns_[pkt.base.qpn];
         if (!slot) {
             slot = std::make_unique<Conn>();
             slot->qpn = pkt.base.qpn;
+            slot->tags = tags;
             slot->peer = src.GetIpv4();
             slot->rx.resize(MR_WIRE_MAX_PATHS);
             for (auto &r : slot->rx)
@@ -673,6 +693,7 @@ void MrReceiver::Ack(Conn &c, uint32_t id, uint32_t psn) {
     pkt.base.epoch = r.win.epoch;
     pkt.base.qpn = c.qpn;
     pkt.base.psn = psn;
+    pkt.base.tag = c.tags.to_sender;
     mr_sack_rx_fill_ack(&r.win, &pkt.ack);
     pkt.ack.msn_done = c.msn_done;
     pkt.ack.ecn_count = r.ecn;

@@ -39,6 +39,17 @@ constexpr uint32_t FullPacketBytes(uint32_t mtu) {
     return MR_BASE_HDR_LEN + MR_WRITE_HDR_LEN + mtu;
 }
 
+// The connection tags of connection @qpn (wire.h: base.tag): the one the
+// sender's data carries, which the receiver checks, and the one its ACKs
+// carry back. The model skips the HELLO handshake (proto/hello.c) and
+// draws both from the QPN, so the two ends agree: never 0, one per
+// direction, different for every connection.
+struct ConnTags {
+    uint64_t to_receiver;
+    uint64_t to_sender;
+};
+ConnTags ConnTagsOf(uint32_t qpn);
+
 // A link's rate in those bytes: what the layers below take per packet
 // comes off (protocol.rst: "The rate hint").
 inline uint64_t PayloadRate(uint64_t link_bps, uint32_t mtu) {
@@ -145,6 +156,7 @@ private:
     TransportParams params_;
     ns3::Ipv4Address dst_;
     uint32_t qpn_;
+    ConnTags tags_;
     uint64_t bytes_;
     uint32_t msgs_;
     uint32_t pkt_bytes_; // of a full data packet: FullPacketBytes()
@@ -211,6 +223,7 @@ private:
     };
     struct Conn {
         uint32_t qpn;
+        ConnTags tags;
         ns3::Ipv4Address peer;
         std::vector<RxPath> rx;
         std::unordered_map<uint32_t, RxMsg> msgs;

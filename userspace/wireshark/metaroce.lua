@@ -4,8 +4,9 @@
 --
 -- Decodes the MetaRoCE wire format, Documentation/metaroce/protocol.rst,
 -- on UDP port 4792 (preference metaroce.udp_port; "Decode As" works too):
--- the base header, every opcode header, the ACK's SACK map with the PSNs it
--- reports, NAK codes, flags and the payload. A packet that the kernel's codec
+-- the base header with its connection tag, every opcode header, the ACK's
+-- SACK map with the PSNs it reports, NAK codes, the HELLO handshake's tags,
+-- flags and the payload. A packet that the kernel's codec
 -- (kernel/proto/wire.c) would drop carries an expert item named after the
 -- check that fails (metaroce.malformed.trunc, .version, .opcode, .flags,
 -- .reserved, .field, .length: enum mr_err in kernel/proto/types.h).
@@ -18,6 +19,8 @@
 -- header in wire order, and `versions` gives each wire version its base
 -- header, opcodes and checks. A new version adds an entry to `versions`
 -- (and its new fields and layouts); the dissection code does not change.
+-- Only the version the codec speaks is decoded: a version 1 packet (before
+-- connection tags) is flagged as unknown, as the kernel drops it.
 
 -- A second copy (per-user and system-wide, or -X besides an installed one)
 -- finds the protocol registered by the first and leaves it be.
@@ -33,6 +36,10 @@ local FLAG_ACK_REQ = 0x01
 local FLAG_SOLICITED = 0x02
 local SEQ_FLAGS = FLAG_ACK_REQ
 local RECV_FLAGS = FLAG_ACK_REQ + FLAG_SOLICITED
+
+-- HELLO flags (wire.h).
+local HELLO_KNOWN = 0x1
+local HELLO_REPLY = 0x2
 
 local MAX_PATHS = 64
 local QPN_MAX = 0xffffff
@@ -59,8 +66,8 @@ local function make_field(name, kind, label, base_, strings, mask, blurb)
         fields[name] = ProtoField.none(abbrev, label, base.NONE, blurb)
     elseif kind == "bytes" then
         fields[name] = ProtoField.bytes(abbrev, label, base.NONE, blurb)
-    elseif kind == "bool" then
-        fields[name] = ProtoField.bool(abbrev, label, 8, nil, mask, blurb)
+    elseif kind == "bool" then -- base_: the width of the field the flag is in
+        fields[name] = ProtoField.bool(abbrev, label, base_ or 8, nil, mask, blurb)
     else
         fields[name] = ProtoField[kind](abbrev, label, base_ or base.DEC, strings, mask, blurb)
     end
@@ -82,6 +89,8 @@ field("qpn", "uint24", "Destination QPN", HEX)
 field("psn", "uint32", "PSN", DEC, nil, nil, "Path sequence number")
 field("epoch", "uint16", "Epoch", DEC, nil, nil, "Path epoch")
 field("cc_reserved", "uint16", "Reserved (congestion control)", HEX)
+field("tag", "uint64", "Connection tag", HEX, nil, nil,
+      "The receiving QP's tag, learned in the HELLO handshake; 0 in UD and early HELLOs")
 
 field("send", "none", "SEND header")
 field("send.msn", "uint32", "MSN", DEC)
@@ -147,6 +156,15 @@ field("ud.src_qpn", "uint32", "Source QPN", HEX)
 field("ud.qkey", "uint32", "Q_Key", HEX)
 field("ud.imm", "uint32", "Immediate data", HEX)
 
+field("hello", "none", "HELLO header")
+field("hello.src_tag", "uint64", "Sender's tag", HEX, nil, nil,
+      "The tag the sender's peer must put in what it sends")
+field("hello.flags", "uint32", "HELLO flags", HEX)
+field("hello.flags.known", "bool", "KNOWN", 32, nil, HELLO_KNOWN,
+      "The sender holds the receiver's tag (the base header's)")
+field("hello.flags.reply", "bool", "REPLY", 32, nil, HELLO_REPLY,
+      "An answer to a HELLO: not answered")
+
 field("hdr_len", "uint32", "Header length", DEC)
 field("payload_len", "uint32", "Payload length", DEC)
 field("payload", "bytes", "Payload")
@@ -159,11 +177,11 @@ field("payload", "bytes", "Payload")
 -- `reserved` fields must be zero; `max` is the largest value allowed.
 
 local layouts = {
-    base_v1 = {
+    base_v2 = {
         {0, 1, "version"}, {1, 1, "opcode"}, {2, 1, "flags"},
         {3, 1, "path", max = MAX_PATHS - 1}, {4, 1, "reserved", reserved = true},
         {5, 3, "qpn"}, {8, 4, "psn"}, {12, 2, "epoch"},
-        {14, 2, "cc_reserved", reserved = true},
+        {14, 2, "cc_reserved", reserved = true}, {16, 8, "tag"},
     },
     send = {
         {0, 4, "send.msn"}, {4, 4, "send.rsn"}, {8, 4, "send.length"},
@@ -197,6 +215,7 @@ local layouts = {
         {6, 2, "nak.rnr_delay"},
     },
     ud = {{0, 4, "ud.src_qpn"}, {4, 4, "ud.qkey"}, {8, 4, "ud.imm"}},
+    hello = {{0, 8, "hello.src_tag"}, {8, 4, "hello.flags"}},
 }
 
 ------------------------------------------------------------------------
@@ -298,38 +317,61 @@ local function check_nak(v)
     end
 end
 
+local ZERO64 = UInt64(0)
+
 local function check_ud(v, payload, b)
     if b.path ~= 0 then return "field", "path", "A datagram rides no path: path must be 0" end
     if b.epoch ~= 0 then return "field", "epoch", "A datagram rides no path: epoch must be 0" end
+    if b.tag ~= ZERO64 then
+        return "field", "tag", "A datagram belongs to no connection: tag must be 0"
+    end
     if v["ud.src_qpn"] > QPN_MAX then return "field", "ud.src_qpn", "Source QPN above 24 bits" end
     if payload > MAX_PAYLOAD then
         return "length", "payload_len", "Payload above " .. MAX_PAYLOAD .. " bytes"
     end
 end
 
+-- A HELLO has no sequence; its sender has a tag, and may know ours.
+local function check_hello(v, payload, b)
+    if b.psn ~= 0 then return "field", "psn", "A HELLO has no sequence: PSN must be 0" end
+    if b.epoch ~= 0 then return "field", "epoch", "A HELLO has no sequence: epoch must be 0" end
+    if v["hello.src_tag"] == ZERO64 then
+        return "field", "hello.src_tag", "A HELLO's sender has a tag: not 0"
+    end
+    local flags = v["hello.flags"]
+    if bit32.band(flags, bit32.bnot(HELLO_KNOWN + HELLO_REPLY)) ~= 0 then
+        return "field", "hello.flags", string.format("Undefined HELLO flags 0x%x", flags)
+    end
+    if bit32.band(flags, HELLO_KNOWN) ~= 0 and b.tag == ZERO64 then
+        return "field", "hello.flags", "KNOWN, but no tag to know: the base header's tag is 0"
+    end
+end
+
 ------------------------------------------------------------------------
 -- Versions: base header, opcodes (wire.c's mr_ops: header length, the
--- flags allowed, whether a payload may follow, layout, checks).
+-- flags allowed, whether a payload may follow, layout, checks, and
+-- whether the opcode is a connection's, whose packets carry a tag).
 
 local versions = {
-    [1] = {
-        base_len = 16,
-        base = "base_v1",
+    [2] = {
+        base_len = 24,
+        base = "base_v2",
         ops = {
-            [0x01] = {"SEND", 16, RECV_FLAGS, true, "send", check_send},
-            [0x02] = {"SEND_IMM", 20, RECV_FLAGS, true, "send", check_send},
-            [0x03] = {"SEND_INV", 20, RECV_FLAGS, true, "send_inv", check_send},
-            [0x04] = {"WRITE", 24, SEQ_FLAGS, true, "write", check_write},
-            [0x05] = {"WRITE_IMM", 32, RECV_FLAGS, true, "write", check_write},
-            [0x06] = {"READ_REQ", 20, SEQ_FLAGS, false, "read_req", check_read_req},
-            [0x07] = {"CMP_SWAP", 32, SEQ_FLAGS, false, "atomic", check_atomic},
-            [0x08] = {"FETCH_ADD", 24, SEQ_FLAGS, false, "atomic", check_atomic},
-            [0x09] = {"UD_SEND", 8, FLAG_SOLICITED, true, "ud", check_ud},
-            [0x0a] = {"UD_SEND_IMM", 12, FLAG_SOLICITED, true, "ud", check_ud},
-            [0x10] = {"READ_RESP", 12, SEQ_FLAGS, true, "read_resp", check_read_resp},
-            [0x11] = {"ATOMIC_RESP", 12, SEQ_FLAGS, false, "atomic_resp"},
-            [0x20] = {"ACK", 48, 0, false, "ack", check_ack},
-            [0x21] = {"NAK", 8, 0, false, "nak", check_nak},
+            [0x01] = {"SEND", 16, RECV_FLAGS, true, "send", check_send, true},
+            [0x02] = {"SEND_IMM", 20, RECV_FLAGS, true, "send", check_send, true},
+            [0x03] = {"SEND_INV", 20, RECV_FLAGS, true, "send_inv", check_send, true},
+            [0x04] = {"WRITE", 24, SEQ_FLAGS, true, "write", check_write, true},
+            [0x05] = {"WRITE_IMM", 32, RECV_FLAGS, true, "write", check_write, true},
+            [0x06] = {"READ_REQ", 20, SEQ_FLAGS, false, "read_req", check_read_req, true},
+            [0x07] = {"CMP_SWAP", 32, SEQ_FLAGS, false, "atomic", check_atomic, true},
+            [0x08] = {"FETCH_ADD", 24, SEQ_FLAGS, false, "atomic", check_atomic, true},
+            [0x09] = {"UD_SEND", 8, FLAG_SOLICITED, true, "ud", check_ud, false},
+            [0x0a] = {"UD_SEND_IMM", 12, FLAG_SOLICITED, true, "ud", check_ud, false},
+            [0x10] = {"READ_RESP", 12, SEQ_FLAGS, true, "read_resp", check_read_resp, true},
+            [0x11] = {"ATOMIC_RESP", 12, SEQ_FLAGS, false, "atomic_resp", nil, true},
+            [0x20] = {"ACK", 48, 0, false, "ack", check_ack, true},
+            [0x21] = {"NAK", 8, 0, false, "nak", check_nak, true},
+            [0x22] = {"HELLO", 12, 0, false, "hello", check_hello, false},
         },
     },
 }
@@ -337,12 +379,16 @@ local versions = {
 -- The subtree item of each opcode header: the layout's family name.
 local subtree_of = {send_inv = "send"}
 
+-- The codec checks an unknown version's length against the base header it
+-- knows: the shortest of them.
+local min_base_len
 for _, ver in pairs(versions) do
     for code, op in pairs(ver.ops) do
         opcode_names[code] = op[1]
         ver.ops[code] = {name = op[1], len = op[2], flags = op[3], data = op[4],
-                         layout = op[5], check = op[6]}
+                         layout = op[5], check = op[6], tagged = op[7]}
     end
+    min_base_len = math.min(min_base_len or ver.base_len, ver.base_len)
 end
 
 local flat = {}
@@ -472,7 +518,7 @@ function metaroce.dissector(tvb, pinfo, tree)
     local ver = versions[version]
     if not ver then
         items.version = root:add(fields.version, tvb(0, 1))
-        if reported < 16 then
+        if reported < min_base_len then
             errs[#errs + 1] = {"trunc", "version", "Shorter than the base header"}
         end
         errs[#errs + 1] = {"version", "version", "Version " .. version .. " is not known"}
@@ -500,7 +546,7 @@ function metaroce.dissector(tvb, pinfo, tree)
         return reported
     end
     local b = {opcode = v.opcode, flags = v.flags, path = v.path, qpn = v.qpn, psn = v.psn,
-               epoch = v.epoch}
+               epoch = v.epoch, tag = v.tag}
     local flags_item = items.flags
     flags_item:add(fields["flags.ack_req"], tvb(2, 1))
     flags_item:add(fields["flags.solicited"], tvb(2, 1))
@@ -553,6 +599,14 @@ function metaroce.dissector(tvb, pinfo, tree)
         if not op.data and payload > 0 then
             errs[#errs + 1] = {"length", "payload_len", op.name .. " carries no payload"}
         end
+        if op.tagged and b.tag == ZERO64 then
+            errs[#errs + 1] = {"field", "tag", op.name .. " without its receiver's tag"}
+        end
+        if op.layout == "hello" then
+            local f = items["hello.flags"]
+            f:add(fields["hello.flags.known"], tvb(hdr_len - 4, 4))
+            f:add(fields["hello.flags.reply"], tvb(hdr_len - 4, 4))
+        end
         if op.layout == "ack" then sacked, missing = add_sack_psns(items["ack.sack_map"], v) end
         if op.check then
             local e, f, t = op.check(v, payload, b)
@@ -573,6 +627,12 @@ function metaroce.dissector(tvb, pinfo, tree)
         if #missing > 0 then info = info .. " missing " .. summary_ranges(missing) end
     elseif op.layout == "nak" and v["nak.code"] then
         info = info .. " " .. (nak_codes[v["nak.code"]] or "code " .. v["nak.code"])
+    elseif op.layout == "hello" and v["hello.flags"] then
+        info = info .. " tag 0x" .. b.tag:tohex() .. " src_tag 0x" .. v["hello.src_tag"]:tohex()
+        local names = {}
+        if bit32.band(v["hello.flags"], HELLO_KNOWN) ~= 0 then names[#names + 1] = "KNOWN" end
+        if bit32.band(v["hello.flags"], HELLO_REPLY) ~= 0 then names[#names + 1] = "REPLY" end
+        if #names > 0 then info = info .. " " .. table.concat(names, ",") end
     end
     if payload > 0 then info = info .. " len " .. payload end
     if flags_text ~= "" then info = info .. " [" .. flags_text .. "]" end

@@ -20,7 +20,7 @@ inline const std::vector<uint8_t> &AllOpcodes()
 		MR_OP_WRITE,	 MR_OP_WRITE_IMM,   MR_OP_READ_REQ,
 		MR_OP_CMP_SWAP,	 MR_OP_FETCH_ADD,   MR_OP_READ_RESP,
 		MR_OP_ATOMIC_RESP, MR_OP_ACK,	    MR_OP_NAK,
-		MR_OP_UD_SEND,	 MR_OP_UD_SEND_IMM,
+		MR_OP_UD_SEND,	 MR_OP_UD_SEND_IMM, MR_OP_HELLO,
 	};
 	return ops;
 }
@@ -28,6 +28,12 @@ inline const std::vector<uint8_t> &AllOpcodes()
 inline bool IsUd(uint8_t op)
 {
 	return op == MR_OP_UD_SEND || op == MR_OP_UD_SEND_IMM;
+}
+
+// Whether the opcode belongs to a connection: then base.tag is never 0.
+inline bool NeedsTag(uint8_t op)
+{
+	return !IsUd(op) && op != MR_OP_HELLO;
 }
 
 inline bool HasPayload(uint8_t op)
@@ -52,6 +58,7 @@ inline uint8_t AllowedFlags(uint8_t op)
 	switch (op) {
 	case MR_OP_ACK:
 	case MR_OP_NAK:
+	case MR_OP_HELLO:
 		return 0;
 	case MR_OP_SEND:
 	case MR_OP_SEND_IMM:
@@ -74,6 +81,14 @@ public:
 	uint32_t U32() { return (uint32_t)rng_(); }
 	uint32_t Below(uint64_t n) { return (uint32_t)(rng_() % n); }
 	bool Chance(unsigned pct) { return Below(100) < pct; }
+
+	// A connection tag: never 0, now and then an edge value.
+	uint64_t Tag()
+	{
+		uint64_t t = Chance(10) ? (Chance(50) ? 1 : UINT64_MAX) : U64();
+
+		return t ? t : 1;
+	}
 
 	// A message length: empty, small, around the MTU, or huge.
 	uint32_t Length()
@@ -128,6 +143,7 @@ public:
 		p.base.epoch = (uint16_t)U32();
 		p.base.qpn = U32() & MR_WIRE_QPN_MAX;
 		p.base.psn = U32();
+		p.base.tag = NeedsTag(op) ? Tag() : 0;
 		switch (op) {
 		case MR_OP_SEND:
 		case MR_OP_SEND_IMM:
@@ -210,6 +226,19 @@ public:
 				p.ud.imm = U32();
 			p.payload_len = Below(MR_WIRE_MAX_PAYLOAD + 1);
 			break;
+		case MR_OP_HELLO:
+			p.base.psn = 0;
+			p.base.epoch = 0;
+			p.hello.src_tag = Tag();
+			// Before the first answer the sender knows no tag of ours.
+			if (Chance(70)) {
+				p.base.tag = Tag();
+				p.hello.flags = U32() &
+						(MR_HELLO_KNOWN | MR_HELLO_REPLY);
+			} else {
+				p.hello.flags = U32() & MR_HELLO_REPLY;
+			}
+			break;
 		}
 		return p;
 	}
@@ -238,7 +267,7 @@ inline bool PktEqual(const mr_pkt &a, const mr_pkt &b)
 
 	if (x.opcode != y.opcode || x.flags != y.flags || x.path != y.path ||
 	    x.epoch != y.epoch || x.qpn != y.qpn || x.psn != y.psn ||
-	    a.payload_len != b.payload_len)
+	    x.tag != y.tag || a.payload_len != b.payload_len)
 		return false;
 	switch (x.opcode) {
 	case MR_OP_SEND:
@@ -292,6 +321,9 @@ inline bool PktEqual(const mr_pkt &a, const mr_pkt &b)
 	case MR_OP_UD_SEND_IMM:
 		return a.ud.src_qpn == b.ud.src_qpn && a.ud.qkey == b.ud.qkey &&
 		       a.ud.imm == b.ud.imm;
+	case MR_OP_HELLO:
+		return a.hello.src_tag == b.hello.src_tag &&
+		       a.hello.flags == b.hello.flags;
 	}
 	return false;
 }

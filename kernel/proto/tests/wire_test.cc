@@ -72,29 +72,44 @@ Bytes Encode(const mr_pkt &p)
 	return b;
 }
 
-const uint8_t kOps[] = {
-	MR_OP_SEND,	MR_OP_SEND_IMM,	 MR_OP_SEND_INV,  MR_OP_WRITE,
-	MR_OP_WRITE_IMM, MR_OP_READ_REQ, MR_OP_CMP_SWAP, MR_OP_FETCH_ADD,
-	MR_OP_READ_RESP, MR_OP_ATOMIC_RESP, MR_OP_ACK,	  MR_OP_NAK,
-	MR_OP_UD_SEND,	MR_OP_UD_SEND_IMM,
-};
+// Encodes @p and its payload: the headers are @want, and decode back to @p.
+void ExpectGolden(const mr_pkt &p, const Bytes &want)
+{
+	Bytes b = Encode(p);
+	mr_pkt q;
+
+	ASSERT_EQ(b.size(), want.size() + p.payload_len);
+	EXPECT_EQ(Bytes(b.begin(), b.begin() + want.size()), want);
+	ASSERT_EQ(Decode(b, &q), 0);
+	EXPECT_TRUE(mrtest::PktEqual(p, q));
+	EXPECT_EQ(q.hdr_len, want.size());
+	EXPECT_EQ(q.payload_len, p.payload_len);
+}
+
+const std::vector<uint8_t> &kOps = mrtest::AllOpcodes();
 
 } // namespace
 
 TEST(Wire, HeaderLengths)
 {
-	EXPECT_EQ(mr_wire_hdr_len(MR_OP_SEND), 32u);
-	EXPECT_EQ(mr_wire_hdr_len(MR_OP_SEND_IMM), 36u);
-	EXPECT_EQ(mr_wire_hdr_len(MR_OP_SEND_INV), 36u);
-	EXPECT_EQ(mr_wire_hdr_len(MR_OP_WRITE), 40u);
-	EXPECT_EQ(mr_wire_hdr_len(MR_OP_WRITE_IMM), 48u);
-	EXPECT_EQ(mr_wire_hdr_len(MR_OP_READ_REQ), 36u);
-	EXPECT_EQ(mr_wire_hdr_len(MR_OP_CMP_SWAP), 48u);
-	EXPECT_EQ(mr_wire_hdr_len(MR_OP_FETCH_ADD), 40u);
-	EXPECT_EQ(mr_wire_hdr_len(MR_OP_READ_RESP), 28u);
-	EXPECT_EQ(mr_wire_hdr_len(MR_OP_ATOMIC_RESP), 28u);
-	EXPECT_EQ(mr_wire_hdr_len(MR_OP_ACK), 64u);
-	EXPECT_EQ(mr_wire_hdr_len(MR_OP_NAK), 24u);
+	EXPECT_EQ(MR_BASE_HDR_LEN, 24u);
+	EXPECT_EQ(mr_wire_hdr_len(MR_OP_SEND), 40u);
+	EXPECT_EQ(mr_wire_hdr_len(MR_OP_SEND_IMM), 44u);
+	EXPECT_EQ(mr_wire_hdr_len(MR_OP_SEND_INV), 44u);
+	EXPECT_EQ(mr_wire_hdr_len(MR_OP_WRITE), 48u);
+	EXPECT_EQ(mr_wire_hdr_len(MR_OP_WRITE_IMM), 56u);
+	EXPECT_EQ(mr_wire_hdr_len(MR_OP_READ_REQ), 44u);
+	EXPECT_EQ(mr_wire_hdr_len(MR_OP_CMP_SWAP), 56u);
+	EXPECT_EQ(mr_wire_hdr_len(MR_OP_FETCH_ADD), 48u);
+	EXPECT_EQ(mr_wire_hdr_len(MR_OP_READ_RESP), 36u);
+	EXPECT_EQ(mr_wire_hdr_len(MR_OP_ATOMIC_RESP), 36u);
+	EXPECT_EQ(mr_wire_hdr_len(MR_OP_ACK), 72u);
+	EXPECT_EQ(mr_wire_hdr_len(MR_OP_NAK), 32u);
+	EXPECT_EQ(mr_wire_hdr_len(MR_OP_HELLO), 36u);
+	// The longest header, the ACK, fills the reserve exactly.
+	EXPECT_EQ(MR_MAX_HDR_LEN, MR_TRANSPORT_HDR_RESERVE);
+	EXPECT_EQ(MR_WIRE_OVERHEAD, 120u);
+	EXPECT_EQ(mr_mtu_min_netdev(), 376u);
 	for (unsigned op = 0; op < 256; op++) {
 		unsigned len = mr_wire_hdr_len(op);
 
@@ -118,6 +133,7 @@ TEST(Wire, GoldenWriteImm)
 	p.base.qpn = 0x123456;
 	p.base.psn = 0x89abcdef;
 	p.base.epoch = 0x0102;
+	p.base.tag = 0xfedcba9876543210;
 	p.write.msn = 0x01020304;
 	p.write.rkey = 0xa1a2a3a4;
 	p.write.va = 0x1122334455667788;
@@ -127,24 +143,16 @@ TEST(Wire, GoldenWriteImm)
 	p.write.imm = 0xdeadbeef;
 	p.payload_len = 0x800;
 	const Bytes want = {
-		0x01, 0x05, 0x03, 0x07, 0x00, 0x12, 0x34, 0x56,
+		0x02, 0x05, 0x03, 0x07, 0x00, 0x12, 0x34, 0x56,
 		0x89, 0xab, 0xcd, 0xef, 0x01, 0x02, 0x00, 0x00,
+		0xfe, 0xdc, 0xba, 0x98, 0x76, 0x54, 0x32, 0x10,
 		0x01, 0x02, 0x03, 0x04, 0xa1, 0xa2, 0xa3, 0xa4,
 		0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88,
 		0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 0x08, 0x00,
 		0x0b, 0xad, 0xf0, 0x0d, 0xde, 0xad, 0xbe, 0xef,
 	};
-	Bytes b = Encode(p);
-
-	ASSERT_EQ(b.size(), want.size() + 0x800);
-	EXPECT_EQ(Bytes(b.begin(), b.begin() + 48), want);
-
-	mr_pkt q;
-
-	ASSERT_EQ(Decode(b, &q), 0);
-	EXPECT_TRUE(mrtest::PktEqual(p, q));
-	EXPECT_EQ(q.hdr_len, 48u);
-	EXPECT_EQ(q.payload_len, 0x800u);
+	ASSERT_EQ(want.size(), 56u);
+	ExpectGolden(p, want);
 }
 
 // A datagram: its header follows the base header, its payload is the message.
@@ -161,26 +169,18 @@ TEST(Wire, GoldenUdSendImm)
 	p.ud.imm = 0xdeadbeef;
 	p.payload_len = 100;
 	const Bytes want = {
-		0x01, 0x0a, 0x02, 0x00, 0x00, 0x12, 0x34, 0x56,
+		0x02, 0x0a, 0x02, 0x00, 0x00, 0x12, 0x34, 0x56,
 		0x89, 0xab, 0xcd, 0xef, 0x00, 0x00, 0x00, 0x00,
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 		0x00, 0xab, 0xcd, 0xef, 0x80, 0x01, 0x00, 0x00,
 		0xde, 0xad, 0xbe, 0xef,
 	};
-	Bytes b = Encode(p);
-
-	ASSERT_EQ(b.size(), want.size() + 100);
-	EXPECT_EQ(Bytes(b.begin(), b.begin() + 28), want);
-	EXPECT_EQ(mr_wire_hdr_len(MR_OP_UD_SEND), 24u);
-
-	mr_pkt q;
-
-	ASSERT_EQ(Decode(b, &q), 0);
-	EXPECT_TRUE(mrtest::PktEqual(p, q));
-	EXPECT_EQ(q.hdr_len, 28u);
-	EXPECT_EQ(q.payload_len, 100u);
+	ASSERT_EQ(want.size(), 36u);
+	ExpectGolden(p, want);
 }
 
-// Datagrams ride no path, name a 24-bit QP, fit one packet, ask no ACK.
+// Datagrams ride no path, belong to no connection (tag 0), name a 24-bit
+// QP, fit one packet, ask no ACK.
 TEST(Wire, UdRejects)
 {
 	mr_pkt p = Sample(MR_OP_UD_SEND);
@@ -193,8 +193,14 @@ TEST(Wire, UdRejects)
 	b[13] = 1; // epoch
 	EXPECT_EQ(Decode(b), -MR_EFIELD);
 	b = ok;
-	b[16] = 1; // the source QPN's top byte
+	b[MR_BASE_HDR_LEN] = 1; // the source QPN's top byte
 	EXPECT_EQ(Decode(b), -MR_EFIELD);
+	for (unsigned at = 16; at < MR_BASE_HDR_LEN; at++) {
+		b = ok;
+		b[at] = 0x01; // any tag bit
+		EXPECT_EQ(Decode(b), -MR_EFIELD) << at;
+	}
+	b = ok;
 	b = ok;
 	b[2] = MR_FLAG_ACK_REQ;
 	EXPECT_EQ(Decode(b), -MR_EFLAGS);
@@ -210,6 +216,10 @@ TEST(Wire, UdRejects)
 	EXPECT_EQ(mr_wire_encode(&p, big.data(), (uint32_t)big.size()),
 		  -MR_ELENGTH);
 	p.payload_len = 0;
+	p.base.tag = 1;
+	EXPECT_EQ(mr_wire_encode(&p, big.data(), (uint32_t)big.size()),
+		  -MR_EFIELD);
+	p.base.tag = 0;
 	p.ud.src_qpn = MR_WIRE_QPN_MAX + 1;
 	EXPECT_EQ(mr_wire_encode(&p, big.data(), (uint32_t)big.size()),
 		  -MR_EFIELD);
@@ -224,22 +234,24 @@ TEST(Wire, GoldenAck)
 	p.base.qpn = 0xffffff;
 	p.base.psn = 0x11; // bit 1: PSN 0x11 arrived
 	p.base.epoch = 0xffff;
+	p.base.tag = 0x8000000000000001;
 	p.ack.cum_psn = 0x10;
 	p.ack.sack[0] = 0x2;
 	p.ack.sack[3] = 0x8000000000000000ull;
 	p.ack.msn_done = 5;
 	p.ack.ecn_count = 9;
 	p.ack.rate_hint = 100;
-	Bytes want(64, 0);
-	const uint8_t base[] = { 0x01, 0x20, 0x00, 0x3f, 0x00, 0xff, 0xff, 0xff,
+	Bytes want(72, 0);
+	const uint8_t base[] = { 0x02, 0x20, 0x00, 0x3f, 0x00, 0xff, 0xff, 0xff,
 				 0x00, 0x00, 0x00, 0x11, 0xff, 0xff, 0x00, 0x00,
+				 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
 				 0x00, 0x00, 0x00, 0x10 };
 	memcpy(want.data(), base, sizeof(base));
-	want[27] = 0x02;
-	want[44] = 0x80;
-	want[55] = 5;
-	want[59] = 9;
-	want[63] = 100;
+	want[35] = 0x02;
+	want[52] = 0x80;
+	want[63] = 5;
+	want[67] = 9;
+	want[71] = 100;
 	EXPECT_EQ(Encode(p), want);
 
 	mr_pkt q;
@@ -254,27 +266,30 @@ TEST(Wire, GoldenNakAndAtomic)
 
 	p.base.opcode = MR_OP_NAK;
 	p.base.qpn = 1;
+	p.base.tag = 1;
 	p.nak.msn = 0xcafe;
 	p.nak.code = MR_NAK_RNR;
 	p.nak.rnr_delay = 0x1234;
 	Bytes b = Encode(p);
 	const Bytes nak = { 0x00, 0x00, 0xca, 0xfe, 0x03, 0x00, 0x12, 0x34 };
 
-	EXPECT_EQ(Bytes(b.begin() + 16, b.end()), nak);
+	EXPECT_EQ(Bytes(b.begin() + MR_BASE_HDR_LEN, b.end()), nak);
 
 	p = mr_pkt{};
 	p.base.opcode = MR_OP_CMP_SWAP;
+	p.base.tag = 2;
 	p.atomic.msn = 1;
 	p.atomic.rkey = 2;
 	p.atomic.va = 0x10;
 	p.atomic.swap_add = 0x0102030405060708;
 	p.atomic.compare = 0x1112131415161718;
 	b = Encode(p);
-	ASSERT_EQ(b.size(), 48u);
-	EXPECT_EQ(b[16 + 19], 0x04);
-	EXPECT_EQ(b[16 + 23], 0x08);
-	EXPECT_EQ(b[16 + 24], 0x11);
-	EXPECT_EQ(b[16 + 31], 0x18);
+	ASSERT_EQ(b.size(), 56u);
+	EXPECT_EQ(b[23], 0x02);
+	EXPECT_EQ(b[MR_BASE_HDR_LEN + 19], 0x04);
+	EXPECT_EQ(b[MR_BASE_HDR_LEN + 23], 0x08);
+	EXPECT_EQ(b[MR_BASE_HDR_LEN + 24], 0x11);
+	EXPECT_EQ(b[MR_BASE_HDR_LEN + 31], 0x18);
 }
 
 TEST(Wire, RoundTripEveryOpcode)
@@ -312,7 +327,7 @@ TEST(Wire, BadVersion)
 {
 	Bytes b = Encode(Sample(MR_OP_SEND));
 
-	for (int v : { 0, 2, 0x11, 0xff }) {
+	for (int v : { 0, 1, 3, 0x12, 0xff }) { // 1: the tagless first format
 		b[0] = (uint8_t)v;
 		EXPECT_EQ(Decode(b), -MR_EVERSION) << v;
 	}
@@ -388,7 +403,7 @@ TEST(Wire, EncodeClearsReservedBytes)
 		EXPECT_EQ(b[14], 0);
 		EXPECT_EQ(b[15], 0);
 		if (op == MR_OP_NAK) {
-			EXPECT_EQ(b[21], 0);
+			EXPECT_EQ(b[MR_BASE_HDR_LEN + 5], 0);
 		}
 	}
 }
@@ -522,7 +537,7 @@ TEST(Wire, RemoteRangeMustNotWrap)
 	Bytes b(4096);
 
 	p.write.va = UINT64_MAX - 2999;
-	EXPECT_EQ(mr_wire_encode(&p, b.data(), 4096), 40);
+	EXPECT_EQ(mr_wire_encode(&p, b.data(), 4096), 48);
 	p.write.va = UINT64_MAX - 2998;
 	EXPECT_EQ(mr_wire_encode(&p, b.data(), 4096), -MR_EFIELD);
 
@@ -535,9 +550,9 @@ TEST(Wire, RemoteRangeMustNotWrap)
 	p.read_req.va = UINT64_MAX;
 	EXPECT_EQ(mr_wire_encode(&p, b.data(), 4096), -MR_EFIELD);
 	p.read_req.length = 1;
-	EXPECT_EQ(mr_wire_encode(&p, b.data(), 4096), 36);
+	EXPECT_EQ(mr_wire_encode(&p, b.data(), 4096), 44);
 	p.read_req.length = 0; // an empty READ may name any address
-	EXPECT_EQ(mr_wire_encode(&p, b.data(), 4096), 36);
+	EXPECT_EQ(mr_wire_encode(&p, b.data(), 4096), 44);
 	p.read_req.length = MR_WIRE_MAX_MSG_LEN + 1;
 	p.read_req.va = 0;
 	EXPECT_EQ(mr_wire_encode(&p, b.data(), 4096), -MR_EFIELD);
@@ -554,28 +569,29 @@ TEST(Wire, RemoteRangeMustNotWrap)
 TEST(Wire, AckRules)
 {
 	mr_pkt p{};
-	Bytes b(64);
+	Bytes b(72);
 
 	p.base.opcode = MR_OP_ACK;
+	p.base.tag = 3;
 	p.ack.cum_psn = 0xfffffffe; // the map spans the wrap
 	p.ack.sack[0] = 1ull << 5;
 	p.base.psn = 0xfffffffd;
-	EXPECT_EQ(mr_wire_encode(&p, b.data(), 64), 64);
+	EXPECT_EQ(mr_wire_encode(&p, b.data(), 72), 72);
 	p.base.psn = 0xfffffffe + 5; // wraps to 3, and bit 5 is set
-	EXPECT_EQ(mr_wire_encode(&p, b.data(), 64), 64);
+	EXPECT_EQ(mr_wire_encode(&p, b.data(), 72), 72);
 	EXPECT_EQ(Decode(b), 0);
 	p.base.psn = 0xfffffffe; // cum itself has not arrived
-	EXPECT_EQ(mr_wire_encode(&p, b.data(), 64), -MR_EFIELD);
+	EXPECT_EQ(mr_wire_encode(&p, b.data(), 72), -MR_EFIELD);
 	p.base.psn = 0xfffffffe + 6; // bit 6 is clear
-	EXPECT_EQ(mr_wire_encode(&p, b.data(), 64), -MR_EFIELD);
+	EXPECT_EQ(mr_wire_encode(&p, b.data(), 72), -MR_EFIELD);
 	p.base.psn = 0xfffffffe + 256; // beyond the map
-	EXPECT_EQ(mr_wire_encode(&p, b.data(), 64), -MR_EFIELD);
+	EXPECT_EQ(mr_wire_encode(&p, b.data(), 72), -MR_EFIELD);
 
 	// Bit 0 would say the PSN the ACK waits for has arrived.
 	p.base.psn = 0;
 	p.ack.cum_psn = 1;
 	p.ack.sack[0] = 1;
-	EXPECT_EQ(mr_wire_encode(&p, b.data(), 64), -MR_EFIELD);
+	EXPECT_EQ(mr_wire_encode(&p, b.data(), 72), -MR_EFIELD);
 	b = Encode(Sample(MR_OP_ACK));
 	b[MR_BASE_HDR_LEN + 11] |= 1; // bit 0 of word 0
 	EXPECT_EQ(Decode(b), -MR_EFIELD);
@@ -584,14 +600,14 @@ TEST(Wire, AckRules)
 TEST(Wire, NakRules)
 {
 	mr_pkt p = Sample(MR_OP_NAK);
-	Bytes b(24);
+	Bytes b(32);
 
 	for (int code = 0; code < 256; code++) {
 		p.nak.code = (uint8_t)code;
 		p.nak.rnr_delay = 0;
 		bool ok = code >= MR_NAK_REMOTE_ACCESS && code <= MR_NAK_RNR;
 
-		EXPECT_EQ(mr_wire_encode(&p, b.data(), 24), ok ? 24 : -MR_EFIELD);
+		EXPECT_EQ(mr_wire_encode(&p, b.data(), 32), ok ? 32 : -MR_EFIELD);
 		b = Encode(Sample(MR_OP_NAK));
 		b[MR_BASE_HDR_LEN + 4] = (uint8_t)code;
 		b[MR_BASE_HDR_LEN + 6] = 0;
@@ -600,11 +616,11 @@ TEST(Wire, NakRules)
 	}
 	p.nak.code = MR_NAK_RNR;
 	p.nak.rnr_delay = 0xffff;
-	EXPECT_EQ(mr_wire_encode(&p, b.data(), 24), 24);
+	EXPECT_EQ(mr_wire_encode(&p, b.data(), 32), 32);
 	for (uint8_t code : { MR_NAK_REMOTE_ACCESS, MR_NAK_INVALID_REQUEST }) {
 		p.nak.code = code;
 		p.nak.rnr_delay = 1;
-		EXPECT_EQ(mr_wire_encode(&p, b.data(), 24), -MR_EFIELD);
+		EXPECT_EQ(mr_wire_encode(&p, b.data(), 32), -MR_EFIELD);
 	}
 }
 
@@ -637,4 +653,131 @@ TEST(Wire, DecodeZeroesUnusedFields)
 	EXPECT_EQ(Decode(Bytes(3), &q), -MR_ETRUNC);
 	EXPECT_EQ(q.base.opcode, 0);
 	EXPECT_EQ(q.payload_len, 0u);
+}
+
+// The tag sits in bytes 16-23 of every base header, big-endian.
+TEST(Wire, TagOnTheWire)
+{
+	for (uint8_t op : kOps) {
+		if (!mrtest::NeedsTag(op))
+			continue;
+		mr_pkt p = Sample(op), q;
+
+		p.base.tag = 0x0102030405060708;
+		Bytes b = Encode(p);
+
+		EXPECT_EQ(Bytes(b.begin() + 16, b.begin() + 24),
+			  Bytes({ 1, 2, 3, 4, 5, 6, 7, 8 }))
+			<< int(op);
+		mr_put_be64(&b[16], UINT64_MAX);
+		ASSERT_EQ(Decode(b, &q), 0) << int(op);
+		EXPECT_EQ(q.base.tag, UINT64_MAX);
+	}
+}
+
+// A connection's packets name their receiver's tag; datagrams name none.
+TEST(Wire, TagRules)
+{
+	for (uint8_t op : kOps) {
+		mr_pkt p = Sample(op);
+		Bytes b = Encode(p);
+		Bytes out(b.size(), 0x5a);
+
+		if (op == MR_OP_HELLO) // HelloRules has its own
+			continue;
+		p.base.tag = mrtest::NeedsTag(op) ? 0 : 1;
+		EXPECT_EQ(mr_wire_encode(&p, out.data(), (uint32_t)out.size()),
+			  -MR_EFIELD)
+			<< int(op);
+		EXPECT_EQ(out, Bytes(b.size(), 0x5a));
+		mr_put_be64(&b[16], p.base.tag);
+		EXPECT_EQ(Decode(b), -MR_EFIELD) << int(op);
+	}
+}
+
+TEST(Wire, GoldenHello)
+{
+	mr_pkt p{};
+
+	p.base.opcode = MR_OP_HELLO;
+	p.base.path = 2;
+	p.base.qpn = 0x000102;
+	p.base.tag = 0x1111222233334444;
+	p.hello.src_tag = 0xa1a2a3a4a5a6a7a8;
+	p.hello.flags = MR_HELLO_KNOWN | MR_HELLO_REPLY;
+	const Bytes want = {
+		0x02, 0x22, 0x00, 0x02, 0x00, 0x00, 0x01, 0x02,
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+		0x11, 0x11, 0x22, 0x22, 0x33, 0x33, 0x44, 0x44,
+		0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7, 0xa8,
+		0x00, 0x00, 0x00, 0x03,
+	};
+
+	ASSERT_EQ(want.size(), 36u);
+	ExpectGolden(p, want);
+}
+
+// A HELLO: no sequence, a sender's tag, two flags, and KNOWN only with a
+// tag to know; base.tag 0 is what a first HELLO carries.
+TEST(Wire, HelloRules)
+{
+	mr_pkt p{};
+	Bytes b(MR_BASE_HDR_LEN + MR_HELLO_HDR_LEN);
+
+	p.base.opcode = MR_OP_HELLO;
+	p.hello.src_tag = 7;
+	EXPECT_EQ(mr_wire_encode(&p, b.data(), (uint32_t)b.size()), 36);
+	EXPECT_EQ(Decode(b), 0);
+	p.hello.flags = MR_HELLO_REPLY;
+	EXPECT_EQ(mr_wire_encode(&p, b.data(), (uint32_t)b.size()), 36);
+	p.hello.flags = MR_HELLO_KNOWN; // knows a tag of 0
+	EXPECT_EQ(mr_wire_encode(&p, b.data(), (uint32_t)b.size()),
+		  -MR_EFIELD);
+	p.base.tag = 9;
+	EXPECT_EQ(mr_wire_encode(&p, b.data(), (uint32_t)b.size()), 36);
+	for (int bit = 2; bit < 32; bit++) {
+		p.hello.flags = MR_HELLO_KNOWN | 1u << bit;
+		EXPECT_EQ(mr_wire_encode(&p, b.data(), (uint32_t)b.size()),
+			  -MR_EFIELD)
+			<< bit;
+	}
+	p.hello.flags = MR_HELLO_KNOWN;
+	p.hello.src_tag = 0;
+	EXPECT_EQ(mr_wire_encode(&p, b.data(), (uint32_t)b.size()),
+		  -MR_EFIELD);
+	p.hello.src_tag = 7;
+	p.base.psn = 1;
+	EXPECT_EQ(mr_wire_encode(&p, b.data(), (uint32_t)b.size()),
+		  -MR_EFIELD);
+	p.base.psn = 0;
+	p.base.epoch = 1;
+	EXPECT_EQ(mr_wire_encode(&p, b.data(), (uint32_t)b.size()),
+		  -MR_EFIELD);
+	p.base.epoch = 0;
+
+	// The same rules on raw bytes.
+	const Bytes ok = Encode(p);
+	struct Case {
+		unsigned at;
+		uint8_t value;
+	} cases[] = {
+		{ 11, 1 },			// psn
+		{ 13, 1 },			// epoch
+		{ MR_BASE_HDR_LEN + 8, 0x80 },	// an undefined flag
+		{ MR_BASE_HDR_LEN + 11, 0x07 }, // one more undefined
+	};
+
+	EXPECT_EQ(Decode(ok), 0);
+	for (const Case &c : cases) {
+		b = ok;
+		b[c.at] = c.value;
+		EXPECT_EQ(Decode(b), -MR_EFIELD) << c.at;
+	}
+	b = ok;
+	mr_put_be64(&b[16], 0); // KNOWN, but of no tag
+	EXPECT_EQ(Decode(b), -MR_EFIELD);
+	b[MR_BASE_HDR_LEN + 11] = MR_HELLO_REPLY;
+	EXPECT_EQ(Decode(b), 0);
+	mr_put_be64(&b[MR_BASE_HDR_LEN], 0); // no sender's tag
+	EXPECT_EQ(Decode(b), -MR_EFIELD);
 }

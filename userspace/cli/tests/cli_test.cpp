@@ -316,19 +316,79 @@ TEST(Errors, AReplyCutShort) {
 // --- QPs -----------------------------------------------------------------
 
 const char kQp17[] =
-    "dev mrc0 qpn 17 type RC state RTS local 10.0.0.1 peer 10.0.0.2 rqpn 18 paths 4 mtu 1024 "
-    "window 256.5 inflight 37 pacing 12.5Mbit hint 10Gbit alpha 0.063 srtt 45.2us\n";
+    "dev mrc0 qpn 17 type RC state RTS handshake done local 10.0.0.1 peer 10.0.0.2 rqpn 18 "
+    "paths 4 mtu 1024 window 256.5 inflight 37 pacing 12.5Mbit hint 10Gbit alpha 0.063 srtt "
+    "45.2us\n";
+const char kQp19[] = "dev mrc0 qpn 19 type UC state RTR handshake waiting local fd00::1 peer "
+                     "fd00::2 rqpn 20 paths 4 mtu 4096 window 64 inflight 0 pacing off hint "
+                     "none alpha 0.000\n";
 
 TEST(QpShow, DumpsEveryQp) {
     FakeKernel k;
     k.family().expect("req-qp-dump.hex", "qp-dump.hex");
     auto r = run(k, {"qp", "show"});
     EXPECT_EQ(r.code, 0) << r.err;
-    EXPECT_EQ(r.out, "dev mrc0 qpn 1 type GSI state RTS\n" + std::string(kQp17) +
-                         "dev mrc0 qpn 19 type UC state RTR local fd00::1 peer fd00::2 rqpn 20 "
-                         "paths 4 mtu 4096 window 64 inflight 0 pacing off hint none alpha "
-                         "0.000\n"
+    // The kernel sent the tags too (as to root): they wait for -d.
+    EXPECT_EQ(r.out, "dev mrc0 qpn 1 type GSI state RTS\n" + std::string(kQp17) + kQp19 +
                          "dev mrc0 qpn 21 type UD state RTS\n");
+}
+
+TEST(QpShow, DetailsShowTheConnectionTags) {
+    for (auto opt : {"-d", "--details", "-details"}) {
+        FakeKernel k;
+        k.family().expect("req-qp-dump.hex", "qp-dump.hex");
+        auto r = run(k, {opt, "qp", "show"});
+        EXPECT_EQ(r.code, 0) << opt << ": " << r.err;
+        EXPECT_EQ(r.out, "dev mrc0 qpn 1 type GSI state RTS\n" + std::string(kQp17) +
+                             "    local-tag 0x0123456789abcdef peer-tag 0xfedcba9876543210\n" +
+                             kQp19 +
+                             "    local-tag 0x00000000deadbeef peer-tag 0x0000000000000000\n"
+                             "dev mrc0 qpn 21 type UD state RTS\n")
+            << opt;
+    }
+    // Details come before the counters.
+    FakeKernel k;
+    k.family().expect("req-qp-get.hex", "qp-get.hex");
+    auto r = run(k, {"-d", "-s", "qp", "show", "dev", "mrc0", "qpn", "17"});
+    EXPECT_EQ(r.code, 0) << r.err;
+    std::string head = std::string(kQp17) +
+                       "    local-tag 0x0123456789abcdef peer-tag 0xfedcba9876543210\n"
+                       "    tx-packets ";
+    EXPECT_EQ(r.out.substr(0, head.size()), head);
+}
+
+TEST(QpShow, UnprivilegedCallersGetNoTags) {
+    FakeKernel k;
+    k.family().expect("req-qp-dump.hex", "qp-dump-unprivileged.hex");
+    auto r = run(k, {"-d", "qp", "show"});
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.err, "");
+    EXPECT_EQ(r.out, "dev mrc0 qpn 1 type GSI state RTS\n" + std::string(kQp17) + kQp19 +
+                         "dev mrc0 qpn 23 type RC state INIT handshake none\n");
+    FakeKernel j;
+    j.family().expect("req-qp-dump.hex", "qp-dump-unprivileged.hex");
+    r = run(j, {"-j", "-d", "qp", "show"});
+    EXPECT_EQ(r.code, 0) << r.err;
+    auto v = parse(r.out);
+    ASSERT_EQ(v.size(), 4u);
+    EXPECT_EQ(v[1]["handshake"].str(), "done");
+    EXPECT_EQ(v[2]["handshake"].str(), "waiting");
+    EXPECT_EQ(v[3]["handshake"].str(), "none");
+    for (size_t i = 0; i < v.size(); i++) {
+        EXPECT_FALSE(v[i].has("local_tag")) << i;
+        EXPECT_FALSE(v[i].has("peer_tag")) << i;
+    }
+    EXPECT_FALSE(v[0].has("handshake"));
+}
+
+TEST(QpShow, HandshakeStatesBeforeRtrAndFromTheFuture) {
+    FakeKernel k;
+    k.family().expect("req-qp-dump.hex", "qp-dump-handshakes.hex");
+    auto r = run(k, {"-d", "qp", "show"});
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out, "dev mrc0 qpn 23 type RC state INIT handshake none\n"
+                     "dev mrc0 qpn 25 type RC state RTS handshake 200\n"
+                     "    local-tag 0x0123456789abcdef peer-tag 0xfedcba9876543210\n");
 }
 
 TEST(QpShow, FiltersGoToTheKernel) {
@@ -391,6 +451,27 @@ TEST(QpShow, Json) {
     EXPECT_EQ(q["stats"].size(), 14u);
     EXPECT_EQ(v[2]["peer"].str(), "fd00::2");
     EXPECT_EQ(v[2]["alpha"].number(), "0");
+    EXPECT_EQ(q["handshake"].str(), "done");
+    EXPECT_EQ(v[2]["handshake"].str(), "waiting");
+    // Without -d, no tags even when the kernel sent them.
+    EXPECT_FALSE(q.has("local_tag"));
+    EXPECT_FALSE(q.has("peer_tag"));
+}
+
+TEST(QpShow, JsonTagsAreStrings) {
+    FakeKernel k;
+    k.family().expect("req-qp-dump.hex", "qp-dump.hex");
+    auto r = run(k, {"-j", "-d", "qp", "show"});
+    EXPECT_EQ(r.code, 0) << r.err;
+    auto v = parse(r.out);
+    ASSERT_EQ(v.size(), 4u);
+    EXPECT_EQ(v[1]["local_tag"].str(), "0x0123456789abcdef");
+    EXPECT_EQ(v[1]["peer_tag"].str(), "0xfedcba9876543210");
+    EXPECT_EQ(v[2]["local_tag"].str(), "0x00000000deadbeef");
+    EXPECT_EQ(v[2]["peer_tag"].str(), "0x0000000000000000");
+    EXPECT_FALSE(v[0].has("local_tag"));
+    EXPECT_NE(r.out.find("\"handshake\":\"done\",\"local\":\"10.0.0.1\""), std::string::npos)
+        << r.out;
 }
 
 // --- paths ---------------------------------------------------------------
@@ -565,7 +646,7 @@ TEST(Json, PythonAgrees) {
     {
         FakeKernel k;
         k.family().expect("req-qp-dump.hex", "qp-dump.hex");
-        outputs.push_back(run(k, {"-j", "-p", "-s", "qp", "show"}).out);
+        outputs.push_back(run(k, {"-j", "-p", "-s", "-d", "qp", "show"}).out);
     }
     {
         FakeKernel k;

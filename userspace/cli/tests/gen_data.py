@@ -358,12 +358,20 @@ def scenarios(spec):
                      "EOPNOTSUPP with a message"))
 
     # --- QPs -------------------------------------------------------------
-    qp_type, qp_state = E["qp-type"], E["qp-state"]
+    qp_type, qp_state, hs = E["qp-type"], E["qp-state"], E["qp-handshake"]
     head = [("dev-index", 3), ("dev-name", "mrc0")]
+    # The connection tags go to CAP_NET_ADMIN callers only (unprivileged below).
+    tags17 = [("local-tag", 0x0123456789ABCDEF), ("peer-tag", 0xFEDCBA9876543210)]
+    tags19 = [("local-tag", 0x00000000DEADBEEF), ("peer-tag", 0)]
     qp1 = head + [("num", 1), ("type", qp_type["gsi"]), ("state", qp_state["rts"])]
-    qp17 = head + [("num", 17), ("type", qp_type["rc"]), ("state", qp_state["rts"]),
-                   ("peer-num", 18), ("local-ipv4", ipv4("10.0.0.1")),
-                   ("peer-ipv4", ipv4("10.0.0.2")), ("paths", 4), ("mtu", 1024),
+
+    def qp17_with(tags):
+        return head + [("num", 17), ("type", qp_type["rc"]), ("state", qp_state["rts"]),
+                       ("peer-num", 18), ("local-ipv4", ipv4("10.0.0.1")),
+                       ("peer-ipv4", ipv4("10.0.0.2")), ("handshake", hs["done"])] + tags + \
+            qp17_tail
+
+    qp17_tail = [("paths", 4), ("mtu", 1024),
                    ("conn-window", 256 * 1024 + 512), ("inflight", 37),
                    ("pacing-kbps", 12500), ("rate-hint-kbps", 10000000), ("alpha", 4096),
                    ("srtt-ns", 45200),
@@ -373,13 +381,23 @@ def scenarios(spec):
                               ("tail-probes", 3), ("path-failovers", 1), ("duplicates", 4),
                               ("rnr-naks", 0), ("ce-marks", 250), ("cc-decreases", 6),
                               ("hint-limited", 40)])]
-    qp19 = head + [("num", 19), ("type", qp_type["uc"]), ("state", qp_state["rtr"]),
-                   ("peer-num", 20), ("local-ipv6", ipv6("fd00::1")),
-                   ("peer-ipv6", ipv6("fd00::2")), ("paths", 4), ("mtu", 4096),
-                   ("conn-window", 64 * 1024), ("inflight", 0), ("pacing-kbps", 0),
-                   ("rate-hint-kbps", 0), ("alpha", 0),
-                   ("stats", [("tx-packets", 0), ("retransmits", 0)])]
+    qp17 = qp17_with(tags17)
+
+    def qp19_with(tags):
+        return head + [("num", 19), ("type", qp_type["uc"]), ("state", qp_state["rtr"]),
+                       ("peer-num", 20), ("local-ipv6", ipv6("fd00::1")),
+                       ("peer-ipv6", ipv6("fd00::2")), ("handshake", hs["waiting"])] + tags + \
+            [("paths", 4), ("mtu", 4096), ("conn-window", 64 * 1024), ("inflight", 0),
+             ("pacing-kbps", 0), ("rate-hint-kbps", 0), ("alpha", 0),
+             ("stats", [("tx-packets", 0), ("retransmits", 0)])]
+
+    qp19 = qp19_with(tags19)
     qp21 = head + [("num", 21), ("type", qp_type["ud"]), ("state", qp_state["rts"])]
+    # Before RTR: no tag, so none even for CAP_NET_ADMIN; and a state from the future.
+    qp23 = head + [("num", 23), ("type", qp_type["rc"]), ("state", qp_state["init"]),
+                   ("handshake", hs["none"])]
+    qp25 = head + [("num", 25), ("type", qp_type["rc"]), ("state", qp_state["rts"]),
+                   ("handshake", 200)] + tags17
     qp_dump_req = req("qp-get", "qp", [], dump, comment="dump QPs")
     out.append(write("req-qp-dump.hex", [qp_dump_req], "QP_GET dump, every device"))
     out.append(write("qp-dump.hex",
@@ -390,6 +408,21 @@ def scenarios(spec):
                       family_msg(F, NLM_F_MULTI, 2, P, spec, "qp-get", "qp", qp21, "qp 21") +
                       done(2)],
                      "four QPs of mrc0 in one datagram"))
+    out.append(write("qp-dump-unprivileged.hex",
+                     [family_msg(F, NLM_F_MULTI, 2, P, spec, "qp-get", "qp", qp1, "qp 1") +
+                      family_msg(F, NLM_F_MULTI, 2, P, spec, "qp-get", "qp", qp17_with([]),
+                                 "qp 17 without its tags", align64=True) +
+                      family_msg(F, NLM_F_MULTI, 2, P, spec, "qp-get", "qp", qp19_with([]),
+                                 "qp 19 without its tags"),
+                      family_msg(F, NLM_F_MULTI, 2, P, spec, "qp-get", "qp", qp23, "qp 23") +
+                      done(2)],
+                     "QPs as a caller without CAP_NET_ADMIN sees them: no tags"))
+    out.append(write("qp-dump-handshakes.hex",
+                     [family_msg(F, NLM_F_MULTI, 2, P, spec, "qp-get", "qp", qp23, "qp 23") +
+                      family_msg(F, NLM_F_MULTI, 2, P, spec, "qp-get", "qp", qp25,
+                                 "qp 25, handshake state from the future", align64=True) +
+                      done(2)],
+                     "a QP before RTR, and a handshake state this tool does not know"))
     qp_dump_dev = req("qp-get", "qp", [("dev-name", "mrc0")], dump, comment="dump mrc0's QPs")
     out.append(write("req-qp-dump-dev.hex", [qp_dump_dev], "QP_GET dump, dev mrc0"))
     qp_dump_num = req("qp-get", "qp", [("num", 17)], dump, comment="dump QP 17 of any device")

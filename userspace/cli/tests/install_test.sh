@@ -64,7 +64,8 @@ complete_line() { # words...; prints the candidates for the last word
 	' _ "$comp" metaroce "$@"
 }
 check "objects" test "$(complete_line "")" = "dev qp path monitor help"
-check "options" test "$(complete_line -)" = "-j -p -s -V -h --json --pretty --statistics --version --help"
+check "options" test "$(complete_line -)" = \
+	"-j -p -s -d -V -h --json --pretty --statistics --details --version --help"
 check "after options" test "$(complete_line -j -s q)" = "qp"
 check "dev commands" test "$(complete_line dev s)" = "show set"
 check "devices" test "$(complete_line dev show "")" = "mrc0 mrc1"

@@ -9,14 +9,19 @@
 // responder QP the packets aim at, must still carry data afterwards.
 // Prints KTAP; exits 1 if a case failed, 2 on a setup failure.
 //
-//   mr_craft DEVICE PEER_DEVICE PEER_IPV4 PEER_IPV6 COUNT
+//   mr_craft [--netns PEER_DEVICE=NETNS] DEVICE PEER_DEVICE PEER_IPV4 PEER_IPV6 COUNT
 //   mr_craft --foreign DEVICE PEER_DEVICE PEER_IPV4 DEVICE_IPV4 COUNT
 //
 // Run in DEVICE's namespace; the datagrams go to PEER_DEVICE's host, COUNT
-// of each kind. With --foreign, run on a third host: well-formed packets
-// that would break the connection if the receiver believed them (the
-// attacks of a host that can guess QPNs), to both ends, each of which must
-// drop them all as not from its peer.
+// of each kind, from the address of the target QP's peer. Those meant to
+// reach the QP's engines carry its connection tag, which `metaroce -j -d qp
+// show` gives to root (run in NETNS, where PEER_DEVICE's netdev lives); the
+// same packets with a wrong tag must each be dropped as rx_drop_bad_tag.
+// With --foreign, run on a third host: well-formed packets that would break
+// the connection if the receiver believed them (the attacks of a host that
+// can guess QPNs), to both ends, each of which must drop them all: sent
+// with the attacker's own address, as not from its peer; with the peer's
+// address forged (raw IPv4), for the tag the attacker cannot know.
 #include "guest_test.h"
 
 extern "C" {
@@ -34,10 +39,14 @@ extern "C" {
 #include <functional>
 #include <map>
 #include <netinet/in.h>
+#include <netinet/ip.h>
 #include <netinet/udp.h>
+#include <optional>
 #include <random>
+#include <spawn.h>
 #include <string>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
 
@@ -45,15 +54,22 @@ namespace {
 
 using namespace guest;
 
-constexpr int kCases = 23, kForeignCases = 12;
+constexpr int kCases = 30, kForeignCases = 20;
 constexpr uint16_t kPort = 4792;
 // Base header bytes that the codec refuses to encode wrong (protocol.rst):
-// version, opcode, flags, path id, and the reserved bytes 4 and 14-15.
+// version, opcode, flags, path id, and the reserved bytes 4 and 14-15; the
+// PSN, the epoch and the receiver's tag.
 constexpr size_t kVersionByte = 0, kOpcodeByte = 1, kFlagsByte = 2, kPathByte = 3;
-constexpr size_t kReservedByte = 4, kReservedTail = 14;
+constexpr size_t kReservedByte = 4, kPsnByte = 8, kEpochByte = 12, kReservedTail = 14;
+constexpr size_t kTagByte = 16;
+// The HELLO header after the base header: the sender's tag, then its flags.
+constexpr size_t kHelloSrcTag = MR_BASE_HDR_LEN, kHelloFlags = MR_BASE_HDR_LEN + 8;
+// The source port of forged datagrams: one a path could have.
+constexpr uint16_t kForgedSport = 50000;
 
 const char *const kDropCounters[] = {"rx_drop_short",   "rx_drop_version", "rx_drop_malformed",
-                                     "rx_drop_no_csum", "rx_drop_no_qp",   "rx_drop_not_peer"};
+                                     "rx_drop_no_csum", "rx_drop_no_qp",   "rx_drop_not_peer",
+                                     "rx_drop_bad_tag", "rx_drop_early"};
 
 using Packet = std::vector<uint8_t>;
 using Counts = std::map<std::string, long long>;
@@ -99,23 +115,41 @@ void patch32(Packet &p, uint32_t sentinel, uint32_t value) {
     bail("sentinel not found in the template");
 }
 
-mr_pkt base(uint8_t opcode, uint32_t qpn, uint32_t psn) {
+// @tag: the receiving QP's connection tag, as the peer puts it in every
+// RC and UC packet (the codec refuses 0 there).
+mr_pkt base(uint8_t opcode, uint32_t qpn, uint32_t psn, uint64_t tag) {
     mr_pkt pkt{};
     pkt.base.opcode = opcode;
     pkt.base.qpn = qpn;
     pkt.base.psn = psn;
+    pkt.base.tag = tag;
     return pkt;
 }
 
-mr_pkt send_pkt(uint32_t qpn, uint32_t psn, uint32_t msn, uint32_t length, uint32_t payload) {
-    mr_pkt pkt = base(MR_OP_SEND, qpn, psn);
+mr_pkt send_pkt(uint32_t qpn, uint32_t psn, uint32_t msn, uint32_t length, uint32_t payload,
+                uint64_t tag) {
+    mr_pkt pkt = base(MR_OP_SEND, qpn, psn, tag);
     pkt.send.msn = msn;
     pkt.send.length = length;
     pkt.payload_len = payload;
     return pkt;
 }
 
-class Udp {
+mr_pkt hello_pkt(uint32_t qpn, uint64_t tag, uint64_t src_tag, uint32_t flags) {
+    mr_pkt pkt = base(MR_OP_HELLO, qpn, 0, tag);
+    pkt.hello.src_tag = src_tag;
+    pkt.hello.flags = flags;
+    return pkt;
+}
+
+// Where a kind's datagrams go to the MetaRoCE port.
+class Sender {
+public:
+    virtual ~Sender() = default;
+    virtual bool send(const Packet &p) = 0;
+};
+
+class Udp : public Sender {
 public:
     Udp(int family, const char *addr) : family_(family) {
         fd_ = socket(family, SOCK_DGRAM, 0);
@@ -143,7 +177,7 @@ public:
             return setsockopt(fd_, SOL_SOCKET, SO_NO_CHECK, &one, sizeof(one)) == 0;
         return setsockopt(fd_, IPPROTO_UDP, UDP_NO_CHECK6_TX, &one, sizeof(one)) == 0;
     }
-    bool send(const Packet &p) {
+    bool send(const Packet &p) override {
         const sockaddr *to = family_ == AF_INET ? reinterpret_cast<const sockaddr *>(&sin_)
                                                 : reinterpret_cast<const sockaddr *>(&sin6_);
         socklen_t len = family_ == AF_INET ? sizeof(sin_) : sizeof(sin6_);
@@ -158,22 +192,192 @@ private:
     sockaddr_in6 sin6_{};
 };
 
+uint32_t checksum_add(uint32_t sum, const uint8_t *p, size_t n) {
+    for (size_t i = 0; i + 1 < n; i += 2)
+        sum += static_cast<uint32_t>(p[i] << 8 | p[i + 1]);
+    if (n % 2)
+        sum += static_cast<uint32_t>(p[n - 1] << 8);
+    return sum;
+}
+
+uint16_t checksum_fold(uint32_t sum) {
+    while (sum >> 16)
+        sum = (sum & 0xffff) + (sum >> 16);
+    return static_cast<uint16_t>(~sum);
+}
+
+// UDP over IPv4 with a source address that is not ours: a raw socket
+// writes the IP header (IPPROTO_RAW implies IP_HDRINCL), so the route to
+// the destination is taken with any source. The UDP checksum is real.
+class ForgedUdp4 : public Sender {
+public:
+    ForgedUdp4(const char *from, const char *to) {
+        fd_ = socket(AF_INET, SOCK_RAW, IPPROTO_RAW);
+        dst_.sin_family = AF_INET;
+        ok_ = fd_ >= 0 && inet_pton(AF_INET, from, &src_) == 1 &&
+              inet_pton(AF_INET, to, &dst_.sin_addr) == 1;
+    }
+    ForgedUdp4(const ForgedUdp4 &) = delete;
+    ForgedUdp4 &operator=(const ForgedUdp4 &) = delete;
+    ~ForgedUdp4() override {
+        if (fd_ >= 0)
+            close(fd_);
+    }
+    bool ok() const { return ok_; }
+    bool send(const Packet &p) override {
+        std::vector<uint8_t> d(sizeof(iphdr) + sizeof(udphdr) + p.size());
+        auto *ip = reinterpret_cast<iphdr *>(d.data());
+        auto *udp = reinterpret_cast<udphdr *>(d.data() + sizeof(iphdr));
+        ip->version = 4;
+        ip->ihl = sizeof(iphdr) / 4;
+        ip->tot_len = htons(static_cast<uint16_t>(d.size()));
+        ip->ttl = 64;
+        ip->protocol = IPPROTO_UDP;
+        ip->saddr = src_.s_addr;
+        ip->daddr = dst_.sin_addr.s_addr; // the kernel fills the id and the IP checksum
+        udp->source = htons(kForgedSport);
+        udp->dest = htons(kPort);
+        udp->len = htons(static_cast<uint16_t>(sizeof(udphdr) + p.size()));
+        std::copy(p.begin(), p.end(), d.begin() + sizeof(iphdr) + sizeof(udphdr));
+        // The pseudo-header: addresses, protocol, UDP length; then UDP.
+        uint8_t pseudo[12] = {};
+        std::memcpy(pseudo, &ip->saddr, 4);
+        std::memcpy(pseudo + 4, &ip->daddr, 4);
+        pseudo[9] = IPPROTO_UDP;
+        std::memcpy(pseudo + 10, &udp->len, 2);
+        uint16_t sum =
+            checksum_fold(checksum_add(checksum_add(0, pseudo, sizeof(pseudo)),
+                                       d.data() + sizeof(iphdr), d.size() - sizeof(iphdr)));
+        udp->check = htons(sum ? sum : 0xffff); // 0 would say "no checksum"
+        return sendto(fd_, d.data(), d.size(), 0, reinterpret_cast<const sockaddr *>(&dst_),
+                      sizeof(dst_)) == static_cast<ssize_t>(d.size());
+    }
+
+private:
+    int fd_ = -1;
+    bool ok_ = false;
+    in_addr src_{};
+    sockaddr_in dst_{};
+};
+
+// A QP as `metaroce -j -d qp show` reports it to root.
+struct QpTags {
+    uint64_t local = 0, peer = 0;
+    std::string handshake;
+};
+
+// The string member @key of the JSON object text @json, if any.
+std::optional<std::string> json_string(const std::string &json, const std::string &key) {
+    std::string k = "\"" + key + "\":\"";
+    size_t at = json.find(k);
+    if (at == std::string::npos)
+        return std::nullopt;
+    at += k.size();
+    size_t end = json.find('"', at);
+    if (end == std::string::npos)
+        return std::nullopt;
+    return json.substr(at, end - at);
+}
+
+// The output (stdout and stderr) of @argv, run without a shell: the
+// guest's /bin/sh is busybox, whose applets (ip) shadow the real tools.
+// posix_spawn, as popen: no fork whose copy-on-write would move pages
+// under this process's MRs.
+std::string output_of(const std::vector<std::string> &argv) {
+    int fds[2];
+    if (pipe(fds))
+        return std::string("pipe: ") + std::strerror(errno);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
+    posix_spawn_file_actions_addclose(&fa, fds[0]);
+    std::vector<char *> args;
+    for (const auto &a : argv)
+        args.push_back(const_cast<char *>(a.c_str()));
+    args.push_back(nullptr);
+    pid_t pid;
+    int err = posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(fds[1]);
+    std::string out;
+    char buf[512];
+    ssize_t n;
+    while ((n = read(fds[0], buf, sizeof(buf))) > 0)
+        out.append(buf, static_cast<size_t>(n));
+    close(fds[0]);
+    if (err)
+        return "cannot run " + argv[0] + ": " + std::strerror(err);
+    int status;
+    waitpid(pid, &status, 0);
+    return out;
+}
+
+// The metaroce tool beside this program (both are in the guest's
+// /usr/local/bin and in build/userspace/), else the one on PATH.
+std::string metaroce_tool() {
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if (n > 0) {
+        std::string dir(self, static_cast<size_t>(n));
+        std::string tool = dir.substr(0, dir.rfind('/') + 1) + "metaroce";
+        if (access(tool.c_str(), X_OK) == 0)
+            return tool;
+    }
+    return "metaroce";
+}
+
+// QP @qpn of @dev through the metaroce tool, run in network namespace
+// @netns ("": this one), where the device's netdev is. Bails out when it
+// cannot: the cases that need the tag would test nothing without it.
+QpTags qp_tags(const std::string &netns, const std::string &dev, uint32_t qpn) {
+    std::vector<std::string> argv = {
+        metaroce_tool(), "-j", "-d", "qp", "show", "dev", dev, "qpn", std::to_string(qpn)};
+    if (!netns.empty())
+        argv.insert(argv.begin(), {"ip", "netns", "exec", netns});
+    std::string cmd;
+    for (const auto &a : argv)
+        cmd += (cmd.empty() ? "" : " ") + a;
+    std::string out = output_of(argv);
+    auto local = json_string(out, "local_tag"), peer = json_string(out, "peer_tag");
+    auto handshake = json_string(out, "handshake");
+    if (!local || !peer || !handshake)
+        bail("cannot read the connection tags of QP " + std::to_string(qpn) + " of " + dev +
+             " from `" + cmd + "` (it needs the metaroce tool and CAP_NET_ADMIN): " + out);
+    QpTags q;
+    q.local = std::strtoull(local->c_str(), nullptr, 16);
+    q.peer = std::strtoull(peer->c_str(), nullptr, 16);
+    q.handshake = *handshake;
+    if (!q.local)
+        bail("QP " + std::to_string(qpn) + " of " + dev + " has no tag: " + out);
+    return q;
+}
+
 struct Craft {
     Ktap &t;
     const char *target;
-    Udp &udp4, &udp6;
+    Sender &udp4, &udp6;
     int count;
     std::mt19937 rng{20261130};
 
     uint32_t rand32() { return static_cast<uint32_t>(rng()); }
     uint32_t below(uint32_t n) { return rand32() % n; }
+    uint64_t rand64() { return static_cast<uint64_t>(rand32()) << 32 | rand32(); }
+    // A tag that is neither @real nor 0: what a forger without the tag sends.
+    uint64_t wrong_tag(uint64_t real) {
+        uint64_t tag;
+        do
+            tag = rand64();
+        while (tag == real || tag == 0);
+        return tag;
+    }
 
     // Sends @count datagrams from @make, and checks that the target's drop
     // counters grew by what the codec predicts (@want for those that decode:
     // a drop counter, or "" when they must reach a QP and drop nothing).
     void kind(const std::string &desc, const std::function<Packet(int)> &make,
-              const std::string &want, Udp *via = nullptr) {
-        Udp &udp = via ? *via : udp4;
+              const std::string &want, Sender *via = nullptr) {
+        Sender &udp = via ? *via : udp4;
         Counts predicted;
         Counts before = rdma_counters(target);
         int sent = 0;
@@ -236,7 +440,7 @@ bool exchange(RcPair &p, RcEnd &from, RcEnd &to, int i, std::string *why) {
 }
 
 void run(Ktap &t, RcEnd &a, RcEnd &b, const char *peer4, const char *peer6, Udp &udp4, Udp &udp6,
-         int count) {
+         int count, const std::string &netns) {
     RcPair p(a, b);
     if (p.error())
         bail("cannot build an RC pair: " + std::string(std::strerror(p.error())));
@@ -245,7 +449,10 @@ void run(Ktap &t, RcEnd &a, RcEnd &b, const char *peer4, const char *peer6, Udp 
     std::string why;
     t.check(exchange(p, a, b, 0, &why), "the pair carries a SEND before the storm", "%s",
             why.c_str());
-    // From here the responder has completed MSN 0 and expects MSN 1.
+    // From here the responder has completed MSN 0 and expects MSN 1, and
+    // the handshake is over: the tag is what the peer (us, by address) sends.
+    const QpTags tags = qp_tags(netns, b.name, qpn);
+    const uint64_t tag = tags.local;
 
     Craft c{t, b.name.c_str(), udp4, udp6, count};
     // Far outside every path's window: a packet that gets that far is dropped
@@ -285,12 +492,15 @@ void run(Ktap &t, RcEnd &a, RcEnd &b, const char *peer4, const char *peer6, Udp 
             static const uint8_t ops[] = {MR_OP_SEND,      MR_OP_SEND_IMM,  MR_OP_WRITE,
                                           MR_OP_WRITE_IMM, MR_OP_READ_REQ,  MR_OP_CMP_SWAP,
                                           MR_OP_FETCH_ADD, MR_OP_READ_RESP, MR_OP_ATOMIC_RESP,
-                                          MR_OP_ACK,       MR_OP_NAK};
-            mr_pkt pkt = base(ops[i % sizeof(ops)], qpn, far_psn);
-            if (pkt.base.opcode == MR_OP_NAK)
+                                          MR_OP_ACK,       MR_OP_NAK,       MR_OP_HELLO};
+            uint8_t op = ops[i % sizeof(ops)];
+            mr_pkt pkt = base(op, qpn, op == MR_OP_HELLO ? 0 : far_psn, tag);
+            if (op == MR_OP_NAK)
                 pkt.nak.code = MR_NAK_RNR;
-            if (pkt.base.opcode == MR_OP_ACK)
+            if (op == MR_OP_ACK)
                 pkt.ack.cum_psn = far_psn + 1;
+            if (op == MR_OP_HELLO)
+                pkt.hello.src_tag = c.wrong_tag(0);
             Packet p = encode(pkt);
             p.resize(c.below(static_cast<uint32_t>(p.size())));
             return p;
@@ -299,7 +509,7 @@ void run(Ktap &t, RcEnd &a, RcEnd &b, const char *peer4, const char *peer6, Udp 
     c.kind(
         "wrong wire version",
         [&](int) {
-            Packet p = encode(send_pkt(qpn, far_psn, 1, 16, 16));
+            Packet p = encode(send_pkt(qpn, far_psn, 1, 16, 16, tag));
             do
                 p[kVersionByte] = static_cast<uint8_t>(c.rand32());
             while (p[kVersionByte] == MR_WIRE_VERSION);
@@ -309,7 +519,7 @@ void run(Ktap &t, RcEnd &a, RcEnd &b, const char *peer4, const char *peer6, Udp 
     c.kind(
         "unknown opcodes",
         [&](int) {
-            Packet p = encode(send_pkt(qpn, far_psn, 1, 16, 16));
+            Packet p = encode(send_pkt(qpn, far_psn, 1, 16, 16, tag));
             do
                 p[kOpcodeByte] = static_cast<uint8_t>(c.rand32());
             while (mr_wire_hdr_len(p[kOpcodeByte]));
@@ -319,7 +529,7 @@ void run(Ktap &t, RcEnd &a, RcEnd &b, const char *peer4, const char *peer6, Udp 
     c.kind(
         "reserved flag bits and reserved bytes",
         [&](int i) {
-            Packet p = encode(send_pkt(qpn, far_psn, 1, 16, 16));
+            Packet p = encode(send_pkt(qpn, far_psn, 1, 16, 16, tag));
             if (i % 3 == 0)
                 p[kFlagsByte] |= static_cast<uint8_t>(4u << c.below(6));
             else if (i % 3 == 1)
@@ -332,9 +542,44 @@ void run(Ktap &t, RcEnd &a, RcEnd &b, const char *peer4, const char *peer6, Udp 
     c.kind(
         "path id 64 and above",
         [&](int) {
-            Packet p = encode(send_pkt(qpn, far_psn, 1, 16, 16));
+            Packet p = encode(send_pkt(qpn, far_psn, 1, 16, 16, tag));
             p[kPathByte] =
                 static_cast<uint8_t>(MR_WIRE_MAX_PATHS + c.below(256 - MR_WIRE_MAX_PATHS));
+            return p;
+        },
+        "");
+    // A connection's packet without a tag, and HELLOs against their rules:
+    // no sender tag, unknown flags, "known" without naming the receiver's
+    // tag, a PSN or an epoch.
+    c.kind(
+        "data packets without a tag, HELLOs that break the handshake's rules",
+        [&](int i) {
+            Packet p;
+            if (i % 5 == 0) {
+                p = encode(send_pkt(qpn, far_psn, 1, 16, 16, tag));
+                mr_put_be64(&p[kTagByte], 0);
+                return p;
+            }
+            p = encode(hello_pkt(qpn, c.wrong_tag(0), c.wrong_tag(0), 0));
+            switch (i % 5) {
+            case 1:
+                mr_put_be64(&p[kHelloSrcTag], 0);
+                break;
+            case 2:
+                mr_put_be32(&p[kHelloFlags], (MR_HELLO_REPLY << 1) << c.below(30));
+                break;
+            case 3:
+                mr_put_be64(&p[kTagByte], 0);
+                mr_put_be32(&p[kHelloFlags], MR_HELLO_KNOWN);
+                break;
+            default:
+                if (c.below(2))
+                    mr_put_be32(&p[kPsnByte], 1 + c.below(0xfffffffe));
+                else
+                    mr_put_be16(&p[kEpochByte], static_cast<uint16_t>(1 + c.below(0xfffe)));
+            }
+            if (predicted_drop(p).empty())
+                bail("a HELLO against the rules decodes");
             return p;
         },
         "");
@@ -345,13 +590,13 @@ void run(Ktap &t, RcEnd &a, RcEnd &b, const char *peer4, const char *peer6, Udp 
             do
                 none = 0x100000 + c.below(MR_WIRE_QPN_MAX + 1 - 0x100000);
             while (none == qpn || none == p[0]->qp_num);
-            return encode(send_pkt(none, psn0, 1, 16, 16));
+            return encode(send_pkt(none, psn0, 1, 16, 16, tag));
         },
         "rx_drop_no_qp");
     c.kind(
         "SENDs to the live QP claiming more than 2 GiB",
         [&](int) {
-            Packet p = encode(send_pkt(qpn, far_psn, 1, 0x13572468, 16));
+            Packet p = encode(send_pkt(qpn, far_psn, 1, 0x13572468, 16, tag));
             patch32(p, 0x13572468, MR_WIRE_MAX_MSG_LEN + 1 + c.below(0x7ffffffe));
             return p;
         },
@@ -359,7 +604,7 @@ void run(Ktap &t, RcEnd &a, RcEnd &b, const char *peer4, const char *peer6, Udp 
     c.kind(
         "SENDs to the live QP with the payload beyond the length",
         [&](int) {
-            mr_pkt pkt = send_pkt(qpn, far_psn, 1, 0x2000, 16);
+            mr_pkt pkt = send_pkt(qpn, far_psn, 1, 0x2000, 16, tag);
             pkt.send.offset = 0x1000;
             Packet p = encode(pkt);
             patch32(p, 0x1000, 0x2000 - 15 + c.below(0x100000));
@@ -370,51 +615,53 @@ void run(Ktap &t, RcEnd &a, RcEnd &b, const char *peer4, const char *peer6, Udp 
         "data packets to the live QP: payload 4097+ or none at all",
         [&](int i) {
             if (i % 2) {
-                Packet p = encode(send_pkt(qpn, far_psn, 1, 0x10000, MR_WIRE_MAX_PAYLOAD));
+                Packet p = encode(send_pkt(qpn, far_psn, 1, 0x10000, MR_WIRE_MAX_PAYLOAD, tag));
                 p.push_back(0xcc); // one byte more than any MTU carries
                 return p;
             }
-            Packet p = encode(send_pkt(qpn, far_psn, 1, 64, 64));
+            Packet p = encode(send_pkt(qpn, far_psn, 1, 64, 64, tag));
             p.resize(p.size() - 64); // the headers promise 64 bytes; none follow
             return p;
         },
         "");
+    // The packets below carry the tag: they reach the engines, which must
+    // refuse them for what they say. Each has a twin with a wrong tag.
     // These decode; the responder drops them for an MSN outside its window.
+    auto far_msn = [&](int i, uint64_t with) {
+        uint32_t msn = 1 + MR_WIRE_SACK_BITS + c.below(0x7fffff00);
+        if (i % 2)
+            return encode(send_pkt(qpn, psn0, msn, 64, 64, with));
+        mr_pkt pkt = base(MR_OP_WRITE, qpn, psn0, with);
+        pkt.write.msn = msn;
+        pkt.write.rkey = c.rand32();
+        pkt.write.va = static_cast<uint64_t>(c.rand32()) << 20;
+        pkt.write.length = 64;
+        pkt.payload_len = 64;
+        return encode(pkt);
+    };
     c.kind(
         "SENDs and WRITEs (garbage rkey) to the live QP, MSN far outside the window",
-        [&](int i) {
-            uint32_t msn = 1 + MR_WIRE_SACK_BITS + c.below(0x7fffff00);
-            if (i % 2)
-                return encode(send_pkt(qpn, psn0, msn, 64, 64));
-            mr_pkt pkt = base(MR_OP_WRITE, qpn, psn0);
-            pkt.write.msn = msn;
-            pkt.write.rkey = c.rand32();
-            pkt.write.va = static_cast<uint64_t>(c.rand32()) << 20;
-            pkt.write.length = 64;
-            pkt.payload_len = 64;
-            return encode(pkt);
-        },
-        "rx_drop_malformed");
+        [&](int i) { return far_msn(i, tag); }, "rx_drop_malformed");
     // The live QP's requester has sent nothing: every ACK that claims more
     // than that is malformed; so is one for a path it does not use.
+    auto greedy_ack = [&](int i, uint64_t with) {
+        mr_pkt pkt = base(MR_OP_ACK, qpn, 0, with);
+        pkt.ack.cum_psn = RcPair::kPsn[1] + (i % 2 ? 0 : 1 + c.below(200));
+        for (auto &w : pkt.ack.sack)
+            w = ~0ull;
+        pkt.ack.sack[0] &= ~1ull;
+        pkt.base.psn = pkt.ack.cum_psn + 1;
+        pkt.base.path = static_cast<uint8_t>(i % 3 == 2 ? 4 + c.below(60) : 0);
+        pkt.ack.msn_done = c.rand32();
+        return encode(pkt);
+    };
     c.kind(
         "ACKs to the live QP whose SACK claims everything, or beyond what was sent",
-        [&](int i) {
-            mr_pkt pkt = base(MR_OP_ACK, qpn, 0);
-            pkt.ack.cum_psn = RcPair::kPsn[1] + (i % 2 ? 0 : 1 + c.below(200));
-            for (auto &w : pkt.ack.sack)
-                w = ~0ull;
-            pkt.ack.sack[0] &= ~1ull;
-            pkt.base.psn = pkt.ack.cum_psn + 1;
-            pkt.base.path = static_cast<uint8_t>(i % 3 == 2 ? 4 + c.below(60) : 0);
-            pkt.ack.msn_done = c.rand32();
-            return encode(pkt);
-        },
-        "rx_drop_malformed");
+        [&](int i) { return greedy_ack(i, tag); }, "rx_drop_malformed");
     c.kind(
         "NAKs with an unknown code, or a delay on a non-RNR NAK",
         [&](int i) {
-            mr_pkt pkt = base(MR_OP_NAK, qpn, 0);
+            mr_pkt pkt = base(MR_OP_NAK, qpn, 0, tag);
             pkt.nak.code = MR_NAK_RNR;
             pkt.nak.rnr_delay = 0x1234;
             Packet p = encode(pkt);
@@ -428,15 +675,15 @@ void run(Ktap &t, RcEnd &a, RcEnd &b, const char *peer4, const char *peer6, Udp 
         },
         "");
     // A well-formed NAK for a message never sent: ignored, not obeyed.
+    auto stray_nak = [&](int i, uint64_t with) {
+        mr_pkt pkt = base(MR_OP_NAK, qpn, c.rand32(), with);
+        pkt.nak.msn = 1 + c.below(0x7fffffff);
+        pkt.nak.code = i % 2 ? MR_NAK_REMOTE_ACCESS : MR_NAK_INVALID_REQUEST;
+        return encode(pkt);
+    };
     c.kind(
         "NAKs (remote access, invalid request) for MSNs the live QP never sent",
-        [&](int i) {
-            mr_pkt pkt = base(MR_OP_NAK, qpn, c.rand32());
-            pkt.nak.msn = 1 + c.below(0x7fffffff);
-            pkt.nak.code = i % 2 ? MR_NAK_REMOTE_ACCESS : MR_NAK_INVALID_REQUEST;
-            return encode(pkt);
-        },
-        "");
+        [&](int i) { return stray_nak(i, tag); }, "");
     // IPv4 allows "no checksum", IPv6 tunnels may; MetaRoCE has no
     // integrity check but UDP's.
     for (int family : {AF_INET, AF_INET6}) {
@@ -446,9 +693,127 @@ void run(Ktap &t, RcEnd &a, RcEnd &b, const char *peer4, const char *peer6, Udp 
             bail("cannot open a UDP socket without checksums");
         c.kind(
             std::string("valid SENDs over ") + (v4 ? "IPv4" : "IPv6") + " without a UDP checksum",
-            [&](int) { return encode(send_pkt(qpn, far_psn, 1, 16, 16)); }, "rx_drop_no_csum",
+            [&](int) { return encode(send_pkt(qpn, far_psn, 1, 16, 16, tag)); }, "rx_drop_no_csum",
             &nocsum);
     }
+
+    // From the peer's address without its tag (an off-path host that can
+    // forge the address): the twins of the cases above, then what would
+    // break the connection if it were believed. Each is dropped as
+    // rx_drop_bad_tag before any engine sees it.
+    c.kind(
+        "wrong tag: the far-MSN SENDs and WRITEs, greedy ACKs, stray NAKs, valid SENDs",
+        [&](int i) {
+            uint64_t wrong = c.wrong_tag(tag);
+            switch (i % 4) {
+            case 0:
+                return far_msn(i / 4, wrong);
+            case 1:
+                return greedy_ack(i / 4, wrong);
+            case 2:
+                return stray_nak(i / 4, wrong);
+            }
+            return encode(send_pkt(qpn, psn0 + 1, 1, 16, 16, wrong));
+        },
+        "rx_drop_bad_tag");
+    c.kind(
+        "wrong tag: in-window SENDs, WRITEs, atomics and 2 GiB READs",
+        [&](int i) {
+            uint64_t wrong = c.wrong_tag(tag);
+            uint32_t psn = psn0 + 1 + static_cast<uint32_t>(i % 64);
+            mr_pkt pkt = send_pkt(qpn, psn, 1 + static_cast<uint32_t>(i % 8), 64, 64, wrong);
+            uint64_t va = static_cast<uint64_t>(c.rand32()) << 12;
+            switch (i % 4) {
+            case 1:
+                pkt = base(MR_OP_WRITE, qpn, psn, wrong);
+                pkt.write.msn = 1 + c.below(8);
+                pkt.write.rkey = c.rand32();
+                pkt.write.va = va;
+                pkt.write.length = 64;
+                pkt.payload_len = 64;
+                break;
+            case 2:
+                pkt = base(MR_OP_FETCH_ADD, qpn, psn, wrong);
+                pkt.atomic.msn = 1 + c.below(8);
+                pkt.atomic.rkey = c.rand32();
+                pkt.atomic.va = va;
+                pkt.atomic.swap_add = 1;
+                break;
+            case 3:
+                pkt = base(MR_OP_READ_REQ, qpn, psn, wrong);
+                pkt.read_req.msn = 1 + c.below(8);
+                pkt.read_req.rkey = c.rand32();
+                pkt.read_req.va = va;
+                pkt.read_req.length = MR_WIRE_MAX_MSG_LEN;
+                break;
+            }
+            pkt.base.path = static_cast<uint8_t>(i % 4);
+            return encode(pkt);
+        },
+        "rx_drop_bad_tag");
+    // The target as a requester (it sends back below): answers to it.
+    c.kind(
+        "wrong tag: ACKs, NAKs, READ responses with epochs ahead, atomic responses",
+        [&](int i) {
+            uint64_t wrong = c.wrong_tag(tag);
+            uint32_t sent = RcPair::kPsn[1] + static_cast<uint32_t>(i % 64);
+            mr_pkt pkt = base(MR_OP_ACK, qpn, sent, wrong);
+            switch (i % 4) {
+            case 0:
+                pkt.ack.cum_psn = sent + 1;
+                pkt.ack.msn_done = 1 + c.below(64);
+                break;
+            case 1:
+                pkt = base(MR_OP_NAK, qpn, sent, wrong);
+                pkt.nak.msn = 1 + static_cast<uint32_t>(i % 64);
+                pkt.nak.code = i % 8 == 1 ? MR_NAK_REMOTE_ACCESS : MR_NAK_INVALID_REQUEST;
+                break;
+            case 2:
+                pkt = base(MR_OP_READ_RESP, qpn, psn0 + c.below(64), wrong);
+                pkt.base.path = static_cast<uint8_t>(i % 16);
+                pkt.base.epoch = static_cast<uint16_t>(0x8000 + i / 16);
+                pkt.read_resp.msn = 1;
+                pkt.read_resp.length = 16;
+                pkt.payload_len = 16;
+                break;
+            default:
+                pkt = base(MR_OP_ATOMIC_RESP, qpn, psn0 + c.below(64), wrong);
+                pkt.atomic_resp.msn = 1 + c.below(64);
+                pkt.atomic_resp.orig = c.rand32();
+            }
+            return encode(pkt);
+        },
+        "rx_drop_bad_tag");
+    // HELLOs are the one kind a receiver takes without its tag, to learn
+    // the peer's. One naming a wrong tag proves nothing and changes nothing
+    // (the target answers some, to our port); one with the target's tag
+    // that names another sender tag than the peer's is a second peer: a
+    // connection has one.
+    Counts hello0 = rdma_counters(c.target);
+    c.kind(
+        "HELLOs with a wrong tag (sent before the tag is known, or forged)",
+        [&](int i) {
+            uint64_t to = i % 2 ? c.wrong_tag(tag) : 0;
+            uint32_t flags = (i % 4 == 1 ? MR_HELLO_KNOWN : 0) | (i % 3 ? MR_HELLO_REPLY : 0);
+            return encode(hello_pkt(qpn, to, c.wrong_tag(tags.peer), to ? flags : 0));
+        },
+        "");
+    c.kind(
+        "HELLOs with the target's tag naming another peer tag",
+        [&](int i) {
+            uint32_t flags = (i % 2 ? MR_HELLO_KNOWN : 0) | (i % 3 ? MR_HELLO_REPLY : 0);
+            return encode(hello_pkt(qpn, tag, c.wrong_tag(tags.peer), flags));
+        },
+        "");
+    Counts hello1 = rdma_counters(c.target);
+    const QpTags now = qp_tags(netns, b.name, qpn);
+    t.check(now.local == tags.local && now.peer == tags.peer && now.handshake == "done" &&
+                hello1["hello_rx"] - hello0["hello_rx"] >= 2 * count,
+            "the target's tags and handshake are as before the HELLOs (hello_rx counted them)",
+            "local %016" PRIx64 " -> %016" PRIx64 ", peer %016" PRIx64 " -> %016" PRIx64
+            ", handshake %s -> %s, hello_rx %lld -> %lld",
+            tags.local, now.local, tags.peer, now.peer, tags.handshake.c_str(),
+            now.handshake.c_str(), hello0["hello_rx"], hello1["hello_rx"]);
 
     t.check(p.state(1) == IBV_QPS_RTS && p.state(0) == IBV_QPS_RTS,
             "both QPs are still in RTS after the storm", "states %d/%d", p.state(0), p.state(1));
@@ -465,7 +830,7 @@ void run(Ktap &t, RcEnd &a, RcEnd &b, const char *peer4, const char *peer6, Udp 
         ibv_sge rs{reinterpret_cast<uintptr_t>(in.data()), 256, in_mr ? in_mr->lkey : 0};
         int rc = post_recv_wr(p[1], 1, &rs);
         // Two SENDs a -> b so far (MSN 0 and 1, RSN 0 and 1): next are 2 and 2.
-        mr_pkt pkt = send_pkt(qpn, far_psn, 2, 3000, 1024);
+        mr_pkt pkt = send_pkt(qpn, far_psn, 2, 3000, 1024, tag);
         pkt.send.rsn = 2;
         Counts before = rdma_counters(c.target);
         bool sent = rc == 0 && udp4.send(encode(pkt));
@@ -489,119 +854,139 @@ void run(Ktap &t, RcEnd &a, RcEnd &b, const char *peer4, const char *peer6, Udp 
     }
 }
 
-// From a third host, with its own address: what would reset, fail or
-// complete the connection a <-> b if the receiver took it from anyone.
-// The QPNs are known here; an attacker would have to guess them.
-void run_foreign(Ktap &t, RcEnd &a, RcEnd &b, Udp &to_a, Udp &to_b, int count) {
+// The attacks of a third host on the connection a <-> b: what would reset,
+// fail or complete it if the receiver took it from anyone. The QPNs are
+// known here; an attacker would have to guess them. The tags it cannot
+// know: it sends random ones. @name says how the datagrams come (from
+// the attacker's address, or the peer's forged), @drop where they must land.
+struct Attacks {
+    Craft &ca, &cb;
+    uint32_t qa, qb;
+
+    void run(const std::string &name, const std::string &drop) {
+        for (Craft *c : {&ca, &cb}) {
+            const uint32_t qpn = c == &ca ? qa : qb;
+            c->kind(
+                "READ_RESPs on every path with an epoch far ahead, to " + std::string(c->target) +
+                    name,
+                [&](int i) {
+                    mr_pkt pkt =
+                        base(MR_OP_READ_RESP, qpn, c->below(MR_WIRE_QPN_MAX + 1), c->wrong_tag(0));
+                    pkt.base.path = static_cast<uint8_t>(i % 16);
+                    pkt.base.epoch = static_cast<uint16_t>(0x8000 + i / 16);
+                    pkt.read_resp.msn = 1;
+                    pkt.read_resp.length = 16;
+                    pkt.payload_len = 16;
+                    return encode(pkt);
+                },
+                drop);
+        }
+        // Against a, the requester: answers to what it sent, or will send.
+        ca.kind(
+            "NAKs (remote access, invalid request) for in-window MSNs" + name,
+            [&](int i) {
+                mr_pkt pkt = base(MR_OP_NAK, qa, RcPair::kPsn[0] + static_cast<uint32_t>(i % 64),
+                                  ca.wrong_tag(0));
+                pkt.nak.msn = 1 + static_cast<uint32_t>(i % 64);
+                pkt.nak.code = i % 2 ? MR_NAK_REMOTE_ACCESS : MR_NAK_INVALID_REQUEST;
+                return encode(pkt);
+            },
+            drop);
+        ca.kind(
+            "ACKs with an in-window cumulative PSN and an MSN done ahead" + name,
+            [&](int i) {
+                mr_pkt pkt = base(MR_OP_ACK, qa, 0, ca.wrong_tag(0));
+                pkt.base.path = static_cast<uint8_t>(i % 16);
+                pkt.ack.cum_psn = RcPair::kPsn[0] + 1 + ca.below(64);
+                pkt.base.psn = pkt.ack.cum_psn - 1;
+                pkt.ack.msn_done = 2 + ca.below(64);
+                return encode(pkt);
+            },
+            drop);
+        ca.kind(
+            "READ and atomic responses for in-window MSNs" + name,
+            [&](int i) {
+                mr_pkt pkt = base(i % 2 ? MR_OP_READ_RESP : MR_OP_ATOMIC_RESP, qa,
+                                  RcPair::kPsn[1] + ca.below(64), ca.wrong_tag(0));
+                if (i % 2) {
+                    pkt.read_resp.msn = 1 + ca.below(64);
+                    pkt.read_resp.length = 64;
+                    pkt.payload_len = 64;
+                } else {
+                    pkt.atomic_resp.msn = 1 + ca.below(64);
+                    pkt.atomic_resp.orig = ca.rand32();
+                }
+                return encode(pkt);
+            },
+            drop);
+        // Against b, the responder: requests it would place, answer or complete.
+        cb.kind(
+            "SENDs sweeping the next MSNs and RSNs, in-window PSNs" + name,
+            [&](int i) {
+                mr_pkt pkt = send_pkt(qb, RcPair::kPsn[0] + 1 + static_cast<uint32_t>(i % 64),
+                                      1 + static_cast<uint32_t>(i % 8), 64, 64, cb.wrong_tag(0));
+                pkt.base.path = static_cast<uint8_t>(i % 16);
+                pkt.send.rsn = static_cast<uint32_t>(i / 8 % 64);
+                return encode(pkt);
+            },
+            drop);
+        cb.kind(
+            "WRITEs and atomics with guessed rkeys" + name,
+            [&](int i) {
+                mr_pkt pkt = base(i % 2 ? MR_OP_WRITE : MR_OP_FETCH_ADD, qb,
+                                  RcPair::kPsn[0] + 1 + cb.below(64), cb.wrong_tag(0));
+                uint64_t va = static_cast<uint64_t>(cb.rand32()) << 12;
+                if (i % 2) {
+                    pkt.write = {.msn = 1 + cb.below(8),
+                                 .rkey = cb.rand32(),
+                                 .va = va,
+                                 .length = 64,
+                                 .offset = 0,
+                                 .rsn = 0,
+                                 .imm = 0};
+                    pkt.payload_len = 64;
+                } else {
+                    pkt.atomic = {.msn = 1 + cb.below(8),
+                                  .rkey = cb.rand32(),
+                                  .va = va,
+                                  .swap_add = 1,
+                                  .compare = 0};
+                }
+                return encode(pkt);
+            },
+            drop);
+        cb.kind(
+            "READ requests for 2 GiB" + name,
+            [&](int) {
+                mr_pkt pkt =
+                    base(MR_OP_READ_REQ, qb, RcPair::kPsn[0] + 1 + cb.below(64), cb.wrong_tag(0));
+                pkt.read_req = {.msn = 1 + cb.below(8),
+                                .rkey = cb.rand32(),
+                                .va = static_cast<uint64_t>(cb.rand32()) << 12,
+                                .length = MR_WIRE_MAX_MSG_LEN};
+                return encode(pkt);
+            },
+            drop);
+    }
+};
+
+// From a third host: the attacks with its own address (@to_a, @to_b), then
+// with the other end's address forged (@forged_a to a from b's address,
+// @forged_b to b from a's).
+void run_foreign(Ktap &t, RcEnd &a, RcEnd &b, Udp &to_a, Udp &to_b, ForgedUdp4 &forged_a,
+                 ForgedUdp4 &forged_b, int count) {
     RcPair p(a, b);
     if (p.error())
         bail("cannot build an RC pair: " + std::string(std::strerror(p.error())));
-    const uint32_t qa = p[0]->qp_num, qb = p[1]->qp_num;
     std::string why;
     t.check(exchange(p, a, b, 0, &why), "the pair carries a SEND before the attacks", "%s",
             why.c_str());
 
-    const std::string np = "rx_drop_not_peer";
     Craft ca{t, a.name.c_str(), to_a, to_a, count}, cb{t, b.name.c_str(), to_b, to_b, count};
-    for (Craft *c : {&ca, &cb}) {
-        const uint32_t qpn = c == &ca ? qa : qb;
-        c->kind(
-            "READ_RESPs on every path with an epoch far ahead, to " + std::string(c->target),
-            [&](int i) {
-                mr_pkt pkt = base(MR_OP_READ_RESP, qpn, c->below(MR_WIRE_QPN_MAX + 1));
-                pkt.base.path = static_cast<uint8_t>(i % 16);
-                pkt.base.epoch = static_cast<uint16_t>(0x8000 + i / 16);
-                pkt.read_resp.msn = 1;
-                pkt.read_resp.length = 16;
-                pkt.payload_len = 16;
-                return encode(pkt);
-            },
-            np);
-    }
-    // Against a, the requester: answers to what it sent, or will send.
-    ca.kind(
-        "NAKs (remote access, invalid request) for in-window MSNs",
-        [&](int i) {
-            mr_pkt pkt = base(MR_OP_NAK, qa, RcPair::kPsn[0] + static_cast<uint32_t>(i % 64));
-            pkt.nak.msn = 1 + static_cast<uint32_t>(i % 64);
-            pkt.nak.code = i % 2 ? MR_NAK_REMOTE_ACCESS : MR_NAK_INVALID_REQUEST;
-            return encode(pkt);
-        },
-        np);
-    ca.kind(
-        "ACKs with an in-window cumulative PSN and an MSN done ahead",
-        [&](int i) {
-            mr_pkt pkt = base(MR_OP_ACK, qa, 0);
-            pkt.base.path = static_cast<uint8_t>(i % 16);
-            pkt.ack.cum_psn = RcPair::kPsn[0] + 1 + ca.below(64);
-            pkt.base.psn = pkt.ack.cum_psn - 1;
-            pkt.ack.msn_done = 2 + ca.below(64);
-            return encode(pkt);
-        },
-        np);
-    ca.kind(
-        "READ and atomic responses for in-window MSNs",
-        [&](int i) {
-            mr_pkt pkt = base(i % 2 ? MR_OP_READ_RESP : MR_OP_ATOMIC_RESP, qa,
-                              RcPair::kPsn[1] + ca.below(64));
-            if (i % 2) {
-                pkt.read_resp.msn = 1 + ca.below(64);
-                pkt.read_resp.length = 64;
-                pkt.payload_len = 64;
-            } else {
-                pkt.atomic_resp.msn = 1 + ca.below(64);
-                pkt.atomic_resp.orig = ca.rand32();
-            }
-            return encode(pkt);
-        },
-        np);
-    // Against b, the responder: requests it would place, answer or complete.
-    cb.kind(
-        "SENDs sweeping the next MSNs and RSNs, in-window PSNs",
-        [&](int i) {
-            mr_pkt pkt = send_pkt(qb, RcPair::kPsn[0] + 1 + static_cast<uint32_t>(i % 64),
-                                  1 + static_cast<uint32_t>(i % 8), 64, 64);
-            pkt.base.path = static_cast<uint8_t>(i % 16);
-            pkt.send.rsn = static_cast<uint32_t>(i / 8 % 64);
-            return encode(pkt);
-        },
-        np);
-    cb.kind(
-        "WRITEs and atomics with guessed rkeys",
-        [&](int i) {
-            mr_pkt pkt =
-                base(i % 2 ? MR_OP_WRITE : MR_OP_FETCH_ADD, qb, RcPair::kPsn[0] + 1 + cb.below(64));
-            uint64_t va = static_cast<uint64_t>(cb.rand32()) << 12;
-            if (i % 2) {
-                pkt.write = {.msn = 1 + cb.below(8),
-                             .rkey = cb.rand32(),
-                             .va = va,
-                             .length = 64,
-                             .offset = 0,
-                             .rsn = 0,
-                             .imm = 0};
-                pkt.payload_len = 64;
-            } else {
-                pkt.atomic = {.msn = 1 + cb.below(8),
-                              .rkey = cb.rand32(),
-                              .va = va,
-                              .swap_add = 1,
-                              .compare = 0};
-            }
-            return encode(pkt);
-        },
-        np);
-    cb.kind(
-        "READ requests for 2 GiB",
-        [&](int) {
-            mr_pkt pkt = base(MR_OP_READ_REQ, qb, RcPair::kPsn[0] + 1 + cb.below(64));
-            pkt.read_req = {.msn = 1 + cb.below(8),
-                            .rkey = cb.rand32(),
-                            .va = static_cast<uint64_t>(cb.rand32()) << 12,
-                            .length = MR_WIRE_MAX_MSG_LEN};
-            return encode(pkt);
-        },
-        np);
+    Attacks{ca, cb, p[0]->qp_num, p[1]->qp_num}.run("", "rx_drop_not_peer");
+    Craft fa{t, a.name.c_str(), forged_a, forged_a, count},
+        fb{t, b.name.c_str(), forged_b, forged_b, count};
+    Attacks{fa, fb, p[0]->qp_num, p[1]->qp_num}.run(", from the peer's address", "rx_drop_bad_tag");
 
     t.check(p.state(0) == IBV_QPS_RTS && p.state(1) == IBV_QPS_RTS,
             "both QPs are still in RTS after the attacks", "states %d/%d", p.state(0), p.state(1));
@@ -614,14 +999,28 @@ void run_foreign(Ktap &t, RcEnd &a, RcEnd &b, Udp &to_a, Udp &to_b, int count) {
 } // namespace
 
 int main(int argc, char **argv) {
-    bool foreign = argc > 1 && std::strcmp(argv[1], "--foreign") == 0;
-    if (foreign) {
+    bool foreign = false;
+    std::map<std::string, std::string> netns; // device -> network namespace
+    while (argc > 1 && std::strncmp(argv[1], "--", 2) == 0) {
+        std::string opt = argv[1];
+        const char *eq = argc > 2 ? std::strchr(argv[2], '=') : nullptr;
+        if (opt == "--foreign") {
+            foreign = true;
+        } else if (opt == "--netns" && eq && eq != argv[2] && eq[1]) {
+            netns[std::string(argv[2], static_cast<size_t>(eq - argv[2]))] = eq + 1;
+            argv++;
+            argc--;
+        } else {
+            std::fprintf(stderr, "mr_craft: bad option %s%s\n", argv[1],
+                         opt == "--netns" ? " (want --netns DEVICE=NETNS)" : "");
+            return 2;
+        }
         argv++;
         argc--;
     }
     start(argc, argv, 5,
           foreign ? "--foreign DEVICE PEER_DEVICE PEER_IPV4 DEVICE_IPV4 COUNT"
-                  : "DEVICE PEER_DEVICE PEER_IPV4 PEER_IPV6 COUNT");
+                  : "[--netns PEER_DEVICE=NETNS] DEVICE PEER_DEVICE PEER_IPV4 PEER_IPV6 COUNT");
     Ktap t(foreign ? kForeignCases : kCases);
     RcEnd a, b;
     open_rc_ends(a, argv[1], b, argv[2]);
@@ -629,12 +1028,16 @@ int main(int argc, char **argv) {
         Udp to_b(AF_INET, argv[3]), to_a(AF_INET, argv[4]);
         if (!to_a.ok() || !to_b.ok())
             bail("cannot open UDP sockets to " + std::string(argv[3]) + " / " + argv[4]);
-        run_foreign(t, a, b, to_a, to_b, std::atoi(argv[5]));
+        ForgedUdp4 forged_a(argv[3], argv[4]), forged_b(argv[4], argv[3]);
+        if (!forged_a.ok() || !forged_b.ok())
+            bail("cannot open a raw IPv4 socket (needs CAP_NET_RAW): " +
+                 std::string(std::strerror(errno)));
+        run_foreign(t, a, b, to_a, to_b, forged_a, forged_b, std::atoi(argv[5]));
     } else {
         Udp udp4(AF_INET, argv[3]), udp6(AF_INET6, argv[4]);
         if (!udp4.ok() || !udp6.ok())
             bail("cannot open UDP sockets to " + std::string(argv[3]) + " / " + argv[4]);
-        run(t, a, b, argv[3], argv[4], udp4, udp6, std::atoi(argv[5]));
+        run(t, a, b, argv[3], argv[4], udp4, udp6, std::atoi(argv[5]), netns[argv[2]]);
     }
     return t.passed() ? 0 : 1;
 }

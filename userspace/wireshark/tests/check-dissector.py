@@ -22,10 +22,11 @@ and otherwise:
 --require-opcodes adds one case: every opcode named (hex, comma-separated;
 "all": every opcode of the wire format) decoded in at least one frame.
 --sane QPNS (LO-HI) adds one case for a capture of real traffic, on values
-the codec accepts but a misplaced field would break: version 1, QPN (and a
+the codec accepts but a misplaced field would break: version 2, QPN (and a
 UD source QPN) in LO-HI, path below 64, at most 4096 payload bytes, data
 placed inside its message (offset + payload <= length; READ and atomic
-requests carry none), atomics on 8-byte aligned addresses, NAK codes 1-3.
+requests carry none), atomics on 8-byte aligned addresses, NAK codes 1-3,
+a HELLO's two tags apart.
 --aggregate DESC makes the frame cases one case DESC (for the fuzz test and
 long captures) and shows the failing frames only; --require-opcodes and
 --sane stay cases of their own.
@@ -41,7 +42,9 @@ OPCODES = {
     0x01: "SEND", 0x02: "SEND_IMM", 0x03: "SEND_INV", 0x04: "WRITE", 0x05: "WRITE_IMM",
     0x06: "READ_REQ", 0x07: "CMP_SWAP", 0x08: "FETCH_ADD", 0x09: "UD_SEND",
     0x0a: "UD_SEND_IMM", 0x10: "READ_RESP", 0x11: "ATOMIC_RESP", 0x20: "ACK", 0x21: "NAK",
+    0x22: "HELLO",
 }
+WIRE_VERSION = 2
 NAK_CODES = {1: "REMOTE_ACCESS", 2: "INVALID_REQUEST", 3: "RNR"}
 HEX = re.compile(r"^0x[0-9a-fA-F]+$")
 DECIMAL = re.compile(r"^[0-9]+$")
@@ -200,7 +203,7 @@ def insane(fields, qpns):
     def one(name):
         return fields.get(name, [None])[0]
 
-    if one("metaroce.version") != 1:
+    if one("metaroce.version") != WIRE_VERSION:
         bad.append(f"version {one('metaroce.version')}")
     for name in ("metaroce.qpn", "metaroce.ud.src_qpn"):
         qpn = one(name)
@@ -225,6 +228,10 @@ def insane(fields, qpns):
     code = one("metaroce.nak.code")
     if code is not None and code not in (1, 2, 3):
         bad.append(f"NAK code {code}")
+    # Each end of a connection draws its own tag.
+    src = one("metaroce.hello.src_tag")
+    if src is not None and src == one("metaroce.tag"):
+        bad.append(f"HELLO names its sender's tag {src:#x} as the receiver's")
     return bad
 
 
@@ -310,7 +317,7 @@ def main():
                                           for c, n in sorted(nak_codes.items())))
     if args.sane:
         t.case(not wrong and checked > 0, f"the fields of {checked} decoded frames are in range "
-               f"(version 1, QPN {args.sane[0]}-{args.sane[1]}, path, lengths, alignment)",
+               f"(version {WIRE_VERSION}, QPN {args.sane[0]}-{args.sane[1]}, path, lengths, alignment)",
                wrong[:10] + ([f"... {len(wrong) - 10} more"] if len(wrong) > 10 else []))
     if args.require_opcodes:
         if args.require_opcodes == "all":

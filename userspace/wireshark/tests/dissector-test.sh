@@ -5,7 +5,7 @@
 #   dissector-test.sh MR_PCAP WORKDIR
 #
 # 1. mr_pcap writes test.pcap: every opcode with known field values over
-#    IPv4 and IPv6, 30 malformed packets (one defect each, one per check of
+#    IPv4 and IPv6, 42 malformed packets (one defect each, one per check of
 #    the codec), one frame on another port; and the values it used.
 # 2. mr_pcap reads the file back with the kernel's codec: the same values.
 # 3. tshark with metaroce.lua dissects it; check-dissector.py compares every

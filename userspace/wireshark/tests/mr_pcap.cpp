@@ -228,6 +228,13 @@ void expect_op(Expect &e, const mr_pkt &p) {
         e.num("nak.reserved", 0);
         e.num("nak.rnr_delay", p.nak.rnr_delay);
         break;
+    case MR_OP_HELLO:
+        e.subtree("hello");
+        e.num("hello.src_tag", p.hello.src_tag);
+        e.num("hello.flags", p.hello.flags);
+        e.num("hello.flags.known", !!(p.hello.flags & MR_HELLO_KNOWN));
+        e.num("hello.flags.reply", !!(p.hello.flags & MR_HELLO_REPLY));
+        break;
     }
 }
 
@@ -248,6 +255,7 @@ std::string expect_valid(unsigned frame, const mr_pkt &p, const uint8_t *payload
     e.num("psn", p.base.psn);
     e.num("epoch", p.base.epoch);
     e.num("cc_reserved", 0);
+    e.num("tag", p.base.tag);
     expect_op(e, p);
     e.num("hdr_len", mr_wire_hdr_len(p.base.opcode));
     e.num("payload_len", p.payload_len);
@@ -380,6 +388,8 @@ Bytes pattern(size_t n, uint8_t seed) {
     return b;
 }
 
+// A connection's packets carry their receiver's tag: one per QPN here, with
+// the high bit set (64-bit fields must not pass through a double); UD none.
 mr_pkt base(uint8_t opcode, uint8_t flags, uint8_t path, uint16_t epoch, uint32_t qpn,
             uint32_t psn) {
     mr_pkt p{};
@@ -389,6 +399,16 @@ mr_pkt base(uint8_t opcode, uint8_t flags, uint8_t path, uint16_t epoch, uint32_
     p.base.epoch = epoch;
     p.base.qpn = qpn;
     p.base.psn = psn;
+    if (opcode != MR_OP_UD_SEND && opcode != MR_OP_UD_SEND_IMM)
+        p.base.tag = 0x8765432100000001ull + (static_cast<uint64_t>(qpn) << 8);
+    return p;
+}
+
+// A HELLO to the QP with tag @tag (0: not known yet) from the one with @src.
+mr_pkt hello(uint8_t path, uint32_t qpn, uint64_t tag, uint64_t src, uint32_t flags) {
+    mr_pkt p = base(MR_OP_HELLO, 0, path, 0, qpn, 0);
+    p.base.tag = tag;
+    p.hello = {.src_tag = src, .flags = flags};
     return p;
 }
 
@@ -533,6 +553,14 @@ std::vector<Valid> valid_packets() {
     p = base(MR_OP_NAK, 0, 5, 0, 0x000125, 3001);
     p.nak = {.msn = 19, .code = MR_NAK_RNR, .rnr_delay = 640};
     add(p, {}, to_path);
+
+    // The handshake: a first HELLO, its answer, the proof of the tag, a retry.
+    add(hello(0, 0x000123, 0, 0xa1a2a3a4a5a6a7a8, 0), {});
+    add(hello(1, 0x000321, 0xa1a2a3a4a5a6a7a8, 0x0000000000000001, MR_HELLO_REPLY), {}, to_path);
+    add(hello(63, MR_WIRE_QPN_MAX, 0xffffffffffffffff, 0x8000000000000000,
+              MR_HELLO_KNOWN | MR_HELLO_REPLY),
+        {}, ipv6);
+    add(hello(2, 0x000123, 0x1000000000000000, 0xa1a2a3a4a5a6a7a8, MR_HELLO_KNOWN), {});
     return v;
 }
 
@@ -572,13 +600,16 @@ std::vector<Malformed> malformed_packets() {
     nak.nak = {.msn = 5, .code = MR_NAK_REMOTE_ACCESS, .rnr_delay = 0};
     mr_pkt ud = base(MR_OP_UD_SEND, 0, 0, 0, 0x10, 105);
     ud.ud = {.src_qpn = 2, .qkey = 3, .imm = 0};
+    mr_pkt hi = hello(1, 0x10, 0x77, 0x88, MR_HELLO_KNOWN);
     const Bytes data16 = pattern(16, 9);
     // Byte offsets in the opcode headers (protocol.rst), from the packet start.
     constexpr size_t op = MR_BASE_HDR_LEN;
 
     tweak("trunc", send, data16, [](Bytes &b) { b.resize(10); });
     tweak("trunc", write, data16, [](Bytes &b) { b.resize(30); });
-    tweak("version", send, data16, [](Bytes &b) { b[0] = 2; });
+    tweak("version", send, data16, [](Bytes &b) { b[0] = 1; }); // before tags
+    tweak("version", send, data16, [](Bytes &b) { b[0] = 3; });
+    tweak("trunc", hi, {}, [](Bytes &b) { b.resize(MR_BASE_HDR_LEN - 1); });
     tweak("opcode", send, data16, [](Bytes &b) { b[1] = 0x0b; });
     tweak("opcode", send, data16, [](Bytes &b) { b[1] = 0x00; });
     tweak("reserved", send, data16, [](Bytes &b) { b[4] = 1; });
@@ -609,6 +640,18 @@ std::vector<Malformed> malformed_packets() {
     tweak("field", ud, data16, [](Bytes &b) { mr_put_be16(&b[12], 1); });
     tweak("field", ud, data16, [](Bytes &b) { mr_put_be32(&b[op], 0x01000000); });
     tweak("length", ud, {}, [](Bytes &b) { b.resize(b.size() + MR_WIRE_MAX_PAYLOAD + 1, 1); });
+    // Tags: a connection's packet names its receiver's, a datagram none.
+    tweak("field", send, data16, [](Bytes &b) { mr_put_be64(&b[16], 0); });
+    tweak("field", ack, {}, [](Bytes &b) { mr_put_be64(&b[16], 0); });
+    tweak("field", ud, data16, [](Bytes &b) { b[23] = 1; });
+    // HELLO: no sequence, a sender's tag, KNOWN only with a tag, two flags.
+    tweak("field", hi, {}, [](Bytes &b) { b[11] = 1; });
+    tweak("field", hi, {}, [](Bytes &b) { b[13] = 1; });
+    tweak("field", hi, {}, [](Bytes &b) { mr_put_be64(&b[op], 0); });
+    tweak("field", hi, {}, [](Bytes &b) { mr_put_be64(&b[16], 0); });
+    tweak("field", hi, {}, [](Bytes &b) { b[op + 8] = 0x80; });
+    tweak("flags", hi, {}, [](Bytes &b) { b[2] = MR_FLAG_ACK_REQ; });
+    tweak("length", hi, {}, [](Bytes &b) { b.resize(b.size() + 4, 0); });
     return v;
 }
 
@@ -634,7 +677,7 @@ int do_write(const std::string &path, uint16_t port) {
         n++;
     }
     // The same SEND on a port nobody claims: not MetaRoCE.
-    const Valid &first = valid_packets().front();
+    const Valid first = valid_packets().front(); // a copy: the vector is a temporary
     pcap.add(frame({false, kPathPortBase, kOtherPort}, encode(first.pkt, first.payload)));
     out += expect_kind(++n, "other");
     pcap.close();
@@ -656,8 +699,8 @@ int do_fuzz(const std::string &path, unsigned count, uint32_t seed) {
         seeds.push_back(encode(p.pkt, p.payload));
     for (const Malformed &m : malformed_packets())
         seeds.push_back(m.bytes);
-    static const uint8_t opcodes[] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09,
-                                      0x0a, 0x10, 0x11, 0x20, 0x21, 0x00, 0x0b, 0x22, 0xff};
+    static const uint8_t opcodes[] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a,
+                                      0x10, 0x11, 0x20, 0x21, 0x22, 0x00, 0x0b, 0x23, 0xff};
     PcapWriter pcap(path);
     std::string out;
     for (unsigned n = 1; n <= count; n++) {

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The connection tag handshake: the kernel side of proto/hello.c. A QP
+ * draws its tag when it enters RTR; receive.c checks every RC and UC
+ * packet against it and hands HELLOs here; the entry points call
+ * mr_handshake_send() for the HELLOs the sending end owes, and timers.c
+ * arms the timer for the next one.
+ */
+#include <linux/random.h>
+
+#include "comp.h"
+#include "handshake.h"
+#include "tx.h"
+
+/* A new connection: a tag of its own, which no earlier one had. */
+void mr_handshake_init(struct mr_xport *x)
+{
+	u64 tag;
+
+	do
+		tag = get_random_u64();
+	while (!tag);
+	mr_hello_init(&x->hello, tag);
+}
+
+/* RESET: no tag, so no packet passes mr_handshake_check(). */
+void mr_handshake_clear(struct mr_xport *x)
+{
+	memset(&x->hello, 0, sizeof(x->hello));
+}
+
+/**
+ * mr_handshake_check() - whether a packet (not a HELLO) from the peer's
+ * address is the peer's
+ * @x: the transport, locked
+ * @pkt: the packet
+ * @sport: its UDP source port
+ * @drop: set to the counter of the drop when this returns false
+ *
+ * A packet with our tag that comes before we hold the peer's (the HELLO
+ * that proves it was lost or overtaken) cannot be answered: it is dropped,
+ * to be resent, and a HELLO asks the peer for its proof again.
+ *
+ * Return: true when the engines may process the packet.
+ */
+bool mr_handshake_check(struct mr_xport *x, const struct mr_pkt *pkt,
+			__be16 sport, enum mr_counter *drop)
+{
+	struct mr_pkt hello;
+
+	switch (mr_hello_check(&x->hello, pkt->base.tag)) {
+	case MR_HELLO_PASS:
+		return true;
+	case MR_HELLO_BAD_TAG:
+		*drop = MR_CNT_RX_DROP_BAD_TAG;
+		return false;
+	case MR_HELLO_EARLY:
+		break;
+	}
+	if (mr_hello_early(&x->hello, mr_xport_now(), &hello))
+		mr_tx_control(x, &hello, sport);
+	*drop = MR_CNT_RX_DROP_EARLY;
+	return false;
+}
+
+/* A HELLO from the peer's address: answered on the port it came from. */
+void mr_handshake_rcv(struct mr_xport *x, const struct mr_pkt *pkt,
+		      __be16 sport)
+{
+	struct mr_pkt reply;
+
+	mr_stats_inc(to_mr_dev(x->qp->ibqp.device), MR_CNT_HELLO_RX);
+	if (!x->hello.local)	/* not in RTR yet */
+		return;
+	if (mr_hello_rcv(&x->hello, pkt, mr_xport_now(), &reply))
+		mr_tx_control(x, &reply, sport);
+}
+
+/* Work waits to be sent: the requester's queue is not empty. */
+static bool mr_handshake_work_waits(struct mr_xport *x)
+{
+	struct mr_wq *sq = &x->qp->sq;
+	unsigned long flags;
+	u32 count;
+
+	spin_lock_irqsave(&sq->lock, flags);
+	count = sq->count;
+	spin_unlock_irqrestore(&sq->lock, flags);
+	return count != 0;
+}
+
+/*
+ * The HELLO the sending end owes now, if one is due, on the path its
+ * number picks (a dead path does not stop the handshake). A peer silent
+ * for as many HELLOs as a path gets RTOs before the QP fails: the oldest
+ * WQE fails; with no WQE, the HELLOs stop until one is posted.
+ */
+void mr_handshake_send(struct mr_xport *x)
+{
+	u32 retries = x->qp->ibqp.qp_type == IB_QPT_UC ? 7 :
+		      x->qp->attr.retry_cnt;
+	struct mr_pkt hello;
+	u32 id;
+
+	if (!x->tx_on || !x->npaths ||
+	    !mr_hello_due(&x->hello, mr_xport_now(), MR_RTO_MIN_NS,
+			  MR_RTO_MAX_NS, &hello))
+		return;
+	if (x->hello.tries > (retries + 1) * x->fail_after) {
+		mr_hello_stop(&x->hello);
+		if (mr_handshake_work_waits(x))
+			mr_comp_fail(x, x->msn_head, IB_WC_RETRY_EXC_ERR);
+		return;
+	}
+	id = (x->hello.tries - 1) % x->npaths;
+	mr_tx_control(x, &hello, htons(x->ps.path[id].sport));
+}
