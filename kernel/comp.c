@@ -503,13 +503,8 @@ void mr_comp_path_timeout(struct mr_xport *x, u32 id, u64 now)
 {
 	struct mr_dev *dev = to_mr_dev(x->qp->ibqp.device);
 	struct mr_tx_path *p = &x->path[id];
-	/*
-	 * Every path gets retry_cnt + 1 timeouts in a row, spread as may be.
-	 * UC has no retry_cnt: its packets get the most RC may ask for.
-	 */
-	u32 retries = x->qp->ibqp.qp_type == IB_QPT_UC ? 7 :
-		      x->qp->attr.retry_cnt;
-	u32 budget = (retries + 1) * x->npaths * x->fail_after;
+	/* Every path gets retries + 1 timeouts in a row, spread as may be. */
+	u32 budget = (mr_xport_retries(x) + 1) * x->npaths * x->fail_after;
 	u32 psn = p->sb.una;
 
 	p->deadline = 0;

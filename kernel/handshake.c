@@ -76,19 +76,6 @@ void mr_handshake_rcv(struct mr_xport *x, const struct mr_pkt *pkt,
 		mr_tx_control(x, &reply, sport);
 }
 
-/* Work waits to be sent: the requester's queue is not empty. */
-static bool mr_handshake_work_waits(struct mr_xport *x)
-{
-	struct mr_wq *sq = &x->qp->sq;
-	unsigned long flags;
-	u32 count;
-
-	spin_lock_irqsave(&sq->lock, flags);
-	count = sq->count;
-	spin_unlock_irqrestore(&sq->lock, flags);
-	return count != 0;
-}
-
 /*
  * The HELLO the sending end owes now, if one is due, on the path its
  * number picks (a dead path does not stop the handshake). A peer silent
@@ -97,18 +84,19 @@ static bool mr_handshake_work_waits(struct mr_xport *x)
  */
 void mr_handshake_send(struct mr_xport *x)
 {
-	u32 retries = x->qp->ibqp.qp_type == IB_QPT_UC ? 7 :
-		      x->qp->attr.retry_cnt;
 	struct mr_pkt hello;
 	u32 id;
 
+	/* Called after every packet received: most often nothing is due. */
+	if (!x->hello.deadline)
+		return;
 	if (!x->tx_on || !x->npaths ||
 	    !mr_hello_due(&x->hello, mr_xport_now(), MR_RTO_MIN_NS,
 			  MR_RTO_MAX_NS, &hello))
 		return;
-	if (x->hello.tries > (retries + 1) * x->fail_after) {
+	if (x->hello.tries > (mr_xport_retries(x) + 1) * x->fail_after) {
 		mr_hello_stop(&x->hello);
-		if (mr_handshake_work_waits(x))
+		if (mr_wq_count(&x->qp->sq))
 			mr_comp_fail(x, x->msn_head, IB_WC_RETRY_EXC_ERR);
 		return;
 	}

@@ -235,7 +235,6 @@ void mr_req_push(struct mr_xport *x)
 	struct mr_wq *sq = &x->qp->sq;
 	u32 psn, count, rd_max;
 	struct mr_tx_pkt tp;
-	unsigned long flags;
 	int id;
 
 	if (!x->tx_on)
@@ -245,7 +244,7 @@ void mr_req_push(struct mr_xport *x)
 	 * again if it gave up before work was posted.
 	 */
 	if (!mr_hello_ready(&x->hello)) {
-		if (READ_ONCE(sq->count))
+		if (mr_wq_count(sq))
 			mr_hello_start(&x->hello, mr_xport_now());
 		return;
 	}
@@ -275,9 +274,7 @@ void mr_req_push(struct mr_xport *x)
 	if (!x->tx_on || x->tx_err || x->rnr_wait)
 		return;
 
-	spin_lock_irqsave(&sq->lock, flags);
-	count = sq->count;
-	spin_unlock_irqrestore(&sq->lock, flags);
+	count = mr_wq_count(sq);
 	/* The responder executes this many READs and atomics at a time. */
 	rd_max = max_t(u32, 1, x->qp->attr.max_rd_atomic);
 	while (x->msn_send - x->msn_head < count &&

@@ -20,6 +20,18 @@ static inline bool mr_wq_flushes(enum ib_qp_state state, bool send)
 	return state == IB_QPS_ERR || (send && state == IB_QPS_SQE);
 }
 
+/* How many WQEs @wq holds now, read under its lock. */
+static inline u32 mr_wq_count(struct mr_wq *wq)
+{
+	unsigned long flags;
+	u32 count;
+
+	spin_lock_irqsave(&wq->lock, flags);
+	count = wq->count;
+	spin_unlock_irqrestore(&wq->lock, flags);
+	return count;
+}
+
 int mr_wq_init(struct mr_wq *wq, u32 depth, u32 max_sge, size_t stride);
 int mr_wq_recv_add(struct ib_device *ibdev, struct mr_wq *rq,
 		   const struct ib_recv_wr *wr, const char *owner, u32 num);

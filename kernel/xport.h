@@ -285,6 +285,16 @@ static inline u64 mr_xport_now(void)
 	return ktime_get_ns();
 }
 
+/*
+ * How many timeouts in a row a path, or HELLOs the handshake, get beyond
+ * the first before the QP fails. UC has no retry_cnt: it gets the most RC
+ * may ask for.
+ */
+static inline u32 mr_xport_retries(const struct mr_xport *x)
+{
+	return x->qp->ibqp.qp_type == IB_QPT_UC ? 7 : x->qp->attr.retry_cnt;
+}
+
 /* The send WQE of message @msn, which must be in the ring. */
 static inline struct mr_send_wqe *mr_xport_wqe(struct mr_xport *x, u32 msn)
 {
