@@ -37,6 +37,8 @@
 #                             then one more case: NAME exited 0. Plan N + 1.
 #   ktap_finish               checks the count against the plan, prints
 #                             "# totals: pass:P fail:F skip:S", exits 1 on failure
+# A case that took a second or more since the one before gets a diagnostic
+# "# took S s" first: the CI budget is spent per case.
 # Variables: KTAP_PASS KTAP_FAIL KTAP_SKIP KTAP_TODO (counts), KTAP_LAST_OUTPUT (output
 # of the last ktap_run / ktap_run_fail).
 
@@ -47,6 +49,16 @@ KTAP_FAIL=0
 KTAP_SKIP=0
 KTAP_TODO=0
 KTAP_LAST_OUTPUT=
+KTAP_T0=${EPOCHREALTIME/./}
+
+# The time since the last case, when it is a second or more.
+ktap__took() {
+	local now=${EPOCHREALTIME/./}
+	local us=$((now - KTAP_T0))
+
+	KTAP_T0=$now
+	[ "$us" -lt 1000000 ] || printf '# took %d.%d s\n' $((us / 1000000)) $((us / 100000 % 10))
+}
 
 ktap_plan() {
 	KTAP_PLANNED=$1
@@ -66,6 +78,7 @@ ktap_diag() {
 }
 
 ktap_ok() {
+	ktap__took
 	KTAP_N=$((KTAP_N + 1)) KTAP_PASS=$((KTAP_PASS + 1))
 	echo "ok $KTAP_N $1"
 }
@@ -74,12 +87,14 @@ ktap_fail() {
 	local desc=$1
 	shift
 	local line
+	ktap__took
 	for line in "$@"; do ktap_diag "$line"; done
 	KTAP_N=$((KTAP_N + 1)) KTAP_FAIL=$((KTAP_FAIL + 1))
 	echo "not ok $KTAP_N $desc"
 }
 
 ktap_skip() {
+	ktap__took
 	KTAP_N=$((KTAP_N + 1)) KTAP_SKIP=$((KTAP_SKIP + 1))
 	echo "ok $KTAP_N $1 # SKIP ${2:-}"
 }
@@ -129,6 +144,7 @@ ktap_todo() {
 	local desc=$1 reason=$2 res=ok
 	shift 2
 	test "$@" || res="not ok"
+	ktap__took
 	KTAP_N=$((KTAP_N + 1)) KTAP_TODO=$((KTAP_TODO + 1))
 	echo "$res $KTAP_N $desc # TODO $reason"
 }

@@ -19,6 +19,10 @@
 #   mr_debug_kernel        true on the debug kernel (KASAN, kmemleak)
 #   scaled N               N, or N/10 on the debug kernel (KASAN and kmemleak
 #                          under TCG move about 1000 packets a second)
+#   mr_on_stock DESC CMD...  CMD on the stock kernel; on the debug one the
+#                          case DESC is skipped: for tool runs (tens of
+#                          seconds each there) whose kernel paths other
+#                          cases already take on the debug kernel
 #   mr_netns_mode MODE     `rdma system set netns MODE` (shared/exclusive),
 #                          retried for 10 s: ib_core refuses while any other
 #                          namespace exists, and deleted ones go away late
@@ -103,4 +107,10 @@ mr_debug_kernel() { [ -e /sys/kernel/debug/kmemleak ]; }
 
 scaled() {
 	if mr_debug_kernel; then echo $(($1 / 10 > 0 ? $1 / 10 : 1)); else echo "$1"; fi
+}
+
+mr_on_stock() {
+	local desc=$1
+	shift
+	if mr_debug_kernel; then ktap_skip "$desc" "stock kernel only"; else "$@"; fi
 }

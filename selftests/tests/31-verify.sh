@@ -30,7 +30,7 @@ ktap_plan $((3 + conditions * (prog_cases + 2) + 1 + 6 + 1 + 2))
 if [ -e /sys/kernel/debug/kmemleak ]; then
 	run_args=(--seconds 12 --max-size 65536 --random 4)
 else
-	run_args=(--seconds 15)
+	run_args=(--seconds 10)
 fi
 seed=${MR_VERIFY_SEED:-1}
 

@@ -31,14 +31,21 @@ qps=16 big_qps=16
 mr_debug_kernel && qps=2 big_qps=1
 srq_pingpong() { pp_case ibv_srq_pingpong "$@"; }
 
+# The debug kernel runs one small, one multi-packet and one big case with
+# events; the other sizes and QP counts take the same paths (mr_on_stock).
 srq_pingpong "srq pingpong 1 byte, $qps QPs" 1 1000 -q "$qps"
-srq_pingpong "srq pingpong 1024 bytes (one MTU), $qps QPs" 1024 1000 -q "$qps"
+d="srq pingpong 1024 bytes (one MTU), $qps QPs"
+mr_on_stock "$d" srq_pingpong "$d" 1024 1000 -q "$qps"
 srq_pingpong "srq pingpong 1025 bytes, $qps QPs" 1025 1000 -q "$qps"
-srq_pingpong "srq pingpong 65536 bytes, $big_qps QPs" 65536 200 -q "$big_qps"
-srq_pingpong "srq pingpong 1 byte, completion events (-e)" 1 500 -e -q "$qps"
+d="srq pingpong 65536 bytes, $big_qps QPs"
+mr_on_stock "$d" srq_pingpong "$d" 65536 200 -q "$big_qps"
+d="srq pingpong 1 byte, completion events (-e)"
+mr_on_stock "$d" srq_pingpong "$d" 1 500 -e -q "$qps"
 srq_pingpong "srq pingpong 65536 bytes, completion events (-e)" 65536 100 -e -q "$big_qps"
-srq_pingpong "srq pingpong 1024 bytes, 1 QP" 1024 500 -q 1
-srq_pingpong "srq pingpong 4096 bytes, 4 QPs, rx depth 8" 4096 500 -q 4 -r 8
+d="srq pingpong 1024 bytes, 1 QP"
+mr_on_stock "$d" srq_pingpong "$d" 1024 500 -q 1
+d="srq pingpong 4096 bytes, 4 QPs, rx depth 8"
+mr_on_stock "$d" srq_pingpong "$d" 4096 500 -q 4 -r 8
 mr_stats_diag
 
 ktap_check "$prog is in the guest" -x "$prog"

@@ -36,9 +36,10 @@ echo 1 >"$tracing/events/metaroce/metaroce_path_failover/enable"
 echo >"$tracing/trace"
 
 fo0=$(mr_sum path_failovers)
-perf_case ib_write_bw 65536 "$(scaled 300)"
-perf_case ib_send_bw 65536 "$(scaled 300)"
-perf_case ib_read_bw 65536 "$(scaled 300)"
+# mr_verify takes WRITE, SEND and READ through the failovers on both kernels.
+for tool in ib_write_bw ib_send_bw ib_read_bw; do
+	mr_on_stock "$tool -s 65536 -n 300" perf_case "$tool" 65536 300
+done
 verify_out=$(/usr/local/bin/mr_verify --dev-a mrc0 --dev-b mrc1 --gid-a "$gid1" --gid-b "$gid2" \
 	--ops all --seconds "$(if mr_debug_kernel; then echo 20; else echo 10; fi)" 2>&1)
 ktap_result $? "mr_verify, every operation: every byte and completion right"

@@ -84,8 +84,10 @@ for dev in mrc0 mrc1; do
 done
 
 cm_round "$TOPO_H2_IP" IPv4
+# rping and ucmatose connect RC QPs through rdma_cm on the debug kernel too.
 for tool in ib_send_bw ib_write_bw ib_read_bw; do
-	cm_perf "$tool" 65536 "$(scaled 500)" "$TOPO_H2_IP"
+	mr_on_stock "$tool -R -s 65536 -n 500 to $TOPO_H2_IP" \
+		cm_perf "$tool" 65536 500 "$TOPO_H2_IP"
 done
 cm_round "$TOPO_H2_IP6" IPv6
 mr_stats_diag

@@ -23,14 +23,8 @@ uc_drops="uc_rx_drop_no_recv uc_rx_drop_remote_access uc_rx_drop_too_long
 ktap_plan $((prog_cases + 24))
 
 uc_pingpong() { pp_case ibv_uc_pingpong "$@"; }
-# on_stock DESC CMD...: CMD on the stock kernel; skipped on the debug one,
-# where each tool run costs tens of seconds and the sizes around the MTU
-# add nothing that KASAN or kmemleak would see.
-on_stock() {
-	local desc=$1
-	shift
-	if mr_debug_kernel; then ktap_skip "$desc" "stock kernel only"; else "$@"; fi
-}
+# mr_on_stock: the sizes around the MTU add nothing that KASAN or kmemleak
+# would see.
 
 ktap_run "two hosts with mrc0 (h1) and mrc1 (h2)" mr_two_hosts 1500
 gid1=$(topo_gid_index mrc0 "$TOPO_H1_IP")
@@ -39,21 +33,21 @@ ktap_check "IPv4 RoCE v2 GID indexes (mrc0 $gid1, mrc1 $gid2)" -n "$gid1" -a -n 
 
 tx0=$(mr_sum tx_packets)
 d="uc pingpong 1 byte"
-on_stock "$d" uc_pingpong "$d" 1 500
+mr_on_stock "$d" uc_pingpong "$d" 1 500
 d="uc pingpong 1024 bytes (one MTU)"
-on_stock "$d" uc_pingpong "$d" 1024 500
+mr_on_stock "$d" uc_pingpong "$d" 1024 500
 uc_pingpong "uc pingpong 1025 bytes" 1025 500
 d="uc pingpong 65536 bytes"
-on_stock "$d" uc_pingpong "$d" 65536 100
+mr_on_stock "$d" uc_pingpong "$d" 65536 100
 d="uc pingpong 1 byte, completion events (-e)"
-on_stock "$d" uc_pingpong "$d" 1 200 -e
+mr_on_stock "$d" uc_pingpong "$d" 1 200 -e
 d="uc pingpong 65536 bytes, completion events (-e)"
-on_stock "$d" uc_pingpong "$d" 65536 50 -e
+mr_on_stock "$d" uc_pingpong "$d" 65536 50 -e
 v4_gids="$gid1 $gid2"
 gid1=$(topo_gid_index mrc0 "$TOPO_H1_IP6") gid2=$(topo_gid_index mrc1 "$TOPO_H2_IP6")
 ktap_check "IPv6 RoCE v2 GID indexes (mrc0 $gid1, mrc1 $gid2)" -n "$gid1" -a -n "$gid2"
 d="uc pingpong 1 byte over IPv6 GIDs"
-on_stock "$d" uc_pingpong "$d" 1 200
+mr_on_stock "$d" uc_pingpong "$d" 1 200
 uc_pingpong "uc pingpong 4096 bytes over IPv6 GIDs, completion events (-e)" 4096 100 -e
 read -r gid1 gid2 <<<"$v4_gids"
 ktap_diag "pingpongs done after ${SECONDS}s"
@@ -62,9 +56,9 @@ ktap_check "tx_packets grew ($tx0 -> $(mr_sum tx_packets))" "$(mr_sum tx_packets
 # Fewer iterations than ib_send_bw's receive depth (512): every receive
 # is posted before the first SEND, so UC has nothing to drop.
 perf_case ib_write_bw 65536 "$(scaled 200)" -c UC
-on_stock "ib_write_bw -s 1024 -c UC" perf_case ib_write_bw 1024 500 -c UC
+mr_on_stock "ib_write_bw -s 1024 -c UC" perf_case ib_write_bw 1024 500 -c UC
 perf_case ib_send_bw 4096 "$(scaled 400)" -c UC
-on_stock "ib_send_bw -s 1 -c UC" perf_case ib_send_bw 1 400 -c UC
+mr_on_stock "ib_send_bw -s 1 -c UC" perf_case ib_send_bw 1 400 -c UC
 ktap_diag "perftest done after ${SECONDS}s"
 mr_stats_diag
 for c in $uc_drops; do
