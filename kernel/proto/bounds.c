@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include "bounds.h"
+#include "wire.h"
 
 /*
  * Registration flags: only the four rights and MW binding, and remote write
@@ -77,3 +78,43 @@ int mr_bounds_check_window(u64 mr_iova, u64 mr_len, u32 mr_access, u64 win_iova,
 	return mr_bounds_check_range(mr_iova, mr_len, mr_access, win_iova, win_len, 0);
 }
 EXPORT_SYMBOL_IF_KUNIT(mr_bounds_check_window);
+
+/* The slices of a message of @length bytes at @mtu: one at least. */
+u32 mr_bounds_map_bits(u32 length, u32 mtu)
+{
+	u32 n;
+
+	if (!mtu)
+		return 0;
+	n = length / mtu + !!(length % mtu);
+	return n ? n : 1;
+}
+EXPORT_SYMBOL_IF_KUNIT(mr_bounds_map_bits);
+
+/*
+ * The slice-map bits a connection at @mtu may hold: MR_BOUNDS_MAP_MSGS
+ * messages of the largest size, so that any message the protocol allows
+ * fits, and a few at once (2^23 bits, 1 MiB, at MTU 1024).
+ */
+u32 mr_bounds_map_budget(u32 mtu)
+{
+	return MR_BOUNDS_MAP_MSGS * mr_bounds_map_bits(MR_WIRE_MAX_MSG_LEN, mtu);
+}
+EXPORT_SYMBOL_IF_KUNIT(mr_bounds_map_budget);
+
+/* Whether a map of @bits more fits beside the @held of @budget. */
+bool mr_bounds_map_admit(u32 held, u32 bits, u32 budget)
+{
+	return held <= budget && bits <= budget - held;
+}
+EXPORT_SYMBOL_IF_KUNIT(mr_bounds_map_admit);
+
+/*
+ * Whether a repeated NAK may go at @now_ns, the last one having gone at
+ * @last_ns (0: none yet): at most one per @gap_ns, whatever the peer sends.
+ */
+bool mr_bounds_nak_due(u64 last_ns, u64 now_ns, u64 gap_ns)
+{
+	return !last_ns || now_ns - last_ns >= gap_ns;
+}
+EXPORT_SYMBOL_IF_KUNIT(mr_bounds_nak_due);

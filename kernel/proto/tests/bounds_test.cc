@@ -140,3 +140,71 @@ TEST(MrBounds, RandomAgainstReference)
 			<< mr_iova << " " << mr_len << " " << iova << " " << len;
 	}
 }
+
+TEST(MrBounds, MapBits)
+{
+	EXPECT_EQ(mr_bounds_map_bits(0, 1024), 1u); // an empty message: one slice
+	EXPECT_EQ(mr_bounds_map_bits(1, 1024), 1u);
+	EXPECT_EQ(mr_bounds_map_bits(1024, 1024), 1u);
+	EXPECT_EQ(mr_bounds_map_bits(1025, 1024), 2u);
+	EXPECT_EQ(mr_bounds_map_bits(0x80000000u, 256), 1u << 23);
+	EXPECT_EQ(mr_bounds_map_bits(0x80000000u, 4096), 1u << 19);
+	EXPECT_EQ(mr_bounds_map_bits(UINT32_MAX, 4096), (1u << 20));
+	EXPECT_EQ(mr_bounds_map_bits(5000, 0), 0u);
+	// Against the reference, for every MTU.
+	std::mt19937 rng(16);
+	for (uint32_t mtu : {256u, 512u, 1024u, 2048u, 4096u})
+		for (int i = 0; i < 10000; i++) {
+			uint32_t len = rng() >> (rng() % 32);
+			uint64_t want = (static_cast<uint64_t>(len) + mtu - 1) / mtu;
+			EXPECT_EQ(mr_bounds_map_bits(len, mtu), want ? want : 1) << len << " " << mtu;
+		}
+}
+
+TEST(MrBounds, MapBudget)
+{
+	// Four messages of 2^31 bytes at the MTU, and never less than one.
+	for (uint32_t mtu : {256u, 512u, 1024u, 2048u, 4096u}) {
+		uint32_t max_msg = mr_bounds_map_bits(0x80000000u, mtu);
+		uint32_t budget = mr_bounds_map_budget(mtu);
+		EXPECT_EQ(budget, MR_BOUNDS_MAP_MSGS * max_msg) << mtu;
+		// MR_BOUNDS_MAP_MSGS of the largest fit, one more does not.
+		uint32_t held = 0;
+		for (uint32_t i = 0; i < MR_BOUNDS_MAP_MSGS; i++) {
+			EXPECT_TRUE(mr_bounds_map_admit(held, max_msg, budget)) << mtu << " " << i;
+			held += max_msg;
+		}
+		EXPECT_FALSE(mr_bounds_map_admit(held, max_msg, budget)) << mtu;
+		EXPECT_FALSE(mr_bounds_map_admit(held, 65, budget)) << mtu;
+		EXPECT_TRUE(mr_bounds_map_admit(held - 65, 65, budget)) << mtu;
+	}
+	EXPECT_EQ(mr_bounds_map_budget(1024), 1u << 23); // 1 MiB of map at MTU 1024
+}
+
+TEST(MrBounds, MapAdmitNoWrap)
+{
+	// held + bits would wrap a u32: still refused.
+	EXPECT_FALSE(mr_bounds_map_admit(100, UINT32_MAX, 1000));
+	EXPECT_FALSE(mr_bounds_map_admit(UINT32_MAX, 1, UINT32_MAX));
+	EXPECT_TRUE(mr_bounds_map_admit(UINT32_MAX - 1, 1, UINT32_MAX));
+	// A charge above the budget (it cannot happen, but) admits nothing.
+	EXPECT_FALSE(mr_bounds_map_admit(2000, 0, 1000));
+	EXPECT_TRUE(mr_bounds_map_admit(1000, 0, 1000));
+}
+
+TEST(MrBounds, NakGap)
+{
+	const uint64_t gap = 5000000;
+	EXPECT_TRUE(mr_bounds_nak_due(0, 1, gap)); // the first always goes
+	EXPECT_FALSE(mr_bounds_nak_due(1000, 1000, gap));
+	EXPECT_FALSE(mr_bounds_nak_due(1000, 1000 + gap - 1, gap));
+	EXPECT_TRUE(mr_bounds_nak_due(1000, 1000 + gap, gap));
+	// A flood of one packet per microsecond for a second: 200 NAKs, not 10^6.
+	uint64_t last = 0, naks = 0;
+	for (uint64_t t = 1000000000ull; t < 2000000000ull; t += 1000)
+		if (mr_bounds_nak_due(last, t, gap)) {
+			last = t;
+			naks++;
+		}
+	EXPECT_EQ(naks, 200u);
+}
