@@ -7,11 +7,13 @@
  * packets it acknowledges. ACKs go at once for ACK_REQ,
  * a packet that leaves a new hole or fills one, a duplicate, or a new
  * epoch; else every MR_ACK_EVERY packets of the path; and on every path
- * with unacknowledged packets whenever a message completes.
+ *
+ * with unacknowledged packets whenever a message completes, at most
+ * MR_ACK_BURST of them at once (the rest wait for the held ACKs' timer).
  *
  * NAKs refuse a message. After a fatal one (REMOTE_ACCESS,
- * INVALID_REQUEST) every packet of the connection is answered with it and
- * the QP moves to ERR.
+ * INVALID_REQUEST) the packets of the connection are answered with it,
+ * at most once per MR_FATAL_NAK_GAP_NS (resp.c), and the QP moves to ERR.
  */
 #include <linux/module.h>
 
@@ -123,6 +125,14 @@ enum mr_sack_rx_res mr_ack_arrival(struct mr_xport *x, const struct mr_pkt *pkt,
 	return res;
 }
 
+/* Held ACKs go at the latest ack_delay_us from now (timers.c). */
+static void mr_ack_hold(struct mr_xport *x)
+{
+	if (!x->ack_ns)
+		x->ack_ns = mr_xport_now() +
+			    (u64)READ_ONCE(ack_delay_us) * NSEC_PER_USEC;
+}
+
 /*
  * After a new packet on path @id: its ACK now, or once enough are in, or
  * at the latest ack_delay_us later, so that an ACK held while the path has
@@ -136,9 +146,7 @@ void mr_ack_coalesce(struct mr_xport *x, u32 id, u32 psn, bool now)
 		mr_ack_path(x, id, psn);
 		return;
 	}
-	if (!x->ack_ns)
-		x->ack_ns = mr_xport_now() +
-			    (u64)READ_ONCE(ack_delay_us) * NSEC_PER_USEC;
+	mr_ack_hold(x);
 }
 
 /* The held ACKs are due (timers.c): every path with packets unacknowledged. */
@@ -160,26 +168,35 @@ void mr_ack_flush(struct mr_xport *x)
  * completion. When that is one ACK (a one-packet message), another path
  * carries its "MSN done" too: a peer that leaves as soon as it has our
  * reply (ibv_rc_pingpong's last pong) would never answer a resend, so a
- * lost lone ACK would fail the QP with a retry error.
+ * lost lone ACK would fail the QP with a retry error. At most
+ * MR_ACK_BURST go now, so that one packet cannot draw an ACK on each of
+ * 64 paths; the others are held (and counted).
  */
 void mr_ack_all(struct mr_xport *x)
 {
-	u32 i, acks = 0, spare = MR_WIRE_MAX_PATHS;
+	u32 i, acks = 0, held = 0, spare = MR_WIRE_MAX_PATHS;
 
 	for (i = 0; i < MR_WIRE_MAX_PATHS; i++) {
 		struct mr_rx_path *r = &x->rx[i];
 
 		if (!r->seen || r->epoch != r->win.epoch)
 			continue;
-		if (r->unacked) {
+		if (r->unacked && acks < MR_ACK_BURST) {
 			mr_ack_path(x, i, r->last_psn);
 			acks++;
+		} else if (r->unacked) {
+			held++;
 		} else if (spare == MR_WIRE_MAX_PATHS) {
 			spare = i;
 		}
 	}
 	if (acks == 1 && spare < MR_WIRE_MAX_PATHS)
 		mr_ack_path(x, spare, x->rx[spare].last_psn);
+	if (held) {
+		mr_stats_add(to_mr_dev(x->qp->ibqp.device), MR_CNT_ACKS_HELD,
+			     held);
+		mr_ack_hold(x);
+	}
 }
 
 /* NAK @msn, naming the packet path @path, @epoch, @psn that caused it. */
@@ -222,6 +239,8 @@ void mr_ack_refuse(struct mr_xport *x, u32 msn, u8 code)
 		  x->qp->ibqp.qp_num, msn, code);
 	x->fatal = code;
 	x->fatal_msn = msn;
+	/* Its NAK goes now: the repeats count their gap from it. */
+	x->fatal_nak_ns = mr_xport_now();
 	x->rx_on = false;
 	schedule_work(&x->err_work);
 }

@@ -61,6 +61,11 @@ enum mr_counter {
 	MR_CNT_RX_DROP_EARLY,	/* with it, before we hold the peer's */
 	MR_CNT_HELLO_TX,	/* HELLOs sent (the tag handshake) */
 	MR_CNT_HELLO_RX,	/* HELLOs received from the peer's address */
+	/* Bounds on what a peer can make us hold or send: */
+	MR_CNT_RX_REFUSED_MAP_BUDGET,	/* slice map past the QP's budget */
+	MR_CNT_FATAL_NAKS,	/* a fatal NAK repeated to a later packet */
+	MR_CNT_FATAL_NAKS_SUPPRESSED,	/* ... not repeated: within the gap */
+	MR_CNT_ACKS_HELD,	/* a completion's ACKs past MR_ACK_BURST */
 	MR_NUM_COUNTERS
 };
 

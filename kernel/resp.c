@@ -18,6 +18,14 @@
  * completer (mr_comp_resp_rcv()): the responder's one call into the
  * requester's side.
  *
+ * A message of more than 64 slices has an allocated slice map; the maps
+ * of a QP's messages in progress hold at most x->map_budget bits
+ * (proto/bounds.h). A message whose map would pass it is refused at its
+ * first packet, before anything is allocated: RC NAKs it INVALID_REQUEST
+ * (a length beyond what the responder supports), UC drops it. After a
+ * fatal NAK the responder repeats it at most once per
+ * MR_FATAL_NAK_GAP_NS, however many packets come.
+ *
  * A packet goes through three phases (mr_resp_rcv()): admit (is the
  * connection receiving, which message is it of, is its receive posted),
  * record on the path (ack.c: new, or a duplicate), act (place it, or
@@ -59,8 +67,10 @@ void mr_resp_init(struct mr_xport *x)
 	x->rsn_skipped = 0;
 	x->uc_skips = 0;
 	x->fatal = 0;
+	x->fatal_nak_ns = 0;
 	mr_resp_reset(x);
 	x->mtu = mr_mtu_bytes((enum mr_mtu)x->qp->attr.path_mtu);
+	x->map_budget = mr_bounds_map_budget(x->mtu);
 	x->rx_on = true;
 }
 
@@ -70,16 +80,6 @@ void mr_resp_reset(struct mr_xport *x)
 	memset(x->resp, 0, sizeof(x->resp));
 	x->resp_send = 0;
 }
-
-/* The fields of a request that the message layer uses. */
-struct mr_resp_info {
-	u32 msn;
-	u32 rsn;
-	u32 imm;
-	u32 length;
-	u32 offset;
-	bool consume;	/* takes a posted receive */
-};
 
 static void mr_resp_info(const struct mr_pkt *pkt, struct mr_resp_info *ri)
 {
@@ -156,17 +156,25 @@ static bool mr_resp_posted(struct mr_xport *x, u32 recv)
 	return ok;
 }
 
-static int mr_resp_msg_init(struct mr_xport *x, struct mr_rx_msg *m,
-			    const struct mr_pkt *pkt,
-			    const struct mr_resp_info *ri)
+/*
+ * Open the slot @m for the message of @pkt. Its slice map, if it needs
+ * one allocated, is charged to the QP's budget: -ENOSPC when it would
+ * pass it (nothing is allocated), -ENOMEM when the allocation fails.
+ */
+VISIBLE_IF_KUNIT int mr_resp_msg_init(struct mr_xport *x, struct mr_rx_msg *m,
+				      const struct mr_pkt *pkt,
+				      const struct mr_resp_info *ri)
 {
-	u32 nslices = max_t(u32, 1, DIV_ROUND_UP(ri->length, x->mtu));
+	u32 nslices = mr_bounds_map_bits(ri->length, x->mtu);
 
 	memset(m, 0, sizeof(*m));
 	if (nslices > BITS_PER_TYPE(m->map1)) {
+		if (!mr_bounds_map_admit(x->map_bits, nslices, x->map_budget))
+			return -ENOSPC;
 		m->map = bitmap_zalloc(nslices, GFP_ATOMIC);
 		if (!m->map)
 			return -ENOMEM;
+		x->map_bits += nslices;
 	} else {
 		m->map = (unsigned long *)&m->map1;
 	}
@@ -193,12 +201,38 @@ static int mr_resp_msg_init(struct mr_xport *x, struct mr_rx_msg *m,
 	}
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_resp_msg_init);
 
-static void mr_resp_msg_free(struct mr_rx_msg *m)
+/* Close the slot @m, giving its map's bits back to the budget. */
+VISIBLE_IF_KUNIT void mr_resp_msg_free(struct mr_xport *x, struct mr_rx_msg *m)
 {
-	if (m->map != (unsigned long *)&m->map1)
+	if (m->map && m->map != (unsigned long *)&m->map1) {
 		bitmap_free(m->map);
+		x->map_bits -= m->nslices;
+	}
 	memset(m, 0, sizeof(*m));
+}
+EXPORT_SYMBOL_IF_KUNIT(mr_resp_msg_free);
+
+/*
+ * UC: a message whose slice map would pass the budget opens its slot
+ * without one, dropped: its packets are only acknowledged.
+ */
+static void mr_resp_msg_init_dropped(struct mr_rx_msg *m,
+				     const struct mr_pkt *pkt,
+				     const struct mr_resp_info *ri)
+{
+	memset(m, 0, sizeof(*m));
+	m->map = (unsigned long *)&m->map1;
+	m->used = true;
+	m->consume = ri->consume;
+	m->opcode = pkt->base.opcode;
+	m->msn = ri->msn;
+	m->rsn = ri->rsn;
+	m->length = ri->length;
+	m->dropped = true;
+	m->drop_counter = MR_CNT_RX_REFUSED_MAP_BUDGET;
+	m->drop_status = IB_WC_REM_INV_REQ_ERR;
 }
 
 /* Free every message slot: RESET, and destroy. */
@@ -207,7 +241,9 @@ void mr_resp_free(struct mr_xport *x)
 	u32 i;
 
 	for (i = 0; i < MR_MSG_WINDOW; i++)
-		mr_resp_msg_free(&x->msg[i]);
+		mr_resp_msg_free(x, &x->msg[i]);
+	WARN_ON_ONCE(x->map_bits);
+	x->map_bits = 0;
 }
 
 /* SEND: scatter @len bytes at message offset @off into receive @recv. */
@@ -411,7 +447,7 @@ static bool mr_resp_advance(struct mr_xport *x)
 			} else if (m->consume) {
 				mr_resp_complete_recv(x, m, m->drop_status);
 			}
-			mr_resp_msg_free(m);
+			mr_resp_msg_free(x, m);
 			x->msn_done++;
 			continue;
 		}
@@ -432,7 +468,7 @@ static bool mr_resp_advance(struct mr_xport *x)
 			mr_resp_complete_recv(x, m, IB_WC_SUCCESS);
 			break;
 		}
-		mr_resp_msg_free(m);
+		mr_resp_msg_free(x, m);
 		x->msn_done++;
 	}
 	return respond;
@@ -560,6 +596,7 @@ struct mr_resp_rx {
 		MR_RESP_RX_MESSAGE,	/* of a message in the window: @m */
 		MR_RESP_RX_OLD,		/* of a message already complete */
 		MR_RESP_RX_RNR,		/* its receive is not posted */
+		MR_RESP_RX_REFUSE,	/* RC: its slice map passes the budget */
 	} kind;
 	struct mr_resp_info ri;		/* its request fields */
 	struct mr_rx_msg *m;
@@ -579,11 +616,25 @@ static void mr_resp_admit(struct mr_xport *x, struct mr_resp_rx *rx)
 	struct mr_resp_info *ri = &rx->ri;
 	bool uc = mr_resp_is_uc(x);
 	struct mr_rx_msg *m;
+	int err;
 
 	rx->kind = MR_RESP_RX_DROP;
 	if (x->fatal) {
-		/* After a fatal NAK everything is answered with it. */
-		mr_ack_nak(x, rx->pkt, rx->sport, x->fatal_msn, x->fatal);
+		/*
+		 * After a fatal NAK everything is answered with it, in case
+		 * it was lost, but not more often than the gap allows.
+		 */
+		u64 now = mr_xport_now();
+
+		if (mr_bounds_nak_due(x->fatal_nak_ns, now,
+				      MR_FATAL_NAK_GAP_NS)) {
+			x->fatal_nak_ns = now;
+			mr_ack_nak(x, rx->pkt, rx->sport, x->fatal_msn,
+				   x->fatal);
+			mr_stats_inc(dev, MR_CNT_FATAL_NAKS);
+		} else {
+			mr_stats_inc(dev, MR_CNT_FATAL_NAKS_SUPPRESSED);
+		}
 		mr_stats_inc(dev, MR_CNT_RX_DROP_NO_QP);
 		return;
 	}
@@ -614,7 +665,14 @@ static void mr_resp_admit(struct mr_xport *x, struct mr_resp_rx *rx)
 			rx->kind = MR_RESP_RX_RNR;
 			return;
 		}
-		if (mr_resp_msg_init(x, m, rx->pkt, ri)) {
+		err = mr_resp_msg_init(x, m, rx->pkt, ri);
+		if (err == -ENOSPC && !uc) {
+			rx->kind = MR_RESP_RX_REFUSE;
+			return;
+		}
+		if (err == -ENOSPC) {
+			mr_resp_msg_init_dropped(m, rx->pkt, ri);
+		} else if (err) {
 			/* Not recorded: the requester sends it again. */
 			mr_stats_inc(dev, MR_CNT_RX_DROP_SHORT);
 			return;
@@ -647,7 +705,7 @@ static bool mr_resp_record(struct mr_xport *x, struct mr_resp_rx *rx, bool ce)
 	if (rx->fresh) {
 		if (rx->m->skipped)
 			x->uc_skips--;
-		mr_resp_msg_free(rx->m);
+		mr_resp_msg_free(x, rx->m);
 	}
 	if (res == MR_SACK_DUP && rx->kind == MR_RESP_RX_RNR)
 		mr_ack_nak(x, rx->pkt, rx->sport, rx->ri.msn, MR_NAK_RNR);
@@ -677,6 +735,10 @@ static enum mr_xport_next mr_resp_act(struct mr_xport *x,
 		return MR_NEXT_NONE;
 	case MR_RESP_RX_RNR:
 		nak = MR_NAK_RNR;
+		break;
+	case MR_RESP_RX_REFUSE:
+		mr_stats_inc(dev, MR_CNT_RX_REFUSED_MAP_BUDGET);
+		nak = MR_NAK_INVALID_REQUEST;
 		break;
 	case MR_RESP_RX_MESSAGE:
 		nak = mr_resp_place(x, rx->m, pkt, &rx->ri, rx->data,

@@ -241,6 +241,8 @@ void mr_xport_telemetry(struct mr_qp *qp, struct mr_xport_info *info,
 	info->hint_limited = x->cc.hint_limited;
 	info->path_failovers = x->n_failovers;
 	info->rnr_naks = x->n_rnr_naks;
+	info->map_bits = x->map_bits;
+	info->map_budget = x->map_budget;
 	info->retransmits = 0;
 	info->sack_gaps = 0;
 	info->rto_events = 0;

@@ -32,6 +32,18 @@
 #define MR_MSG_WINDOW 128
 /* The responder acknowledges a path at least every this many packets. */
 #define MR_ACK_EVERY 4
+/*
+ * The most ACKs one packet sends at once (a completion acknowledges every
+ * path): the others wait for the held ACKs' timer. As many as the
+ * default paths, so that only connections of more paths wait.
+ */
+#define MR_ACK_BURST 16
+/*
+ * After a fatal NAK, the responder repeats it at most once per this time,
+ * however many packets come: less than the RTO floor, so that every
+ * packet the requester resends on a timeout draws one.
+ */
+#define MR_FATAL_NAK_GAP_NS (MR_RTO_MIN_NS / 2)
 #define MR_RTO_INIT_NS (20 * NSEC_PER_MSEC)
 #define MR_RTO_MIN_NS (10 * NSEC_PER_MSEC)
 #define MR_RTO_MAX_NS (500 * NSEC_PER_MSEC)
@@ -204,6 +216,10 @@ struct mr_xport {
 	bool rx_on;
 	u8 fatal;		/* NAK code answering everything, or 0 */
 	u32 fatal_msn;
+	u64 fatal_nak_ns;	/* when the fatal NAK last went */
+	/* slice-map bits the messages in the window hold, of map_budget */
+	u32 map_bits;
+	u32 map_budget;		/* mr_bounds_map_budget() at the MTU */
 	u32 msn_done;
 	u32 rsn_head;
 	u32 rsn_skipped;	/* UC: RSNs skipped by messages gone by */
@@ -268,6 +284,8 @@ struct mr_xport_info {
 	u8 handshake;		/* enum metaroce_qp_handshake */
 	u64 local_tag;
 	u64 peer_tag;
+	u32 map_bits;		/* slice-map bits held by the responder */
+	u32 map_budget;		/* ... and the most it may hold */
 };
 
 void mr_xport_default_settings(struct mr_dev_settings *set);

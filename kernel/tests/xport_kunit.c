@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * KUnit: the UC responder's bookkeeping of its drops (resp.c), through
- * the functions resp.h declares for KUnit. Nothing here sends. The
+ * KUnit: the UC responder's bookkeeping of its drops, and the budget of
+ * slice-map memory (resp.c), through the functions resp.h declares for
+ * KUnit. Nothing here sends. The
  * transport itself is covered by selftests/tests/30-rc-pingpong.sh and
  * the other transport selftests.
  */
 #include <kunit/test.h>
 
 #include "../resp.h"
+#include "../proto/bounds.h"
 
 /* A transport with only what the UC drop bookkeeping reads. */
 static struct mr_xport *uc_xport(struct kunit *test, enum ib_qp_type type)
@@ -93,9 +95,70 @@ static void uc_fail_drops(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, m.drop_counter, (u8)MR_CNT_UC_RX_DROP_TOO_LONG);
 }
 
+/* The first packet of a WRITE of @length bytes, message @msn. */
+static void map_write(struct mr_pkt *pkt, struct mr_resp_info *ri, u32 msn,
+		      u32 length)
+{
+	memset(pkt, 0, sizeof(*pkt));
+	pkt->base.opcode = MR_OP_WRITE;
+	memset(ri, 0, sizeof(*ri));
+	ri->msn = msn;
+	ri->length = length;
+}
+
+/*
+ * Slice maps are charged to the QP's budget while their messages are in
+ * the window: MR_BOUNDS_MAP_MSGS messages of 2 GiB fit, the next large
+ * one is refused without an allocation, small ones (64 slices or fewer)
+ * cost nothing, and freeing gives the bits back.
+ */
+static void map_budget(struct kunit *test)
+{
+	struct mr_xport *x = uc_xport(test, IB_QPT_RC);
+	u32 big = MR_WIRE_MAX_MSG_LEN / 1024, i;
+	struct mr_resp_info ri;
+	struct mr_pkt pkt;
+
+	x->mtu = 1024;
+	x->map_budget = mr_bounds_map_budget(x->mtu);
+	KUNIT_EXPECT_EQ(test, x->map_budget, MR_BOUNDS_MAP_MSGS * big);
+	for (i = 0; i < MR_BOUNDS_MAP_MSGS; i++) {
+		map_write(&pkt, &ri, i, MR_WIRE_MAX_MSG_LEN);
+		KUNIT_ASSERT_EQ(test, mr_resp_msg_init(x, &x->msg[i], &pkt, &ri),
+				0);
+		KUNIT_EXPECT_EQ(test, x->map_bits, (i + 1) * big);
+		KUNIT_EXPECT_EQ(test, x->msg[i].nslices, big);
+	}
+	/* Full: the next message of 65 slices is refused, one of 64 is not. */
+	map_write(&pkt, &ri, i, 65 * 1024);
+	KUNIT_EXPECT_EQ(test, mr_resp_msg_init(x, &x->msg[i], &pkt, &ri),
+			-ENOSPC);
+	KUNIT_EXPECT_FALSE(test, x->msg[i].used);
+	KUNIT_EXPECT_NULL(test, x->msg[i].map);
+	KUNIT_EXPECT_EQ(test, x->map_bits, x->map_budget);
+	map_write(&pkt, &ri, i, 64 * 1024);
+	KUNIT_EXPECT_EQ(test, mr_resp_msg_init(x, &x->msg[i], &pkt, &ri), 0);
+	KUNIT_EXPECT_PTR_EQ(test, x->msg[i].map,
+			    (unsigned long *)&x->msg[i].map1);
+	KUNIT_EXPECT_EQ(test, x->map_bits, x->map_budget);
+	mr_resp_msg_free(x, &x->msg[i]);
+	/* One freed: room for one more of 2 GiB, not two. */
+	mr_resp_msg_free(x, &x->msg[0]);
+	KUNIT_EXPECT_EQ(test, x->map_bits, x->map_budget - big);
+	map_write(&pkt, &ri, i, MR_WIRE_MAX_MSG_LEN);
+	KUNIT_EXPECT_EQ(test, mr_resp_msg_init(x, &x->msg[i], &pkt, &ri), 0);
+	map_write(&pkt, &ri, i + 1, MR_WIRE_MAX_MSG_LEN);
+	KUNIT_EXPECT_EQ(test, mr_resp_msg_init(x, &x->msg[i + 1], &pkt, &ri),
+			-ENOSPC);
+	for (i = 0; i < MR_MSG_WINDOW; i++)
+		mr_resp_msg_free(x, &x->msg[i]);
+	KUNIT_EXPECT_EQ(test, x->map_bits, 0u);
+}
+
 static struct kunit_case uc_cases[] = {
 	KUNIT_CASE(uc_recv_after_skips),
 	KUNIT_CASE(uc_fail_drops),
+	KUNIT_CASE(map_budget),
 	{}
 };
 
