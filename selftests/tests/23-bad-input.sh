@@ -22,7 +22,7 @@ here=$(dirname "$0")
 trap topo_teardown EXIT
 
 bad_cases=84
-craft_cases=30
+craft_cases=36
 drops="rx_drop_short rx_drop_version rx_drop_malformed rx_drop_no_csum rx_drop_no_qp rx_drop_bad_tag"
 
 ktap_plan $((bad_cases + 1 + craft_cases + 1 + 6 + $(wc -w <<<"$drops")))

@@ -32,10 +32,12 @@ extern "C" {
 
 #include <arpa/inet.h>
 #include <cerrno>
+#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <netinet/in.h>
@@ -54,7 +56,7 @@ namespace {
 
 using namespace guest;
 
-constexpr int kCases = 30, kForeignCases = 20;
+constexpr int kCases = 36, kForeignCases = 20;
 constexpr uint16_t kPort = 4792;
 // Base header bytes that the codec refuses to encode wrong (protocol.rst):
 // version, opcode, flags, path id, and the reserved bytes 4 and 14-15; the
@@ -854,6 +856,168 @@ void run(Ktap &t, RcEnd &a, RcEnd &b, const char *peer4, const char *peer6, Udp 
     }
 }
 
+// Sets the module parameter @name to @value; returns the old value ("" on failure).
+std::string set_param(const std::string &name, const std::string &value) {
+    const std::string path = "/sys/module/metaroce/parameters/" + name;
+    std::string old;
+    std::ifstream(path) >> old;
+    std::ofstream out(path);
+    out << value << "\n";
+    out.flush();
+    return out ? old : "";
+}
+
+// A WRITE packet of message @msn (@length bytes at @va under @rkey) to
+// @qpn: the slice at @offset, on @path at @psn. Its payload is 0xcc.
+mr_pkt write_pkt(uint32_t qpn, uint8_t path, uint32_t psn, uint32_t msn, uint32_t rkey, uint64_t va,
+                 uint32_t length, uint32_t offset, uint32_t mtu, uint64_t tag) {
+    mr_pkt pkt = base(MR_OP_WRITE, qpn, psn, tag);
+    pkt.base.path = path;
+    pkt.write = {
+        .msn = msn, .rkey = rkey, .va = va, .length = length, .offset = offset, .rsn = 0, .imm = 0};
+    pkt.payload_len = std::min(mtu, length - offset);
+    return pkt;
+}
+
+// Waits up to a second for counters of @dev to reach @want over @before
+// (a counter the device lacks counts as 0, and never gets there).
+Counts settle(const char *dev, Counts before, const Counts &want) {
+    Counts after;
+    for (int waited = 0; waited < 1000; waited += 20) {
+        after = rdma_counters(dev);
+        bool done = true;
+        for (auto &[name, n] : want)
+            done = done && after[name] - before[name] >= n;
+        if (done)
+            break;
+        usleep(20000);
+    }
+    usleep(50000);
+    return rdma_counters(dev);
+}
+
+// What a peer may make a responder hold and send (issue #16), against a
+// fresh RC pair whose responder is on @b: paths 16-63, which the real
+// requester (16 paths) never uses, carry the crafted packets. A message
+// completing on 48 paths draws at most 16 ACKs at once (acks_held counts
+// the rest); 2 GiB WRITEs fill the QP's slice-map budget (four of them at
+// its MTU) and the fifth is refused with NAK INVALID_REQUEST, which moves
+// the QP to ERR, counted, without a map; a flood at that fatal QP draws
+// the NAK at most once per 5 ms (fatal_naks, fatal_naks_suppressed).
+void run_bounds(Ktap &t, RcEnd &a, RcEnd &b, Udp &udp4, const std::string &netns, int count) {
+    RcPair q(a, b);
+    if (q.error())
+        bail("cannot build an RC pair: " + std::string(std::strerror(q.error())));
+    std::string why;
+    t.check(exchange(q, a, b, 0, &why), "bounds: a second pair carries a SEND", "%s", why.c_str());
+    const uint32_t qpn = q[1]->qp_num, psn0 = RcPair::kPsn[0];
+    const uint64_t tag = qp_tags(netns, b.name, qpn).local;
+    ibv_qp_attr attr{};
+    ibv_qp_init_attr init{};
+    if (ibv_query_qp(q[1], &attr, IBV_QP_PATH_MTU, &init))
+        bail("cannot query the path MTU of QP " + std::to_string(qpn));
+    const uint32_t mtu = 128u << attr.path_mtu;
+    constexpr uint8_t kFirstPath = 16;
+    constexpr uint32_t kPaths = MR_WIRE_MAX_PATHS - kFirstPath, kBurst = 16;
+    std::vector<uint8_t> buf(2 * kPaths * mtu);
+    Mr mr(ibv_reg_mr(b.pd.get(), buf.data(), buf.size(),
+                     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE));
+    if (!mr)
+        bail("cannot register the WRITE target");
+    const uint64_t va = reinterpret_cast<uintptr_t>(buf.data());
+    const char *dev = b.name.c_str();
+
+    // MSN 1: a WRITE of two slices per path. Each path's first packet is
+    // acknowledged at once; its second is held (ack_delay_us stretched so
+    // the held ACKs' timer cannot fire meanwhile) until the last one
+    // completes the message and every path is due.
+    const std::string old_delay = set_param("ack_delay_us", "300000");
+    const uint32_t len1 = 2 * kPaths * mtu;
+    Counts before = rdma_counters(dev);
+    bool sent = !old_delay.empty();
+    for (uint32_t round = 0; round < 2; round++)
+        for (uint32_t k = 0; k < kPaths; k++)
+            sent = udp4.send(encode(write_pkt(qpn, static_cast<uint8_t>(kFirstPath + k),
+                                              psn0 + round, 1, mr->rkey, va, len1,
+                                              (round * kPaths + k) * mtu, mtu, tag))) &&
+                   sent;
+    Counts after = settle(dev, before, {{"acks_held", kPaths - kBurst}});
+    if (!old_delay.empty())
+        set_param("ack_delay_us", old_delay);
+    bool landed = true;
+    for (uint8_t byte : buf)
+        landed = landed && byte == 0xcc;
+    long long held = after["acks_held"] - before["acks_held"];
+    t.check(sent && landed && held == kPaths - kBurst,
+            "bounds: a WRITE completing on 48 paths draws 16 ACKs at once, 32 held",
+            "sent %d, landed %d, acks_held +%lld (want %u), tx_packets +%lld", sent, landed, held,
+            kPaths - kBurst, after["tx_packets"] - before["tx_packets"]);
+
+    // MSNs 2-5: the first slice of a 2 GiB WRITE each, which fill the
+    // budget; MSN 6 is one more.
+    before = rdma_counters(dev);
+    sent = true;
+    for (uint32_t k = 0; k < 5; k++)
+        sent =
+            udp4.send(encode(write_pkt(qpn, static_cast<uint8_t>(kFirstPath + k), psn0 + 2, 2 + k,
+                                       mr->rkey, va, MR_WIRE_MAX_MSG_LEN, 0, mtu, tag))) &&
+            sent;
+    after = settle(dev, before, {{"rx_refused_map_budget", 1}});
+    int state = q.state(1);
+    for (int waited = 0; state != IBV_QPS_ERR && waited < 1000; waited += 20) {
+        usleep(20000);
+        state = q.state(1);
+    }
+    long long refused = after["rx_refused_map_budget"] - before["rx_refused_map_budget"];
+    t.check(sent && refused == 1 && after["rx_drop_short"] == before["rx_drop_short"],
+            "bounds: four 2 GiB WRITEs fill the slice-map budget, the fifth is refused",
+            "sent %d, rx_refused_map_budget +%lld (want 1), rx_drop_short +%lld", sent, refused,
+            after["rx_drop_short"] - before["rx_drop_short"]);
+    t.check(state == IBV_QPS_ERR, "bounds: the refused QP is in ERR (NAK INVALID_REQUEST)",
+            "state %d", state);
+
+    // A flood at the fatal QP: each packet would draw the NAK again.
+    before = rdma_counters(dev);
+    int flood = 0;
+    auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < count; i++) {
+        flood += udp4.send(
+            encode(write_pkt(qpn, static_cast<uint8_t>(kFirstPath + i % kPaths),
+                             psn0 + 3 + static_cast<uint32_t>(i / kPaths),
+                             7 + static_cast<uint32_t>(i % 64), mr->rkey, va, 64, 0, mtu, tag)));
+        if (i % 32 == 31)
+            usleep(2000); // stay below the veth backlog
+    }
+    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                  std::chrono::steady_clock::now() - start)
+                  .count();
+    after = settle(dev, before, {{"fatal_naks", 1}});
+    for (int waited = 0; waited < 1000; waited += 20) {
+        if (after["fatal_naks"] + after["fatal_naks_suppressed"] - before["fatal_naks"] -
+                before["fatal_naks_suppressed"] >=
+            flood)
+            break;
+        usleep(20000);
+        after = rdma_counters(dev);
+    }
+    long long naks = after["fatal_naks"] - before["fatal_naks"],
+              quiet = after["fatal_naks_suppressed"] - before["fatal_naks_suppressed"];
+    // One per 5 ms from the refusal's NAK on, and the receive may lag the send.
+    long long most = 2 + (ms + 100) / 5;
+    t.check(flood == count && naks >= 1 && naks <= most && naks + quiet == flood,
+            "bounds: a flood at the fatal QP draws its NAK at most once per 5 ms",
+            "sent %d in %lld ms: fatal_naks +%lld (at most %lld), suppressed +%lld, "
+            "tx_packets +%lld",
+            flood, static_cast<long long>(ms), naks, most, quiet,
+            after["tx_packets"] - before["tx_packets"]);
+
+    // The device goes on: a new pair between the same devices carries data.
+    RcPair r(a, b);
+    t.check(!r.error() && exchange(r, a, b, 0, &why),
+            "bounds: a new pair carries a SEND after the refusal and the flood", "%s",
+            r.error() ? std::strerror(r.error()) : why.c_str());
+}
+
 // The attacks of a third host on the connection a <-> b: what would reset,
 // fail or complete it if the receiver took it from anyone. The QPNs are
 // known here; an attacker would have to guess them. The tags it cannot
@@ -1038,6 +1202,7 @@ int main(int argc, char **argv) {
         if (!udp4.ok() || !udp6.ok())
             bail("cannot open UDP sockets to " + std::string(argv[3]) + " / " + argv[4]);
         run(t, a, b, argv[3], argv[4], udp4, udp6, std::atoi(argv[5]), netns[argv[2]]);
+        run_bounds(t, a, b, udp4, netns[argv[2]], std::atoi(argv[5]));
     }
     return t.passed() ? 0 : 1;
 }
