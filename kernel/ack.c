@@ -7,7 +7,6 @@
  * packets it acknowledges. ACKs go at once for ACK_REQ,
  * a packet that leaves a new hole or fills one, a duplicate, or a new
  * epoch; else every MR_ACK_EVERY packets of the path; and on every path
- *
  * with unacknowledged packets whenever a message completes, at most
  * MR_ACK_BURST of them at once (the rest wait for the held ACKs' timer).
  *
