@@ -156,6 +156,33 @@ static bool mr_resp_posted(struct mr_xport *x, u32 recv)
 	return ok;
 }
 
+/* The fields of slot @m for the message of @pkt, all but its map. */
+static void mr_resp_msg_fill(struct mr_rx_msg *m, const struct mr_pkt *pkt,
+			     const struct mr_resp_info *ri, u32 nslices)
+{
+	m->used = true;
+	m->consume = ri->consume;
+	m->opcode = pkt->base.opcode;
+	m->msn = ri->msn;
+	m->rsn = ri->rsn;
+	m->recv = ri->rsn;
+	m->imm = ri->imm;
+	m->length = ri->length;
+	m->nslices = nslices;
+	m->path = pkt->base.path;
+	if (pkt->base.opcode == MR_OP_READ_REQ) {
+		m->rkey = pkt->read_req.rkey;
+		m->va = pkt->read_req.va;
+		m->rd_len = pkt->read_req.length;
+	} else if (pkt->base.opcode == MR_OP_CMP_SWAP ||
+		   pkt->base.opcode == MR_OP_FETCH_ADD) {
+		m->rkey = pkt->atomic.rkey;
+		m->va = pkt->atomic.va;
+		m->swap_add = pkt->atomic.swap_add;
+		m->compare = pkt->atomic.compare;
+	}
+}
+
 /*
  * Open the slot @m for the message of @pkt. Its slice map, if it needs
  * one allocated, is charged to the QP's budget: -ENOSPC when it would
@@ -178,27 +205,7 @@ VISIBLE_IF_KUNIT int mr_resp_msg_init(struct mr_xport *x, struct mr_rx_msg *m,
 	} else {
 		m->map = (unsigned long *)&m->map1;
 	}
-	m->used = true;
-	m->consume = ri->consume;
-	m->opcode = pkt->base.opcode;
-	m->msn = ri->msn;
-	m->rsn = ri->rsn;
-	m->recv = ri->rsn;
-	m->imm = ri->imm;
-	m->length = ri->length;
-	m->nslices = nslices;
-	m->path = pkt->base.path;
-	if (pkt->base.opcode == MR_OP_READ_REQ) {
-		m->rkey = pkt->read_req.rkey;
-		m->va = pkt->read_req.va;
-		m->rd_len = pkt->read_req.length;
-	} else if (pkt->base.opcode == MR_OP_CMP_SWAP ||
-		   pkt->base.opcode == MR_OP_FETCH_ADD) {
-		m->rkey = pkt->atomic.rkey;
-		m->va = pkt->atomic.va;
-		m->swap_add = pkt->atomic.swap_add;
-		m->compare = pkt->atomic.compare;
-	}
+	mr_resp_msg_fill(m, pkt, ri, nslices);
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(mr_resp_msg_init);
@@ -224,12 +231,7 @@ static void mr_resp_msg_init_dropped(struct mr_rx_msg *m,
 {
 	memset(m, 0, sizeof(*m));
 	m->map = (unsigned long *)&m->map1;
-	m->used = true;
-	m->consume = ri->consume;
-	m->opcode = pkt->base.opcode;
-	m->msn = ri->msn;
-	m->rsn = ri->rsn;
-	m->length = ri->length;
+	mr_resp_msg_fill(m, pkt, ri, 0);
 	m->dropped = true;
 	m->drop_counter = MR_CNT_RX_REFUSED_MAP_BUDGET;
 	m->drop_status = IB_WC_REM_INV_REQ_ERR;
