@@ -22,6 +22,28 @@
 // can guess QPNs), to both ends, each of which must drop them all: sent
 // with the attacker's own address, as not from its peer; with the peer's
 // address forged (raw IPv4), for the tag the attacker cannot know.
+//
+//   mr_craft --fuzz SECONDS [--netns PEER_DEVICE=NETNS] DEVICE PEER_DEVICE PEER_IPV4 SEED
+//
+// With --fuzz, run in DEVICE's namespace: a fuzzer aimed at a live QP, as
+// 25-fuzz.sh runs it. An RC pair of its own between the devices moves
+// traffic of every kind both ways (SENDs, WRITEs, READs, atomics, an RNR
+// NAK; every byte checked) while an AF_PACKET socket keeps what leaves for
+// PEER_DEVICE's QP: a few hundred valid packets with its connection tag.
+// Then for SECONDS, mutations of them go to that QP from this host's UDP
+// socket (the receiver checks the peer's address, not its port), paced to
+// what the target's device takes: bit flips and byte sets in the headers,
+// fields set to extremes and PSNs/MSNs around the window edges the capture
+// shows, opcode swaps, truncation, junk appended, two seeds spliced, HELLO
+// flags and tags; one in ten also breaks the tag. SEED seeds the mutations
+// (std::mt19937_64): the same seed picks the same mutations of the
+// captured packets, which differ per run only in tags, QPNs and addresses.
+// The drops that the codec and the receive path's order of checks predict
+// must be counted (short, version and no-checksum exactly; the engines add
+// to the others); the pair must end in RTS or ERR, complete or flush every
+// WR, leave every byte outside its MRs and SGEs alone, and be destroyed; a
+// new pair then carries verified data. "# fuzz-sent N" tells the caller
+// how many datagrams went.
 #include "guest_test.h"
 
 extern "C" {
@@ -30,7 +52,9 @@ extern "C" {
 
 #include <infiniband/verbs.h>
 
+#include <algorithm>
 #include <arpa/inet.h>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cinttypes>
@@ -39,7 +63,10 @@ extern "C" {
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <linux/if_packet.h>
 #include <map>
+#include <memory>
+#include <net/ethernet.h>
 #include <netinet/in.h>
 #include <netinet/ip.h>
 #include <netinet/udp.h>
@@ -49,6 +76,7 @@ extern "C" {
 #include <string>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -1160,10 +1188,860 @@ void run_foreign(Ktap &t, RcEnd &a, RcEnd &b, Udp &to_a, Udp &to_b, ForgedUdp4 &
             why.c_str());
 }
 
+// ---- --fuzz: mutations of captured packets at a live QP --------------------
+
+constexpr int kFuzzCases = 10;
+constexpr size_t kFuzzMaxSeeds = 500;
+constexpr uint32_t kFuzzRounds = 8;         // of traffic to capture: about 50 packets each
+constexpr uint32_t kFuzzRegion = 64 * 1024; // the target's RDMA memory
+constexpr uint32_t kFuzzSlot = 4096, kFuzzRecvLen = 3072, kFuzzRecvs = 8;
+constexpr uint8_t kGuardByte = 0xa5;
+// Datagrams sent but not yet seen by the target's device, at most (plus a
+// batch, up to 8 x 512 while the target keeps up): below the per-CPU backlog
+// (netdev_max_backlog, 10000 in the guest), little delay for other traffic.
+constexpr long long kFuzzInFlight = 1000, kFuzzBatch = 512;
+
+// Datagrams to UDP 4792 that leave this namespace for @peer, as an AF_PACKET
+// socket sees them on the way out, kept while they are for QP @qpn; a
+// thread reads them while traffic runs.
+class Capture {
+public:
+    explicit Capture(const char *peer) {
+        // ETH_P_ALL: only such sockets see what is sent, not just received.
+        fd_ = socket(AF_PACKET, SOCK_DGRAM, htons(ETH_P_ALL));
+        timeval tv{0, 100000};
+        ok_ = fd_ >= 0 && inet_pton(AF_INET, peer, &peer_) == 1 &&
+              setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) == 0;
+        if (ok_)
+            reader_ = std::thread([this] { read_loop(); });
+    }
+    Capture(const Capture &) = delete;
+    Capture &operator=(const Capture &) = delete;
+    ~Capture() {
+        stop();
+        if (fd_ >= 0)
+            close(fd_);
+    }
+    bool ok() const { return ok_; }
+    void stop() {
+        stop_ = true;
+        if (reader_.joinable())
+            reader_.join();
+    }
+    // After stop(): the UDP payloads that were for QP @qpn, in order.
+    std::vector<Packet> for_qp(uint32_t qpn) const {
+        std::vector<Packet> out;
+        for (const Packet &p : got_)
+            if (p.size() >= MR_BASE_HDR_LEN && (mr_get_be32(&p[4]) & MR_WIRE_QPN_MAX) == qpn)
+                out.push_back(p);
+        return out;
+    }
+
+private:
+    void read_loop() {
+        std::vector<uint8_t> buf(65536);
+        while (!stop_) {
+            sockaddr_ll from{};
+            socklen_t len = sizeof(from);
+            ssize_t n =
+                recvfrom(fd_, buf.data(), buf.size(), 0, reinterpret_cast<sockaddr *>(&from), &len);
+            if (n < static_cast<ssize_t>(sizeof(iphdr)) || from.sll_pkttype != PACKET_OUTGOING ||
+                from.sll_protocol != htons(ETH_P_IP))
+                continue;
+            const auto *ip = reinterpret_cast<const iphdr *>(buf.data());
+            size_t ihl = ip->ihl * 4u;
+            if (ip->protocol != IPPROTO_UDP || ip->daddr != peer_.s_addr ||
+                static_cast<size_t>(n) < ihl + sizeof(udphdr))
+                continue;
+            const auto *udp = reinterpret_cast<const udphdr *>(buf.data() + ihl);
+            size_t ulen = ntohs(udp->len);
+            if (ntohs(udp->dest) != kPort || ulen < sizeof(udphdr) ||
+                ihl + ulen > static_cast<size_t>(n))
+                continue;
+            const uint8_t *payload = buf.data() + ihl + sizeof(udphdr);
+            got_.emplace_back(payload, payload + ulen - sizeof(udphdr));
+        }
+    }
+
+    int fd_ = -1;
+    bool ok_ = false;
+    in_addr peer_{};
+    std::atomic<bool> stop_{false};
+    std::vector<Packet> got_; // the reader's until stop()
+    std::thread reader_;
+};
+
+// How many datagrams of ours the target's device has seen: those it
+// received beyond what the peer's device sent it. One `rdma statistic` for
+// both (this namespace's sysfs may not show them); -1 if it cannot tell.
+long long fuzz_seen(const char *target, const char *peer) {
+    Pipe f(popen("rdma statistic show link 2>/dev/null", "r"));
+    if (!f)
+        return -1;
+    long long rx = -1, tx = -1;
+    char line[8192];
+    while (std::fgets(line, sizeof(line), f.get())) {
+        char link[128];
+        if (std::sscanf(line, "link %127s", link) != 1)
+            continue;
+        std::string l = link, text = line;
+        auto value = [&](const char *name) {
+            size_t at = text.find(std::string(" ") + name + " ");
+            return at == std::string::npos ? -1
+                                           : std::atoll(text.c_str() + at + std::strlen(name) + 2);
+        };
+        if (l == std::string(target) + "/1")
+            rx = value("rx_packets");
+        else if (l == std::string(peer) + "/1")
+            tx = value("tx_packets");
+    }
+    return rx < 0 || tx < 0 ? -1 : rx - tx;
+}
+
+// Memory with guard zones: @len usable bytes after kFuzzRegion bytes of
+// guard, then kFuzzRegion more; the guards hold kGuardByte.
+struct Guarded {
+    Mapping map;
+    explicit Guarded(size_t len) : map(len + 2 * kFuzzRegion, PROT_READ | PROT_WRITE) {
+        if (map.get())
+            std::memset(map.get(), kGuardByte, map.size());
+    }
+    uint8_t *data() const { return map.get() + kFuzzRegion; }
+    // The first guard byte that changed, as an offset from data(), if any.
+    std::optional<long> damaged(size_t len) const {
+        const uint8_t *p = map.get();
+        for (size_t i = 0; i < map.size(); i++)
+            if ((i < kFuzzRegion || i >= kFuzzRegion + len) && p[i] != kGuardByte)
+                return static_cast<long>(i) - static_cast<long>(kFuzzRegion);
+        return std::nullopt;
+    }
+};
+
+double since(std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+uint8_t pattern_byte(uint32_t key, size_t i) {
+    return static_cast<uint8_t>((i * 131 + key * 7 + (i >> 8)) & 0xff);
+}
+
+// The target pair's memory: on each end a region for RDMA (the peer's WRITEs,
+// READs and atomics hit it), and on the target slots of receives, each
+// followed by bytes no SEND may reach.
+struct FuzzMemory {
+    Guarded rdma_a{kFuzzRegion}, rdma_b{kFuzzRegion};
+    Guarded recv_a{kFuzzSlot * kFuzzRecvs}, recv_b{kFuzzSlot * kFuzzRecvs};
+    Mr mr_rdma_a, mr_rdma_b, mr_recv_a, mr_recv_b;
+    static constexpr int kAccess = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+                                   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+
+    FuzzMemory(RcEnd &a, RcEnd &b) {
+        mr_rdma_a.reset(ibv_reg_mr(a.pd.get(), rdma_a.data(), kFuzzRegion, kAccess));
+        mr_rdma_b.reset(ibv_reg_mr(b.pd.get(), rdma_b.data(), kFuzzRegion, kAccess));
+        mr_recv_a.reset(
+            ibv_reg_mr(a.pd.get(), recv_a.data(), kFuzzSlot * kFuzzRecvs, IBV_ACCESS_LOCAL_WRITE));
+        mr_recv_b.reset(
+            ibv_reg_mr(b.pd.get(), recv_b.data(), kFuzzSlot * kFuzzRecvs, IBV_ACCESS_LOCAL_WRITE));
+        if (!mr_rdma_a || !mr_rdma_b || !mr_recv_a || !mr_recv_b)
+            bail("cannot register the fuzz target's memory: " + std::string(std::strerror(errno)));
+        // The bytes of each receive slot past its SGE are guards too.
+        for (Guarded *g : {&recv_a, &recv_b})
+            for (uint32_t s = 0; s < kFuzzRecvs; s++)
+                std::memset(g->data() + s * kFuzzSlot, 0, kFuzzRecvLen);
+    }
+    // The first byte outside what the peer may write that changed, if any.
+    std::optional<std::string> damage() const {
+        for (auto [g, name] : {std::pair{&rdma_a, "a's RDMA region"}, {&rdma_b, "b's RDMA region"}})
+            if (auto at = g->damaged(kFuzzRegion))
+                return std::string(name) + " guard at offset " + std::to_string(*at);
+        for (auto [g, name] : {std::pair{&recv_a, "a's receives"}, {&recv_b, "b's receives"}}) {
+            if (auto at = g->damaged(kFuzzSlot * kFuzzRecvs))
+                return std::string(name) + " guard at offset " + std::to_string(*at);
+            for (uint32_t s = 0; s < kFuzzRecvs; s++)
+                for (uint32_t i = kFuzzRecvLen; i < kFuzzSlot; i++)
+                    if (g->data()[s * kFuzzSlot + i] != kGuardByte)
+                        return std::string(name) + " slot " + std::to_string(s) + " byte " +
+                               std::to_string(i) + " (past its SGE)";
+        }
+        return std::nullopt;
+    }
+};
+
+// Posts receive slot @slot of @mr on @qp.
+int post_slot(ibv_qp *qp, const Guarded &g, const Mr &mr, uint32_t slot) {
+    ibv_sge sge{reinterpret_cast<uintptr_t>(g.data() + slot * kFuzzSlot), kFuzzRecvLen, mr->lkey};
+    return post_recv_wr(qp, 100 + slot, &sge);
+}
+
+// One round of traffic of every kind on the target pair: a -> b SEND,
+// SEND_IMM, WRITE, WRITE_IMM, READ and both atomics; b -> a SEND (once
+// before a's receive is posted, for an RNR NAK), WRITE, READ, FETCH_ADD.
+// Every completion must succeed and every byte land; "" or what went wrong.
+std::string fuzz_round(RcPair &p, RcEnd &a, RcEnd &b, FuzzMemory &m, uint32_t round) {
+    uint8_t *ra = m.rdma_a.data(), *rb = m.rdma_b.data();
+    uint32_t key = round + 1;
+    // Sources: a's region [0, 16K) is what a sends, b's [32K, 48K) what b sends.
+    for (size_t i = 0; i < 16384; i++) {
+        ra[i] = pattern_byte(key, i);
+        rb[32768 + i] = pattern_byte(key + 1000, i);
+    }
+    std::memset(ra + 16384, 0, 16384); // where READs from b land
+    std::memset(rb, 0, 16384);         // where a's WRITEs land
+    auto sge = [](uint8_t *at, uint32_t len, const Mr &mr) {
+        return ibv_sge{reinterpret_cast<uintptr_t>(at), len, mr->lkey};
+    };
+    const uint32_t rkey_a = m.mr_rdma_a->rkey, rkey_b = m.mr_rdma_b->rkey;
+    auto va = [](uint8_t *at) { return reinterpret_cast<uint64_t>(at); };
+    int rc = 0;
+    for (uint32_t s = 0; s < 3; s++) // SEND, SEND_IMM, WRITE_IMM
+        rc |= post_slot(p[1], m.recv_b, m.mr_recv_b, s);
+    std::vector<ibv_sge> sa = {sge(ra, 100, m.mr_rdma_a),          sge(ra + 100, 3000, m.mr_rdma_a),
+                               sge(ra + 4096, 2500, m.mr_rdma_a),  sge(ra + 8192, 64, m.mr_rdma_a),
+                               sge(ra + 16384, 3000, m.mr_rdma_a), sge(ra + 24576, 8, m.mr_rdma_a),
+                               sge(ra + 24584, 8, m.mr_rdma_a)};
+    ibv_wr_opcode ops_a[] = {IBV_WR_SEND,
+                             IBV_WR_SEND_WITH_IMM,
+                             IBV_WR_RDMA_WRITE,
+                             IBV_WR_RDMA_WRITE_WITH_IMM,
+                             IBV_WR_RDMA_READ,
+                             IBV_WR_ATOMIC_CMP_AND_SWP,
+                             IBV_WR_ATOMIC_FETCH_AND_ADD};
+    // b's atomic word at 48K holds the round's FETCH_ADD count; CMP_SWAP at 48K+8.
+    uint64_t *word = reinterpret_cast<uint64_t *>(rb + 49152);
+    if (round == 0)
+        word[0] = word[1] = 0;
+    for (int i = 0; i < 7; i++) {
+        ibv_send_wr wr = send_wr(static_cast<uint64_t>(i), ops_a[i], &sa[static_cast<size_t>(i)]);
+        wr.imm_data = htonl(0x1000 + round);
+        switch (ops_a[i]) {
+        case IBV_WR_RDMA_WRITE:
+            wr.wr.rdma = {va(rb + 4096), rkey_b};
+            break;
+        case IBV_WR_RDMA_WRITE_WITH_IMM:
+            wr.wr.rdma = {va(rb + 8192), rkey_b};
+            break;
+        case IBV_WR_RDMA_READ:
+            wr.wr.rdma = {va(rb + 32768), rkey_b};
+            break;
+        case IBV_WR_ATOMIC_CMP_AND_SWP:
+            wr.wr.atomic = {va(rb + 49160), round, round + 1, rkey_b};
+            break;
+        case IBV_WR_ATOMIC_FETCH_AND_ADD:
+            wr.wr.atomic = {va(rb + 49152), 1, 0, rkey_b};
+            break;
+        default:
+            break;
+        }
+        rc |= post_send_wr(p[0], wr);
+    }
+    // b -> a: a SEND that finds no receive (RNR NAK), then WRITE, READ, FETCH_ADD.
+    std::vector<ibv_sge> sb = {sge(rb + 32768, 2000, m.mr_rdma_b),
+                               sge(rb + 36864, 1500, m.mr_rdma_b),
+                               sge(rb + 16384, 1500, m.mr_rdma_b), sge(rb + 20480, 8, m.mr_rdma_b)};
+    ibv_wr_opcode ops_b[] = {IBV_WR_SEND, IBV_WR_RDMA_WRITE, IBV_WR_RDMA_READ,
+                             IBV_WR_ATOMIC_FETCH_AND_ADD};
+    uint64_t *word_a = reinterpret_cast<uint64_t *>(ra + 49152);
+    if (round == 0)
+        *word_a = 0;
+    const long long rnr0 = rdma_counters(a.name.c_str())["rnr_naks"];
+    for (int i = 0; i < 4; i++) {
+        ibv_send_wr wr =
+            send_wr(static_cast<uint64_t>(10 + i), ops_b[i], &sb[static_cast<size_t>(i)]);
+        if (ops_b[i] == IBV_WR_RDMA_WRITE)
+            wr.wr.rdma = {va(ra + 32768), rkey_a};
+        else if (ops_b[i] == IBV_WR_RDMA_READ)
+            wr.wr.rdma = {va(ra), rkey_a};
+        else if (ops_b[i] == IBV_WR_ATOMIC_FETCH_AND_ADD)
+            wr.wr.atomic = {va(ra + 49152), 1, 0, rkey_a};
+        rc |= post_send_wr(p[1], wr);
+        if (i == 0) {
+            // The SEND meets no receive: a NAKs it RNR (and counts that).
+            for (int w = 0; w < 30 && rdma_counters(a.name.c_str())["rnr_naks"] == rnr0; w++)
+                usleep(100000);
+            rc |= post_slot(p[0], m.recv_a, m.mr_recv_a, 0);
+        }
+    }
+    if (rc)
+        return "posting failed";
+    auto wa = poll_wcs(a.scq.get(), 7, 10000), wb = poll_wcs(b.scq.get(), 4, 10000);
+    auto ra_wc = poll_wcs(a.rcq.get(), 1, 10000), rb_wc = poll_wcs(b.rcq.get(), 3, 10000);
+    std::string wcs = "a " + wcs_str(wa) + "/ b " + wcs_str(wb) + "/ recv a " + wcs_str(ra_wc) +
+                      "/ recv b " + wcs_str(rb_wc);
+    bool ok = wa.size() == 7 && wb.size() == 4 && ra_wc.size() == 1 && rb_wc.size() == 3;
+    for (auto *v : {&wa, &wb, &ra_wc, &rb_wc})
+        for (const ibv_wc &wc : *v)
+            ok = ok && wc.status == IBV_WC_SUCCESS;
+    if (!ok)
+        return "completions: " + wcs;
+    // Every byte: what each side sent or wrote, and what each READ brought.
+    auto same = [](const uint8_t *x, const uint8_t *y, size_t n) { return !std::memcmp(x, y, n); };
+    const uint8_t *rcv_b = m.recv_b.data(), *rcv_a = m.recv_a.data();
+    if (!same(rcv_b, ra, 100) || !same(rcv_b + kFuzzSlot, ra + 100, 3000) ||
+        !same(rb + 4096, ra + 4096, 2500) || !same(rb + 8192, ra + 8192, 64) ||
+        !same(ra + 16384, rb + 32768, 3000))
+        return "a's data did not land as sent, or its READ brought other bytes";
+    if (!same(rcv_a, rb + 32768, 2000) || !same(ra + 32768, rb + 36864, 1500) ||
+        !same(rb + 16384, ra, 1500))
+        return "b's data did not land as sent, or its READ brought other bytes";
+    uint64_t orig_fa = 0, orig_a = 0;
+    std::memcpy(&orig_fa, ra + 24584, 8);
+    std::memcpy(&orig_a, rb + 20480, 8);
+    if (word[0] != round + 1 || word[1] != round + 1 || orig_fa != round || orig_a != round ||
+        *word_a != round + 1)
+        return "atomics: b's words " + std::to_string(word[0]) + "/" + std::to_string(word[1]) +
+               ", a's " + std::to_string(*word_a) + ", originals " + std::to_string(orig_fa) + "/" +
+               std::to_string(orig_a) + " in round " + std::to_string(round);
+    return "";
+}
+
+// A field of a packet: where, how wide, and what it means (for the values
+// worth trying).
+enum class Sem { Raw, Flags, Path, Qpn, Psn, Epoch, Msn, CumPsn, Len, Va, Key, Sack, Code, Hello };
+struct Field {
+    uint8_t off, size;
+    Sem sem;
+};
+
+// The fields of @opcode's headers (protocol.rst), the base header's first.
+std::vector<Field> fields_of(uint8_t opcode) {
+    std::vector<Field> f = {{2, 1, Sem::Flags},
+                            {3, 1, Sem::Path},
+                            {5, 3, Sem::Qpn},
+                            {8, 4, Sem::Psn},
+                            {12, 2, Sem::Epoch}};
+    const uint8_t H = MR_BASE_HDR_LEN;
+    switch (opcode) {
+    case MR_OP_SEND:
+    case MR_OP_SEND_IMM:
+    case MR_OP_SEND_INV:
+        f.insert(
+            f.end(),
+            {{H, 4, Sem::Msn}, {H + 4, 4, Sem::Msn}, {H + 8, 4, Sem::Len}, {H + 12, 4, Sem::Len}});
+        if (opcode != MR_OP_SEND)
+            f.push_back({H + 16, 4, Sem::Key});
+        break;
+    case MR_OP_WRITE:
+    case MR_OP_WRITE_IMM:
+        f.insert(f.end(), {{H, 4, Sem::Msn},
+                           {H + 4, 4, Sem::Key},
+                           {H + 8, 8, Sem::Va},
+                           {H + 16, 4, Sem::Len},
+                           {H + 20, 4, Sem::Len}});
+        if (opcode == MR_OP_WRITE_IMM)
+            f.insert(f.end(), {{H + 24, 4, Sem::Msn}, {H + 28, 4, Sem::Raw}});
+        break;
+    case MR_OP_READ_REQ:
+        f.insert(
+            f.end(),
+            {{H, 4, Sem::Msn}, {H + 4, 4, Sem::Key}, {H + 8, 8, Sem::Va}, {H + 16, 4, Sem::Len}});
+        break;
+    case MR_OP_CMP_SWAP:
+    case MR_OP_FETCH_ADD:
+        f.insert(
+            f.end(),
+            {{H, 4, Sem::Msn}, {H + 4, 4, Sem::Key}, {H + 8, 8, Sem::Va}, {H + 16, 8, Sem::Raw}});
+        if (opcode == MR_OP_CMP_SWAP)
+            f.push_back({H + 24, 8, Sem::Raw});
+        break;
+    case MR_OP_READ_RESP:
+        f.insert(f.end(), {{H, 4, Sem::Msn}, {H + 4, 4, Sem::Len}, {H + 8, 4, Sem::Len}});
+        break;
+    case MR_OP_ATOMIC_RESP:
+        f.insert(f.end(), {{H, 4, Sem::Msn}, {H + 4, 8, Sem::Raw}});
+        break;
+    case MR_OP_ACK:
+        f.insert(f.end(), {{H, 4, Sem::CumPsn},
+                           {H + 4, 8, Sem::Sack},
+                           {H + 12, 8, Sem::Sack},
+                           {H + 20, 8, Sem::Sack},
+                           {H + 28, 8, Sem::Sack},
+                           {H + 36, 4, Sem::Msn},
+                           {H + 40, 4, Sem::Raw},
+                           {H + 44, 4, Sem::Raw}});
+        break;
+    case MR_OP_NAK:
+        f.insert(
+            f.end(),
+            {{H, 4, Sem::Msn}, {H + 4, 1, Sem::Code}, {H + 5, 1, Sem::Raw}, {H + 6, 2, Sem::Raw}});
+        break;
+    case MR_OP_HELLO:
+        f.insert(f.end(), {{H, 8, Sem::Key}, {H + 8, 4, Sem::Hello}});
+        break;
+    default:
+        break;
+    }
+    return f;
+}
+
+uint64_t get_field(const Packet &p, const Field &f) {
+    uint64_t v = 0;
+    for (unsigned i = 0; i < f.size; i++)
+        v = v << 8 | p[f.off + i];
+    return v;
+}
+
+void put_field(Packet &p, const Field &f, uint64_t v) {
+    for (unsigned i = f.size; i-- > 0; v >>= 8)
+        p[f.off + i] = static_cast<uint8_t>(v);
+}
+
+enum Mutation {
+    kBitFlip,
+    kByteSet,
+    kExtreme,
+    kWindowEdge,
+    kOpcode,
+    kTruncate,
+    kExtend,
+    kSplice,
+    kHello,
+    kNumMutations
+};
+const char *const kMutationNames[] = {"bit flips",    "byte set",    "field extremes",
+                                      "window edges", "opcode swap", "truncation",
+                                      "extension",    "splice",      "HELLO fields"};
+
+// The connection's edges as the captured packets show them: per path of
+// the peer (a), the next PSN its data packets take; the next MSN of its
+// requests; per path of the target (b), the PSN its ACKs expect next.
+struct Edges {
+    std::map<uint8_t, uint32_t> psn, cum_psn;
+    uint32_t msn = 0;
+
+    explicit Edges(const std::vector<Packet> &seeds) {
+        for (const Packet &p : seeds) {
+            mr_pkt pkt;
+            if (mr_wire_decode(p.data(), static_cast<u32>(p.size()), &pkt))
+                continue;
+            uint8_t path = pkt.base.path;
+            if (pkt.base.opcode == MR_OP_ACK) {
+                cum_psn[path] = std::max(cum_psn[path], pkt.ack.cum_psn);
+            } else if (pkt.base.opcode < MR_OP_ACK) {
+                psn[path] = std::max(psn[path], pkt.base.psn + 1);
+                if (pkt.base.opcode < MR_OP_READ_RESP)
+                    msn = std::max(msn, pkt.send.msn + 1); // msn leads every request header
+            }
+        }
+    }
+};
+
+struct Fuzzer {
+    const std::vector<Packet> &seeds;
+    const Edges &edges;
+    uint64_t tag, peer_tag;
+    std::mt19937_64 rng;
+    long long kinds[kNumMutations] = {};
+    long long tag_broken = 0;
+
+    uint64_t below(uint64_t n) { return n ? rng() % n : 0; }
+    bool one_in(unsigned n) { return below(n) == 0; }
+    const Packet &seed() { return seeds[below(seeds.size())]; }
+    // A byte of the headers outside the tag, mostly; anywhere sometimes.
+    size_t header_byte(const Packet &p) {
+        size_t hdr = std::min(p.size(), static_cast<size_t>(MR_MAX_HDR_LEN));
+        if (one_in(5) || hdr <= kTagByte + 8)
+            return below(p.size());
+        size_t at = below(hdr - 8);
+        return at < kTagByte ? at : at + 8;
+    }
+
+    uint64_t extreme(const Field &f, uint64_t orig) {
+        const uint64_t max = f.size == 8 ? ~0ull : (1ull << (8 * f.size)) - 1;
+        const uint64_t picks[] = {0, 1, max, max - 1, orig + 1, orig - 1, max >> 1, (max >> 1) + 1};
+        uint64_t v = picks[below(std::size(picks))];
+        switch (f.sem) {
+        case Sem::Len: {
+            const uint64_t lens[] = {0,      1,          7,          8,          1023,
+                                     1024,   1025,       4095,       4096,       4097,
+                                     0xffff, 0x7fffffff, 0x80000000, 0x80000001, 0xffffffff};
+            if (one_in(2))
+                v = lens[below(std::size(lens))];
+            break;
+        }
+        case Sem::Va: {
+            const uint64_t d[] = {1, 7, 8, 4096, kFuzzRegion - 1, kFuzzRegion, kFuzzRegion + 1};
+            uint64_t delta = d[below(std::size(d))];
+            if (one_in(2))
+                v = one_in(2) ? orig + delta : orig - delta;
+            break;
+        }
+        case Sem::Path: {
+            const uint64_t ids[] = {0, 1, 3, 4, 15, 16, 63, 64, 255};
+            v = ids[below(std::size(ids))];
+            break;
+        }
+        case Sem::Flags:
+            v = one_in(2) ? below(4) : 1u << below(8);
+            break;
+        case Sem::Code:
+            v = below(6);
+            break;
+        case Sem::Hello:
+            v = one_in(2) ? below(4) : 1ull << below(32);
+            break;
+        case Sem::Sack:
+            if (one_in(2))
+                v = one_in(2) ? 1ull << below(64) : ~0ull << below(64);
+            break;
+        case Sem::Key:
+            if (f.size == 8 && one_in(2)) // the HELLO's sender tag
+                v = one_in(2) ? peer_tag : peer_tag ^ (1ull << below(64));
+            break;
+        default:
+            break;
+        }
+        return v & max;
+    }
+
+    // A PSN or MSN at the edge of what the target expects: just before,
+    // at, after, at the end of the window and past it.
+    uint64_t edge(const Field &f, uint64_t orig, uint8_t path) {
+        uint32_t base;
+        switch (f.sem) {
+        case Sem::Psn:
+            base = edges.psn.count(path) ? edges.psn.at(path) : static_cast<uint32_t>(orig);
+            break;
+        case Sem::CumPsn:
+            base = edges.cum_psn.count(path) ? edges.cum_psn.at(path) : static_cast<uint32_t>(orig);
+            break;
+        case Sem::Msn:
+            base = edges.msn;
+            break;
+        default:
+            return orig;
+        }
+        const int64_t d[] = {-2, -1, 0, 1, 2, 15, 16, 17, 255, 256, 257, -256, 0x800000};
+        return static_cast<uint32_t>(base + d[below(std::size(d))]);
+    }
+
+    void field_mutation(Packet &p, bool edges_only) {
+        std::vector<Field> fs;
+        for (const Field &f : fields_of(p[kOpcodeByte]))
+            if (f.off + f.size <= p.size() &&
+                (!edges_only || f.sem == Sem::Psn || f.sem == Sem::CumPsn || f.sem == Sem::Msn))
+                fs.push_back(f);
+        if (fs.empty())
+            return;
+        const Field &f = fs[below(fs.size())];
+        uint64_t orig = get_field(p, f);
+        put_field(p, f, edges_only ? edge(f, orig, p[kPathByte]) : extreme(f, orig));
+    }
+
+    Packet hello() {
+        std::vector<const Packet *> hellos;
+        for (const Packet &p : seeds)
+            if (p[kOpcodeByte] == MR_OP_HELLO && p.size() >= MR_BASE_HDR_LEN + MR_HELLO_HDR_LEN)
+                hellos.push_back(&p);
+        Packet p;
+        if (!hellos.empty() && one_in(2)) {
+            p = *hellos[below(hellos.size())];
+        } else {
+            mr_pkt pkt = base(MR_OP_HELLO, mr_get_be32(&seed()[4]) & MR_WIRE_QPN_MAX, 0, tag);
+            pkt.hello.src_tag = peer_tag;
+            pkt.hello.flags = static_cast<uint32_t>(below(4));
+            p = encode(pkt);
+        }
+        if (one_in(3))
+            mr_put_be64(&p[kTagByte], one_in(2) ? 0 : tag);
+        for (int n = 1 + static_cast<int>(below(2)); n > 0; n--) {
+            std::vector<Field> fs = fields_of(MR_OP_HELLO);
+            const Field &f = fs[below(fs.size())];
+            put_field(p, f, extreme(f, get_field(p, f)));
+        }
+        return p;
+    }
+
+    Packet next() {
+        Mutation kind = static_cast<Mutation>(below(kNumMutations));
+        kinds[kind]++;
+        Packet p = kind == kHello ? hello() : seed();
+        switch (kind) {
+        case kBitFlip:
+            for (int n = 1 + static_cast<int>(below(4)); n > 0; n--)
+                p[header_byte(p)] ^= static_cast<uint8_t>(1u << below(8));
+            break;
+        case kByteSet:
+            p[header_byte(p)] = static_cast<uint8_t>(rng());
+            break;
+        case kExtreme:
+            field_mutation(p, false);
+            break;
+        case kWindowEdge:
+            field_mutation(p, true);
+            break;
+        case kOpcode: {
+            static const uint8_t ops[] = {MR_OP_SEND,        MR_OP_SEND_IMM,  MR_OP_SEND_INV,
+                                          MR_OP_WRITE,       MR_OP_WRITE_IMM, MR_OP_READ_REQ,
+                                          MR_OP_CMP_SWAP,    MR_OP_FETCH_ADD, MR_OP_UD_SEND,
+                                          MR_OP_UD_SEND_IMM, MR_OP_READ_RESP, MR_OP_ATOMIC_RESP,
+                                          MR_OP_ACK,         MR_OP_NAK,       MR_OP_HELLO};
+            p[kOpcodeByte] = ops[below(std::size(ops))];
+            break;
+        }
+        case kTruncate: {
+            size_t hdr = MR_BASE_HDR_LEN + mr_wire_hdr_len(p[kOpcodeByte]);
+            const size_t cuts[] = {hdr - 1,        hdr, hdr + 1, p.size() - 1, MR_BASE_HDR_LEN - 1,
+                                   MR_BASE_HDR_LEN};
+            size_t to = one_in(2) ? cuts[below(std::size(cuts))] : below(p.size());
+            p.resize(std::min(to, p.size()));
+            break;
+        }
+        case kExtend: {
+            size_t more = one_in(8) ? 1 + below(4200) : 1 + below(64);
+            more = std::min(more, 4400 - std::min<size_t>(p.size(), 4400));
+            for (size_t i = 0; i < more; i++)
+                p.push_back(static_cast<uint8_t>(rng()));
+            break;
+        }
+        case kSplice: {
+            const Packet &other = seed();
+            size_t cut = MR_BASE_HDR_LEN + below(p.size() - MR_BASE_HDR_LEN + 1);
+            size_t from = below(other.size() + 1);
+            p.resize(cut);
+            p.insert(p.end(), other.begin() + static_cast<long>(from), other.end());
+            break;
+        }
+        default:
+            break;
+        }
+        // One in ten: the tag broken as well (those end in rx_drop_bad_tag).
+        if (p.size() >= MR_BASE_HDR_LEN && one_in(10)) {
+            tag_broken++;
+            uint64_t t = mr_get_be64(&p[kTagByte]);
+            mr_put_be64(&p[kTagByte], one_in(4) ? rng() : t ^ (1ull << below(64)));
+        }
+        return p;
+    }
+};
+
+// Where a fuzzed datagram to the target must land, when the codec and the
+// receive path's order of checks (kernel/receive.c) say it for sure: a
+// decode error's counter, rx_drop_no_qp for a datagram opcode at an RC QP,
+// rx_drop_bad_tag for another tag at the target; "" when it reaches an
+// engine or another QP.
+std::string fuzz_predicted(const Packet &p, uint32_t qpn, uint64_t tag) {
+    std::string drop = predicted_drop(p);
+    if (!drop.empty())
+        return drop;
+    mr_pkt pkt;
+    mr_wire_decode(p.data(), static_cast<u32>(p.size()), &pkt);
+    if (pkt.base.qpn != qpn)
+        return "";
+    if (pkt.base.opcode == MR_OP_UD_SEND || pkt.base.opcode == MR_OP_UD_SEND_IMM)
+        return "rx_drop_no_qp";
+    if (pkt.base.opcode != MR_OP_HELLO && pkt.base.tag != tag)
+        return "rx_drop_bad_tag";
+    return "";
+}
+
+// Posts every receive slot of b and one SEND from a, moves both QPs to ERR
+// and waits for every WR to complete, flushed or not: true if all did.
+bool fuzz_drain(RcPair &p, RcEnd &a, RcEnd &b, FuzzMemory &m, std::string *why) {
+    // Slots 0-2 were consumed by the last round; the fuzz phase posted 3-7.
+    size_t recvs_b = 5;
+    ibv_sge s{reinterpret_cast<uintptr_t>(m.rdma_a.data()), 64, m.mr_rdma_a->lkey};
+    int rc = post_send_wr(p[0], send_wr(77, IBV_WR_SEND, &s));
+    auto sent = poll_wcs(a.scq.get(), 1, 3000); // RNR retries for ever if b has no receive
+    ibv_qp_attr attr{};
+    attr.qp_state = IBV_QPS_ERR;
+    int e0 = ibv_modify_qp(p[0], &attr, IBV_QP_STATE),
+        e1 = ibv_modify_qp(p[1], &attr, IBV_QP_STATE);
+    auto flushed = poll_wcs(a.scq.get(), rc == 0 && sent.empty() ? 1 : 0, 10000);
+    auto recv = poll_wcs(b.rcq.get(), recvs_b, 10000);
+    *why = "post " + std::to_string(rc) + ", send " + wcs_str(sent) + wcs_str(flushed) +
+           ", b's receives " + wcs_str(recv) + ", to ERR " + std::to_string(e0) + "/" +
+           std::to_string(e1);
+    return rc == 0 && sent.size() + flushed.size() == 1 && recv.size() >= recvs_b && !e0 && !e1;
+}
+
+void run_fuzz(Ktap &t, RcEnd &a, RcEnd &b, const char *peer4, Udp &udp, int seconds, uint64_t seed,
+              const std::string &netns) {
+    std::printf("# fuzz: seed %" PRIu64 ", %d s (replay: the same seed picks the same mutations)\n",
+                seed, seconds);
+    const auto run0 = std::chrono::steady_clock::now();
+    Capture cap(peer4);
+    if (!cap.ok())
+        bail("cannot open an AF_PACKET socket (needs CAP_NET_RAW): " +
+             std::string(std::strerror(errno)));
+    auto pair = std::make_unique<RcPair>(a, b);
+    RcPair &p = *pair;
+    if (p.error())
+        bail("cannot build an RC pair: " + std::string(std::strerror(p.error())));
+    FuzzMemory m(a, b);
+    const uint32_t qpn = p[1]->qp_num;
+
+    // Seeds: the pair's own traffic of every kind, as it leaves this host.
+    std::string why;
+    uint32_t rounds = 0;
+    for (; rounds < kFuzzRounds && why.empty(); rounds++)
+        why = fuzz_round(p, a, b, m, rounds);
+    usleep(200000); // the last ACKs
+    cap.stop();
+    std::vector<Packet> seeds = cap.for_qp(qpn);
+    t.check(why.empty(),
+            "traffic of every kind between the target pair, verified (" + std::to_string(rounds) +
+                " rounds)",
+            "%s", why.c_str());
+    if (seeds.size() > kFuzzMaxSeeds) { // thin them out evenly: each round keeps some
+        std::vector<Packet> kept;
+        for (size_t i = 0; i < kFuzzMaxSeeds; i++)
+            kept.push_back(seeds[i * seeds.size() / kFuzzMaxSeeds]);
+        seeds.swap(kept);
+    }
+    std::map<int, int> by_op;
+    for (const Packet &s : seeds)
+        by_op[s[kOpcodeByte]]++;
+    std::string ops;
+    for (auto [op, n] : by_op) {
+        char one[32];
+        std::snprintf(one, sizeof(one), "%s0x%02x:%d", ops.empty() ? "" : " ", op, n);
+        ops += one;
+    }
+    const int want_ops[] = {MR_OP_SEND,        MR_OP_SEND_IMM, MR_OP_WRITE,     MR_OP_WRITE_IMM,
+                            MR_OP_READ_REQ,    MR_OP_CMP_SWAP, MR_OP_FETCH_ADD, MR_OP_READ_RESP,
+                            MR_OP_ATOMIC_RESP, MR_OP_ACK,      MR_OP_NAK};
+    bool every = seeds.size() >= 100;
+    for (int op : want_ops)
+        every = every && by_op.count(op);
+    t.check(every, "captured " + std::to_string(seeds.size()) + " seeds, of every opcode but UD",
+            "opcode:count %s", ops.c_str());
+    if (seeds.empty())
+        bail("no packet of the target pair was captured");
+    std::printf("# seeds by opcode: %s (captured in %.1f s)\n", ops.c_str(), since(run0));
+
+    const QpTags tags = qp_tags(netns, b.name, qpn);
+    Edges edges(seeds);
+    Fuzzer fz{seeds, edges, tags.local, tags.peer, std::mt19937_64(seed)};
+    // Receives for fuzzed SENDs to land in.
+    for (uint32_t s = 3; s < kFuzzRecvs; s++)
+        post_slot(p[1], m.recv_b, m.mr_recv_b, s);
+
+    const char *target = b.name.c_str(), *peer_dev = a.name.c_str();
+    Counts before = rdma_counters(target);
+    Counts predicted;
+    long long sent = 0, tried = 0, waits = 0;
+    const long long seen0 = fuzz_seen(target, peer_dev);
+    auto t0 = std::chrono::steady_clock::now();
+    auto elapsed = [&] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    };
+    // Between looks at the counters (a process each): more datagrams while
+    // the target keeps up, as when its receive runs inline in our sends.
+    long long batch = kFuzzBatch;
+    while (elapsed() < seconds) {
+        for (long long i = 0; i < batch; i++) {
+            Packet pk = fz.next();
+            std::string drop = fuzz_predicted(pk, qpn, tags.local);
+            tried++;
+            if (udp.send(pk)) {
+                sent++;
+                if (!drop.empty())
+                    predicted[drop]++;
+            }
+        }
+        // Pace to what the target takes, below what the backlog holds.
+        for (int w = 0; w < 100 && seen0 >= 0; w++) {
+            long long seen = fuzz_seen(target, peer_dev), behind = sent - (seen - seen0);
+            if (seen < 0 || behind < kFuzzInFlight) {
+                batch = behind < kFuzzBatch / 2 ? std::min(2 * batch, 8 * kFuzzBatch) : kFuzzBatch;
+                break;
+            }
+            batch = kFuzzBatch;
+            waits++;
+            usleep(20000);
+        }
+    }
+    double secs = elapsed();
+    std::printf("# fuzz: sent %lld of %lld datagrams in %.1f s (%.0f/s), %lld pacing waits\n", sent,
+                tried, secs, sent / secs, waits);
+    std::string kinds;
+    for (int k = 0; k < kNumMutations; k++)
+        kinds += std::string(k ? ", " : "") + kMutationNames[k] + " " + std::to_string(fz.kinds[k]);
+    std::printf("# fuzz mutations: %s; tag broken in %lld\n", kinds.c_str(), fz.tag_broken);
+    std::printf("# fuzz-sent %lld\n", sent);
+
+    // The counters settle once every datagram that must be refused was.
+    Counts after;
+    for (int waited = 0; waited < 60000; waited += 250) {
+        after = rdma_counters(target);
+        bool done = true;
+        for (auto &[name, n] : predicted)
+            done = done && after[name] - before[name] >= n;
+        if (done)
+            break;
+        usleep(250000);
+    }
+    usleep(300000);
+    after = rdma_counters(target);
+    std::string got, want;
+    bool exact = sent == tried && !after.empty(), atleast = exact;
+    for (const char *name : kDropCounters) {
+        long long d = after[name] - before[name], w = predicted[name];
+        got += std::string(name) + " +" + std::to_string(d) + " ";
+        want += std::string(name) + " +" + std::to_string(w) + " ";
+        std::string n = name;
+        if (n == "rx_drop_short" || n == "rx_drop_version" || n == "rx_drop_no_csum")
+            exact = exact && d == w;
+        else
+            atleast = atleast && d >= w;
+        // The fuzz reached each of these (a run too short would not).
+        if (n == "rx_drop_short" || n == "rx_drop_version" || n == "rx_drop_malformed" ||
+            n == "rx_drop_bad_tag")
+            atleast = atleast && w > 0;
+    }
+    std::printf("# target's drops: %s(predicted at least: %s)\n", got.c_str(), want.c_str());
+    std::printf("# target's rx_packets +%lld, duplicate_packets +%lld, hello_rx +%lld\n",
+                after["rx_packets"] - before["rx_packets"],
+                after["duplicate_packets"] - before["duplicate_packets"],
+                after["hello_rx"] - before["hello_rx"]);
+    t.check(
+        exact,
+        "fuzz: rx_drop_short, rx_drop_version, rx_drop_no_csum grew exactly as the codec predicts",
+        "sent %lld of %lld; got %s; want %s", sent, tried, got.c_str(), want.c_str());
+    t.check(atleast,
+            "fuzz: rx_drop_malformed, rx_drop_no_qp, rx_drop_bad_tag grew at least as predicted",
+            "got %s; want %s", got.c_str(), want.c_str());
+
+    int s0 = p.state(0), s1 = p.state(1);
+    auto rts_or_err = [](int s) { return s == IBV_QPS_RTS || s == IBV_QPS_ERR; };
+    t.check(rts_or_err(s0) && rts_or_err(s1), "fuzz: the target pair's QPs are in RTS or ERR",
+            "states %d/%d", s0, s1);
+    std::printf("# target pair states after the fuzz: %d/%d (RTS %d, ERR %d)\n", s0, s1,
+                IBV_QPS_RTS, IBV_QPS_ERR);
+    t.check(fuzz_drain(p, a, b, m, &why),
+            "fuzz: every WR of the target pair completes (flushed in ERR): no hang", "%s",
+            why.c_str());
+    auto damage = m.damage();
+    t.check(!damage, "fuzz: no byte outside the target's MRs and SGEs changed", "%s",
+            damage ? damage->c_str() : "");
+    int d0 = ibv_destroy_qp(p.qp[0].release()), d1 = ibv_destroy_qp(p.qp[1].release());
+    t.check(d0 == 0 && d1 == 0, "fuzz: the target QPs are destroyed", "destroy %d/%d", d0, d1);
+    pair.reset();
+    for (RcEnd *e : {&a, &b}) // what the old pair left in the CQs
+        for (ibv_cq *cq : {e->scq.get(), e->rcq.get()})
+            poll_wcs(cq, 1000, 0);
+
+    // A new pair between the same devices carries data, every byte checked.
+    RcPair fresh(a, b);
+    if (fresh.error())
+        bail("cannot build an RC pair after the fuzz: " +
+             std::string(std::strerror(fresh.error())));
+    FuzzMemory m2(a, b);
+    std::string w2;
+    for (uint32_t r = 0; r < 2 && w2.empty(); r++)
+        w2 = fuzz_round(fresh, a, b, m2, r);
+    std::printf("# fuzz: %.1f s in all\n", since(run0));
+    t.check(w2.empty(), "fuzz: a new RC pair then moves every kind of traffic, verified", "%s",
+            w2.c_str());
+    t.check(exchange(fresh, a, b, 0, &w2) && exchange(fresh, b, a, 1, &w2),
+            "fuzz: and SENDs both ways on it", "%s", w2.c_str());
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
     bool foreign = false;
+    int fuzz_seconds = 0;
     std::map<std::string, std::string> netns; // device -> network namespace
     while (argc > 1 && std::strncmp(argv[1], "--", 2) == 0) {
         std::string opt = argv[1];
@@ -1174,13 +2052,37 @@ int main(int argc, char **argv) {
             netns[std::string(argv[2], static_cast<size_t>(eq - argv[2]))] = eq + 1;
             argv++;
             argc--;
+        } else if (opt == "--fuzz" && argc > 2 && std::atoi(argv[2]) > 0) {
+            fuzz_seconds = std::atoi(argv[2]);
+            argv++;
+            argc--;
         } else {
             std::fprintf(stderr, "mr_craft: bad option %s%s\n", argv[1],
-                         opt == "--netns" ? " (want --netns DEVICE=NETNS)" : "");
+                         opt == "--netns"  ? " (want --netns DEVICE=NETNS)"
+                         : opt == "--fuzz" ? " (want --fuzz SECONDS, above 0)"
+                                           : "");
             return 2;
         }
         argv++;
         argc--;
+    }
+    if (fuzz_seconds) {
+        start(argc, argv, 4,
+              "--fuzz SECONDS [--netns PEER_DEVICE=NETNS] DEVICE PEER_DEVICE PEER_IPV4 SEED");
+        char *end = nullptr;
+        uint64_t seed = std::strtoull(argv[4], &end, 0);
+        if (!*argv[4] || *end) {
+            std::fprintf(stderr, "mr_craft: bad seed %s (want a number)\n", argv[4]);
+            return 2;
+        }
+        Ktap t(kFuzzCases);
+        RcEnd a, b;
+        open_rc_ends(a, argv[1], b, argv[2]);
+        Udp udp4(AF_INET, argv[3]);
+        if (!udp4.ok())
+            bail("cannot open a UDP socket to " + std::string(argv[3]));
+        run_fuzz(t, a, b, argv[3], udp4, fuzz_seconds, seed, netns[argv[2]]);
+        return t.passed() ? 0 : 1;
     }
     start(argc, argv, 5,
           foreign ? "--foreign DEVICE PEER_DEVICE PEER_IPV4 DEVICE_IPV4 COUNT"
