@@ -12,7 +12,7 @@
 # the fuzzer's, less what veth1 dropped. The harness's "no kernel splat" and
 # "no kmemleak report" cases cover the rest. Replay a run with the seed it
 # prints: MR_FUZZ_SEED (default 1) picks the mutations.
-# It is meant for KASAN, lockdep and kmemleak (about 80 s under TCG there):
+# It is meant for KASAN, lockdep and kmemleak:
 # kernels: debug
 # timeout: 300
 here=$(dirname "$0")
