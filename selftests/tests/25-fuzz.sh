@@ -1,7 +1,7 @@
 #!/bin/bash
 # A fuzzer aimed at a live QP (mr_craft --fuzz, userspace/tests/guest/): an
 # RC pair of its own between mrc0 (h1) and mrc1 (h2) moves traffic of every
-# kind while h1 captures what leaves for mrc1's QP; then, for 15 s, h1 sends
+# kind while h1 captures what leaves for mrc1's QP; then, for 10 s, h1 sends
 # mutations of those packets (with the real tag, mostly) at that QP from
 # its own address, as fast as the target takes them. The drops the codec
 # predicts must be counted, the pair must end in RTS or ERR with every WR
@@ -19,10 +19,11 @@ here=$(dirname "$0")
 . "$here/../lib/ktap.sh"
 . "$here/../lib/topology.sh"
 . "$here/../lib/metaroce.sh"
-verify_pid=''
+verify_pid='' craft_pid=''
 log=$(mktemp) craft_log=$(mktemp)
 cleanup() {
 	[ -n "$verify_pid" ] && kill "$verify_pid" 2>/dev/null
+	[ -n "$craft_pid" ] && kill "$craft_pid" 2>/dev/null
 	wait 2>/dev/null
 	rm -f "$log" "$craft_log"
 	topo_teardown
@@ -30,7 +31,7 @@ cleanup() {
 trap cleanup EXIT
 
 craft_cases=10
-fuzz_secs=15 verify_secs=25
+fuzz_secs=10 verify_secs=10
 seed=${MR_FUZZ_SEED:-1}
 
 ktap_plan $((2 + craft_cases + 1 + 2 + 2))
@@ -43,19 +44,29 @@ ktap_check "IPv4 RoCE v2 GID indexes (mrc0 $gid1, mrc1 $gid2)" -n "$gid1" -a -n 
 veth1_dropped() { in_h1 cat /sys/class/net/veth1/statistics/tx_dropped; }
 rx0=$(mr_stat mrc1 rx_packets) tx0=$(mr_stat mrc0 tx_packets) vd0=$(veth1_dropped)
 
+craft=(ip netns exec h1 /usr/local/bin/mr_craft --fuzz "$fuzz_secs" --netns mrc1=h2
+	mrc0 mrc1 "$TOPO_H2_IP" "$seed")
+ktap_diag "\$ ${craft[*]}"
+timeout -k 5 200 "${craft[@]}" >"$craft_log" 2>&1 &
+craft_pid=$!
+# seeded: whether mr_craft has its seeds and starts to fuzz (read without a
+# process: each costs about 0.4 s on the debug kernel).
+seeded() {
+	local line
+	while IFS= read -r line; do [[ $line == "# seeds by opcode"* ]] && return 0; done <"$craft_log"
+	return 1
+}
+while kill -0 "$craft_pid" 2>/dev/null && ! seeded; do sleep 0.5; done
+
 # The verifier in init_net (the RDMA netns mode is shared, so it sees both
-# devices), the fuzzer in h1: both from mrc0 to mrc1 and back.
+# devices), from the fuzz on: both from mrc0 to mrc1 and back.
 timeout -k 5 150 /usr/local/bin/mr_verify --dev-a mrc0 --dev-b mrc1 \
 	--gid-a "$gid1" --gid-b "$gid2" --ops all --seconds "$verify_secs" \
 	--max-size 65536 --random 4 >"$log" 2>&1 &
 verify_pid=$!
-sleep 1
-
-craft=(ip netns exec h1 /usr/local/bin/mr_craft --fuzz "$fuzz_secs" --netns mrc1=h2
-	mrc0 mrc1 "$TOPO_H2_IP" "$seed")
-ktap_diag "\$ ${craft[*]}"
 craft_rc=0
-timeout -k 5 200 "${craft[@]}" >"$craft_log" 2>&1 || craft_rc=$?
+wait "$craft_pid" || craft_rc=$?
+craft_pid=
 replay() { cat "$craft_log"; return "$craft_rc"; }
 ktap_relay "$craft_cases" "mr_craft --fuzz" replay
 sent=$(sed -n 's/^# fuzz-sent \([0-9]*\)$/\1/p' "$craft_log")
