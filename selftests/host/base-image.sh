@@ -23,10 +23,12 @@ flavour=${1:?usage: base-image.sh stock|debug}
 # the host's version.
 PY=python$(/usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 # Debian packages whose files are copied whole (docs and man pages left out).
+# jq: the tests read the tools' JSON with it (mr_json), far cheaper to start
+# than python on the debug kernel.
 PKGS=(bash kmod iproute2 rdma-core ibverbs-utils ibverbs-providers libibverbs1
 	librdmacm1 rdmacm-utils perftest iperf3 libiperf0 tcpdump libpcap0.8
 	python3-minimal "$PY-minimal" "lib$PY-minimal" "lib$PY-stdlib" "lib$PY"
-	python3-pyverbs)
+	python3-pyverbs jq libjq1 libonig5)
 # Parts of the Python stdlib nothing here imports (the stdlib's own tests,
 # build and packaging tools, docs): keep the image lean.
 PY_SKIP="test|lib2to3|pydoc_data|distutils|ensurepip|venv|idlelib|tkinter|turtledemo|config-[^/]*|sqlite3|curses|dbm|lib-dynload/(_test|_sqlite|_curses|_dbm|_gdbm|readline|xxlimited)[^/]*"
@@ -55,6 +57,14 @@ debug)
 	;;
 *) echo "base-image: unknown flavour '$flavour'" >&2; exit 2 ;;
 esac
+
+# dpkg -L below skips a package that is not installed without a word: the
+# guest would lack its programs.
+installed=$({ dpkg-query -W -f='${Package} ${Status}\n' "${PKGS[@]}" 2>/dev/null || true; } |
+	awk '/ install ok installed$/ {print $1}')
+missing=()
+for p in "${PKGS[@]}"; do grep -qxF "$p" <<<"$installed" || missing+=("$p"); done
+[ ${#missing[@]} -eq 0 ] || { echo "base-image: not installed: ${missing[*]} (make deps)" >&2; exit 1; }
 
 key=$({
 	cat "$0"
