@@ -16,6 +16,20 @@
 #                          process to start, ~0.6 s each on the debug kernel)
 #   mr_stats DEV           all of them, one "NAME VALUE" per line
 #   mr_sum NAME [DEV...]   a counter summed over DEVs (default mrc0 mrc1)
+#   mr_json FILTER [FILE]  the outputs of the jq FILTER over the JSON in FILE
+#                          (or stdin) on one line, space-separated (strings
+#                          raw, arrays as JSON). As strict as python's
+#                          json.load and d["key"]: nothing printed and exit
+#                          status non-zero on invalid JSON, not exactly one
+#                          document, a jq error or any null output (what jq
+#                          gives for a missing member). FILTER may use
+#                            num             the input, an error if no number
+#                            get(KEY; DEF)   member KEY, DEF if absent
+#                                            (python's dict.get)
+#                            rc_rts          true for an RC QP in RTS of
+#                                            `metaroce -j qp show`
+#                          (jq, not python: far cheaper to start on the
+#                          debug kernel)
 #   mr_debug_kernel        true on the debug kernel (KASAN, kmemleak)
 #   scaled N               N, or N/10 on the debug kernel (KASAN and kmemleak
 #                          under TCG move about 1000 packets a second)
@@ -101,6 +115,21 @@ mr_sum() {
 		sum=$((sum + ${v:-0}))
 	done
 	echo "$sum"
+}
+
+MR_JSON_DEFS='
+def num: if type == "number" then . else error("not a number: \(tojson)") end;
+def get($k; $default): if has($k) then .[$k] else $default end;
+def rc_rts: (get("type"; "") | ascii_downcase) == "rc" and
+	(get("state"; "") | ascii_downcase) == "rts";
+'
+mr_json() {
+	# -s: the whole input first, so invalid JSON prints no partial result.
+	jq -r -s "$MR_JSON_DEFS"'
+		if length == 1 then .[0] else error("\(length) JSON documents, not one") end |
+		['"$1"'] |
+		if any(.[]; . == null) then error("null (a missing member?) in \(tojson)")
+		else map(tostring) | join(" ") end' "${@:2}"
 }
 
 mr_debug_kernel() { [ -e /sys/kernel/debug/kmemleak ]; }

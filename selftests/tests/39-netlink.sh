@@ -29,6 +29,7 @@ trap cleanup EXIT
 # The guest's copy; on a host (--host), the installed one.
 mr=/usr/local/bin/metaroce
 [ -x "$mr" ] || mr=$(command -v metaroce) || ktap_skip_all "no metaroce tool"
+command -v jq >/dev/null || ktap_skip_all "jq is missing (mr_json)"
 ktap_plan 56
 tmp=$(mktemp -d)
 
@@ -41,26 +42,25 @@ nobody() {
 	in_h1 python3 -c 'import os, sys; os.setgroups([]); os.setgid(65534); os.setuid(65534); os.execv(sys.argv[1], sys.argv[1:])' "$@"
 }
 
-# json FILE EXPR: EXPR over the parsed JSON (d), printed by python.
-json() { python3 -c "import json, sys; d = json.load(open(sys.argv[1])); print($2)" "$1"; }
-
 # --- devices and namespaces ---
 out=$(in_h1 "$mr" dev 2>&1)
 ktap_diag "$out"
 ktap_check "dev (in h1): mrc0 on veth1" "$(grep -cE '^[0-9]+: mrc0: netdev veth1 ' <<<"$out")" -eq 1
 ktap_check "dev (in h1): mrc1 of h2 is not listed" "$(grep -c mrc1 <<<"$out")" -eq 0
 in_h1 "$mr" -j dev >"$tmp/h1.json" 2>&1
-ktap_run "dev -j (in h1) is JSON" python3 -m json.tool "$tmp/h1.json"
+ktap_run "dev -j (in h1) is JSON" mr_json type "$tmp/h1.json"
 ifindex=$(ip -n h1 -o link show veth1 | cut -d: -f1)
 ktap_check "dev -j: one device, mrc0, netdev veth1 with ifindex $ifindex" \
-	"$(json "$tmp/h1.json" '"%d %s %s %d" % (len(d), d[0]["ifname"], d[0]["netdev"], d[0]["netdev_ifindex"])')" \
+	"$(mr_json 'length, (.[0] | .ifname, .netdev, (.netdev_ifindex | num))' "$tmp/h1.json")" \
 	= "1 mrc0 veth1 $ifindex"
-ktap_check "dev -j: index is the RDMA device's" \
-	"$(json "$tmp/h1.json" 'd[0]["ifindex"]')" = "$(rdma -j dev show mrc0 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["ifindex"])')"
+# "none" if rdma's has none: two failed look-ups must not compare equal.
+rdma_ifindex=$(rdma -j dev show mrc0 | mr_json '.[0].ifindex')
+ktap_check "dev -j: index is the RDMA device's (${rdma_ifindex:-none})" \
+	"$(mr_json '.[0].ifindex' "$tmp/h1.json")" = "${rdma_ifindex:-none}"
 ktap_check "dev -j (in h2): only mrc1" \
-	"$(in_h2 "$mr" -j dev | python3 -c 'import json, sys; print(" ".join(x["ifname"] for x in json.load(sys.stdin)))')" = mrc1
+	"$(in_h2 "$mr" -j dev | mr_json '.[].ifname')" = mrc1
 ktap_check "dev -j (init_net): no device, both netdevs are elsewhere" \
-	"$("$mr" -j dev | python3 -c 'import json, sys; print(len(json.load(sys.stdin)))')" -eq 0
+	"$("$mr" -j dev | mr_json length)" -eq 0
 ktap_run_fail "dev show of a device of another namespace: no such device" \
 	'no metaroce device "mrc1"' in_h1 "$mr" dev show mrc1
 ktap_run_fail "dev show of a name that does not exist" \
@@ -71,20 +71,21 @@ ktap_run "dev set mrc0 paths 8 fail-after 2 cc-gain 5 target-delay 3ms init-path
 	in_h1 "$mr" dev set mrc0 paths 8 fail-after 2 cc-gain 5 target-delay 3ms init-path-window 8
 in_h1 "$mr" -j dev show mrc0 >"$tmp/set.json"
 ktap_check "dev show reports them" \
-	"$(json "$tmp/set.json" '"%d %d %d %d %s" % (d[0]["paths"], d[0]["fail_after"], d[0]["cc"]["gain_shift"], d[0]["cc"]["target_delay_ns"], d[0]["cc"]["init_path_window"])')" \
+	"$(mr_json '.[0] | (.paths, .fail_after, .cc.gain_shift, .cc.target_delay_ns | num), .cc.init_path_window' "$tmp/set.json")" \
 	= "8 2 5 3000000 8"
 ktap_run_fail "an initial window above the maximum is refused with the kernel's message" \
 	'do not fit together' in_h1 "$mr" dev set mrc0 paths 4 init-path-window 128 max-path-window 64
 ktap_check "... and changes nothing (paths still 8, all or nothing)" \
-	"$(in_h1 "$mr" -j dev show mrc0 | python3 -c 'import json, sys; d = json.load(sys.stdin)[0]; print(d["paths"], d["cc"]["max_path_window"])')" \
-	= "8 $(json "$tmp/set.json" 'd[0]["cc"]["max_path_window"]')"
+	"$(in_h1 "$mr" -j dev show mrc0 | mr_json '.[0] | .paths, .cc.max_path_window')" \
+	= "8 $(mr_json '.[0].cc.max_path_window' "$tmp/set.json")"
 # Of `dev set cc` and a write of the module parameter cc, the later counts.
-ccshow() { in_h1 "$mr" -j dev show mrc0 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["cc"]["enabled"])'; }
+ccshow() { in_h1 "$mr" -j dev show mrc0 | mr_json '.[0].cc.enabled'; }
 in_h1 "$mr" dev set mrc0 cc off
 off=$(ccshow)
 echo 1 >/sys/module/metaroce/parameters/cc
-ktap_check "dev set cc off shows off, a later write of parameters/cc=1 on ($off, $(ccshow))" \
-	"$off $(ccshow)" = "False True"
+on=$(ccshow)
+ktap_check "dev set cc off shows off, a later write of parameters/cc=1 on ($off, $on)" \
+	"$off $on" = "false true"
 ktap_run_fail "dev set as an unprivileged user: permission denied" \
 	'permission denied' nobody "$mr" dev set mrc0 paths 4
 ktap_run "dev show as an unprivileged user works" \
@@ -95,7 +96,7 @@ ktap_run "dev show as an unprivileged user works" \
 ports() { ip netns exec "$1" ss -Hlun | awk '{ sub(/.*:/, "", $4); print $4 }' | sort -un | tr '\n' ' '; }
 in_h1 "$mr" dev set mrc0 udp-port 4800 && in_h2 "$mr" dev set mrc1 udp-port 4800
 ktap_check "udp-port 4800 on both ends (only the GSI QP): shown, and 4792 closed ($(ports h1))" \
-	"$(in_h1 "$mr" -j dev show mrc0 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["udp_port"])') $(ports h1)" = "4800 4800 "
+	"$(in_h1 "$mr" -j dev show mrc0 | mr_json '.[0].udp_port') $(ports h1)" = "4800 4800 "
 ktap_run "mr_verify over port 4800 (every RC operation, 2 s)" \
 	timeout -k 5 60 /usr/local/bin/mr_verify --dev-a mrc0 --dev-b mrc1 \
 	--gid-a "$gid1" --gid-b "$gid2" --ops all --seconds 2 --max-size 65536
@@ -126,20 +127,22 @@ topo_wait_listen h2 18515
 in_h1 timeout 150 ib_write_bw -d mrc0 -x "$gid1" -F -D "$secs" -s 65536 "$TOPO_H2_IP" >"$tmp/cli" 2>&1 &
 qpn=
 for _ in $(seq 50); do
-	qpn=$(in_h1 "$mr" -j qp show dev mrc0 | python3 -c '
-import json, sys
-print(" ".join(str(q["qpn"]) for q in json.load(sys.stdin) if q.get("type", "").lower() == "rc" and q.get("state", "").lower() == "rts" and q.get("paths")))')
+	qpn=$(in_h1 "$mr" -j qp show dev mrc0 | mr_json '.[] | select(rc_rts and get("paths"; 0) != 0) | .qpn')
 	[ -n "$qpn" ] && break
 	sleep 0.2
 done
 qpn=${qpn%% *}
 ktap_diag "$(in_h1 "$mr" -s qp show dev mrc0)"
 ktap_check "qp show: an RC QP in RTS with the device's 8 paths (qpn ${qpn:-none})" \
-	"$(in_h1 "$mr" -j qp show dev mrc0 qpn "${qpn:-0}" 2>&1 | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["paths"])' 2>&1)" = 8
+	"$(in_h1 "$mr" -j qp show dev mrc0 qpn "${qpn:-0}" 2>&1 | mr_json '.[0].paths' 2>&1)" = 8
 # The connection tags: both ends done with the handshake, each end's tag
 # the one the other sends (its peer tag); only root sees them (-d).
 # qp_keys KEY...: those members of the one QP of the JSON on stdin, "-" if absent.
-qp_keys() { python3 -c 'import json, sys; q = json.load(sys.stdin)[0]; print(" ".join(str(q.get(k, "-")) for k in sys.argv[1:]))' "$@" 2>&1; }
+qp_keys() {
+	local keys
+	keys=$(printf '"%s", ' "$@")
+	mr_json ".[0] as \$q | (${keys%, }) as \$k | \$q | get(\$k; \"-\")" 2>&1
+}
 read -r hs1 ltag1 ptag1 rqpn <<<"$(in_h1 "$mr" -j -d qp show dev mrc0 qpn "${qpn:-0}" | qp_keys handshake local_tag peer_tag rqpn)"
 read -r hs2 ltag2 ptag2 <<<"$(in_h2 "$mr" -j -d qp show dev mrc1 qpn "${rqpn:-0}" | qp_keys handshake local_tag peer_tag)"
 tags="mrc0 $ltag1/$ptag1, mrc1 $ltag2/$ptag2"
@@ -149,7 +152,7 @@ ktap_check "qp show without -d: no tags, even for root" \
 	"$(in_h1 "$mr" -j qp show dev mrc0 qpn "${qpn:-0}" | qp_keys handshake local_tag peer_tag)" = "done - -"
 ktap_check "qp show -d as an unprivileged user: the handshake, no tags" \
 	"$(nobody "$mr" -j -d qp show dev mrc0 qpn "${qpn:-0}" | qp_keys handshake local_tag peer_tag)" = "done - -"
-tx() { in_h1 "$mr" -s -j qp show dev mrc0 qpn "$qpn" | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["stats"]["tx_packets"])'; }
+tx() { in_h1 "$mr" -s -j qp show dev mrc0 qpn "$qpn" | mr_json '.[0].stats.tx_packets'; }
 tx0=$(tx)
 sleep 1
 tx1=$(tx)
@@ -159,14 +162,14 @@ in_h1 "$mr" -s -j path show dev mrc0 qpn "$qpn" >"$tmp/paths.json" 2>&1
 one=$(in_h1 "$mr" -j path show dev mrc0 qpn "$qpn" path 3 2>&1)
 ktap_diag "$(in_h1 "$mr" path show dev mrc0 qpn "$qpn")"
 ktap_check "path show: 8 paths, ids 0-7, source ports in 49152-65535" \
-	"$(json "$tmp/paths.json" '"%d %s %d" % (len(d), [p["path"] for p in d] == list(range(8)), all(49152 <= p["sport"] <= 65535 for p in d))')" \
-	= "8 True 1"
+	"$(mr_json 'length, [.[].path] == [range(8)], all(.[]; .sport | num | . >= 49152 and . <= 65535)' "$tmp/paths.json")" \
+	= "8 true true"
 ktap_check "path show: paths have an SRTT after traffic" \
-	"$(json "$tmp/paths.json" 'sum(1 for p in d if p.get("srtt_ns", 0) > 0)')" -gt 0
+	"$(mr_json '[.[] | select(get("srtt_ns"; 0) | num > 0)] | length' "$tmp/paths.json")" -gt 0
 ktap_check "path show -s: every path has sent packets (stats tx_packets)" \
-	"$(json "$tmp/paths.json" 'sum(1 for p in d if p["stats"]["tx_packets"] > 0)')" -eq 8
+	"$(mr_json '[.[] | select(.stats.tx_packets | num > 0)] | length' "$tmp/paths.json")" -eq 8
 ktap_check "path show of one path (path 3): that one alone" \
-	"$(python3 -c 'import json, sys; print([p["path"] for p in json.load(sys.stdin)])' <<<"$one" 2>&1)" = "[3]"
+	"$(mr_json '[.[].path]' <<<"$one" 2>&1)" = "[3]"
 ktap_run_fail "udp-port while the device has an RC QP: EBUSY" \
 	'while the device has QPs' in_h1 "$mr" dev set mrc0 udp-port 4800
 ktap_run_fail "path show of a QP that does not exist: ENOENT" \
@@ -176,7 +179,10 @@ ktap_run_fail "path show of a QP that does not exist: ENOENT" \
 # rdma prints the driver's attributes with a drv_ prefix.
 rdma -j -dd resource show qp link mrc0/1 lqpn "$qpn" >"$tmp/res.json" 2>&1
 ktap_diag "$(rdma -dd resource show qp link mrc0/1 lqpn "$qpn" 2>&1)"
-res=$(json "$tmp/res.json" '" ".join(str(d[0].get("drv_" + k)) for k in ("paths", "srtt_ns", "tx_packets", "retransmits", "paths_failed")) + " %d" % sum(1 for s in d[0]["drv_path_srtt_us"].split(",") if int(s) > 0)' 2>&1)
+# Each attribute "none" if absent, so that it fails its own check alone.
+# shellcheck disable=SC2016 # $k is jq's
+res=$(mr_json '.[0] | (("paths", "srtt_ns", "tx_packets", "retransmits", "paths_failed") as $k | get("drv_" + $k; "none")),
+	([.drv_path_srtt_us | split(",")[] | tonumber | select(. > 0)] | length)' "$tmp/res.json" 2>&1)
 read -r r_paths r_srtt r_tx r_re r_failed r_sampled <<<"$res"
 ktap_check "rdma -j resource show qp -dd: paths $r_paths, the device's 8" "$r_paths" = 8
 ktap_check "... an SRTT after traffic (srtt_ns $r_srtt)" "${r_srtt:-0}" -gt 0

@@ -63,11 +63,10 @@ ktap_run "netem off" topo_netem_clear "a b"
 
 # At rest (the I/O is over; a keep-alive may be out for a moment), every
 # RC QP of the controller has nothing in flight: `metaroce qp show`.
+# inflight: "QPS INFLIGHT", a QP without an inflight member counting 1.
 inflight() {
-	/usr/local/bin/metaroce -j qp show dev mrc_a | python3 -c '
-import json, sys
-qps = [q for q in json.load(sys.stdin) if q.get("type", "").lower() == "rc" and q.get("state", "").lower() == "rts"]
-print(len(qps), sum(q.get("inflight", 1) for q in qps))'
+	/usr/local/bin/metaroce -j qp show dev mrc_a |
+		mr_json '[.[] | select(rc_rts)] | length, (map(get("inflight"; 1) | num) | add // 0)'
 }
 rest=
 for _ in $(seq 50); do
