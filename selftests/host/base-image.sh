@@ -36,7 +36,7 @@ PY_SKIP="test|lib2to3|pydoc_data|distutils|ensurepip|venv|idlelib|tkinter|turtle
 PYVERBS_TESTS=/usr/share/doc/rdma-core/tests
 # Single programs from packages we don't want whole. busybox fills the rest.
 BINS=(timeout tail nproc stdbuf env sort seq stat date dd sha256sum comm join
-	dmesg nsenter unshare taskset flock mount umount)
+	dmesg nsenter unshare setpriv taskset flock mount umount)
 # Modules for the stock kernel; modprobe -D adds their dependencies.
 STOCK_MODULES=(ib_core ib_uverbs ib_umad rdma_cm rdma_ucm ib_cm iw_cm rdma_rxe
 	crc32_generic crc32-pclmul udp_tunnel ip6_udp_tunnel veth dummy tun 8021q

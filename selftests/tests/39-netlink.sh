@@ -37,10 +37,9 @@ ktap_run "two hosts with mrc0 (h1) and mrc1 (h2)" mr_two_hosts 1500
 gid1=$(topo_gid_index mrc0 "$TOPO_H1_IP")
 gid2=$(topo_gid_index mrc1 "$TOPO_H2_IP")
 
-# nobody CMD...: CMD in h1 as uid/gid 65534, without capabilities.
-nobody() {
-	in_h1 python3 -c 'import os, sys; os.setgroups([]); os.setgid(65534); os.setuid(65534); os.execv(sys.argv[1], sys.argv[1:])' "$@"
-}
+# nobody CMD...: CMD in h1 as uid/gid 65534, without capabilities (leaving
+# uid 0 clears them).
+nobody() { in_h1 setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 
 # --- devices and namespaces ---
 out=$(in_h1 "$mr" dev 2>&1)
