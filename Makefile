@@ -11,7 +11,8 @@
 #   make scale      the ns-3 scale model (build/scale/mr-scale); its short
 #                   run is `make scale-check`, its tables `make scale-tables`
 #   make tools-test the host tests of the tools: dissector-test, install-test,
-#                   dkms-test, plot-test, host-run-test (each ends "N passed, N failed")
+#                   dkms-test, plot-test, host-run-test, json-test (each ends
+#                   "N passed, N failed")
 # KDIR= builds the module against another kernel tree.
 
 TOP := $(CURDIR)
@@ -24,7 +25,7 @@ MODULE_FLAGS ?= W=1
 .PHONY: all deps module module-debug test-kernel userspace guest-artifacts \
 	install check demo bench checkpatch unit-tests clean \
 	dkms-source dkms-install dkms-uninstall dissector-test install-test dkms-test \
-	plot-test host-run-test tools-test scale scale-check scale-tables
+	plot-test host-run-test json-test tools-test scale scale-check scale-tables
 
 all: module userspace
 
@@ -125,8 +126,11 @@ plot-test:
 host-run-test:
 	@selftests/host/test-run-host.sh
 
+json-test:
+	@selftests/host/test-json.sh
+
 tools-test:
-	@selftests/host/tools-test.sh dissector-test install-test dkms-test plot-test host-run-test
+	@selftests/host/tools-test.sh dissector-test install-test dkms-test plot-test host-run-test json-test
 
 check: deps
 	@scripts/check
