@@ -33,6 +33,10 @@
 #   mr_debug_kernel        true on the debug kernel (KASAN, kmemleak)
 #   scaled N               N, or N/10 on the debug kernel (KASAN and kmemleak
 #                          under TCG move about 1000 packets a second)
+#   mr_verify_wait PID LOG DESC
+#                          the case DESC: mr_verify, started in the background
+#                          as PID with its output in LOG, exited 0 and
+#                          reported no failed case
 #   mr_on_stock DESC CMD...  CMD on the stock kernel; on the debug one the
 #                          case DESC is skipped: for tool runs (tens of
 #                          seconds each there) whose kernel paths other
@@ -136,6 +140,17 @@ mr_debug_kernel() { [ -e /sys/kernel/debug/kmemleak ]; }
 
 scaled() {
 	if mr_debug_kernel; then echo $(($1 / 10 > 0 ? $1 / 10 : 1)); else echo "$1"; fi
+}
+
+mr_verify_wait() {
+	local pid=$1 log=$2 desc=$3 rc=0
+	wait "$pid" || rc=$?
+	ktap_diag "$(tail -n 3 "$log")"
+	if [ "$rc" -eq 0 ] && ! grep -q '^not ok' "$log"; then
+		ktap_ok "$desc"
+	else
+		ktap_fail "$desc" "exit status $rc" "$(grep -m5 '^not ok' "$log")"
+	fi
 }
 
 mr_on_stock() {

@@ -57,15 +57,7 @@ ktap_check "rx_drop_not_peer counted all $((8 * count)) packets from p's address
 ktap_check "rx_drop_bad_tag counted exactly the $((8 * count)) with a forged address ($bt0 -> $bt1)" \
 	$((bt1 - bt0)) -eq $((8 * count))
 
-rc=0
-wait "$verify_pid" || rc=$?
+mr_verify_wait "$verify_pid" "$log" "mr_verify (every RC operation, ${secs} s) through the attacks"
 verify_pid=
-ktap_diag "$(tail -n 3 "$log")"
-if [ "$rc" -eq 0 ] && ! grep -q '^not ok' "$log"; then
-	ktap_ok "mr_verify (every RC operation, ${secs} s) through the attacks"
-else
-	ktap_fail "mr_verify (every RC operation, ${secs} s) through the attacks" \
-		"exit status $rc" "$(grep -m5 '^not ok' "$log")"
-fi
 rm -f "$log"
 ktap_finish

@@ -104,6 +104,26 @@ const char *const kDropCounters[] = {"rx_drop_short",   "rx_drop_version", "rx_d
 using Packet = std::vector<uint8_t>;
 using Counts = std::map<std::string, long long>;
 
+// Waits up to @max_ms for counters of @dev to reach @want over @before (a
+// counter the device lacks counts as 0, and never gets there), then
+// @linger_ms more for any beyond: the counters after.
+Counts settle(const char *dev, Counts before, const Counts &want, int max_ms = 10000,
+              int linger_ms = 50) {
+    // Each reading starts a process: the deadline is the clock's, not a sum of sleeps.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(max_ms);
+    while (std::chrono::steady_clock::now() < deadline) {
+        Counts now = rdma_counters(dev);
+        bool done = true;
+        for (auto &[name, n] : want)
+            done = done && now[name] - before[name] >= n;
+        if (done)
+            break;
+        usleep(20000);
+    }
+    usleep(linger_ms * 1000);
+    return rdma_counters(dev);
+}
+
 // The counter a datagram that fails decoding lands in, as the kernel's
 // receive path maps codec errors; "" if it decodes.
 std::string predicted_drop(const Packet &p) {
@@ -422,19 +442,7 @@ struct Craft {
             if (i % 32 == 31)
                 usleep(2000); // stay below the veth backlog
         }
-        // Wait for the counters to settle.
-        Counts after;
-        for (int waited = 0; waited < 3000; waited += 20) {
-            after = rdma_counters(target);
-            bool done = true;
-            for (auto &[name, n] : predicted)
-                done = done && after[name] - before[name] >= n;
-            if (done)
-                break;
-            usleep(20000);
-        }
-        usleep(50000);
-        after = rdma_counters(target);
+        Counts after = settle(target, before, predicted, 30000);
         std::string got, expect;
         bool ok = sent == count && !after.empty();
         for (const char *name : kDropCounters) {
@@ -905,23 +913,6 @@ mr_pkt write_pkt(uint32_t qpn, uint8_t path, uint32_t psn, uint32_t msn, uint32_
         .msn = msn, .rkey = rkey, .va = va, .length = length, .offset = offset, .rsn = 0, .imm = 0};
     pkt.payload_len = std::min(mtu, length - offset);
     return pkt;
-}
-
-// Waits up to a second for counters of @dev to reach @want over @before
-// (a counter the device lacks counts as 0, and never gets there).
-Counts settle(const char *dev, Counts before, const Counts &want) {
-    Counts after;
-    for (int waited = 0; waited < 1000; waited += 20) {
-        after = rdma_counters(dev);
-        bool done = true;
-        for (auto &[name, n] : want)
-            done = done && after[name] - before[name] >= n;
-        if (done)
-            break;
-        usleep(20000);
-    }
-    usleep(50000);
-    return rdma_counters(dev);
 }
 
 // What a peer may make a responder hold and send (issue #16), against a
@@ -1962,18 +1953,7 @@ void run_fuzz(Ktap &t, RcEnd &a, RcEnd &b, const char *peer4, Udp &udp, int seco
     std::printf("# fuzz-sent %lld\n", sent);
 
     // The counters settle once every datagram that must be refused was.
-    Counts after;
-    for (int waited = 0; waited < 60000; waited += 250) {
-        after = rdma_counters(target);
-        bool done = true;
-        for (auto &[name, n] : predicted)
-            done = done && after[name] - before[name] >= n;
-        if (done)
-            break;
-        usleep(250000);
-    }
-    usleep(300000);
-    after = rdma_counters(target);
+    Counts after = settle(target, before, predicted, 60000, 300);
     std::string got, want;
     bool exact = sent == tried && !after.empty(), atleast = exact;
     for (const char *name : kDropCounters) {
