@@ -9,6 +9,7 @@
  * off-path sender never sees it.
  */
 #include "hello.h"
+#include "rto.h"
 
 /**
  * mr_hello_init() - a new end of a connection
@@ -179,15 +180,14 @@ EXPORT_SYMBOL_IF_KUNIT(mr_hello_early);
 bool mr_hello_due(struct mr_hello *h, u64 now, u64 first_ns, u64 max_ns,
 		  struct mr_pkt *out)
 {
-	u64 wait = first_ns;
+	u64 wait = first_ns < max_ns ? first_ns : max_ns;
 	u32 i;
 
 	if (!h->deadline || now < h->deadline)
 		return false;
+	/* Backed off as a path's RTO is, once per HELLO already sent. */
 	for (i = 0; i < h->tries && wait < max_ns; i++)
-		wait *= 2;
-	if (wait > max_ns)
-		wait = max_ns;
+		wait = mr_rto_doubled(wait, max_ns);
 	h->tries++;
 	h->deadline = now + wait;
 	mr_hello_make(h, h->peer, false, out);

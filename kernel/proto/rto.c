@@ -70,7 +70,7 @@ EXPORT_SYMBOL_IF_KUNIT(mr_rto_sample);
  */
 u64 mr_rto_timeout(struct mr_rto *r)
 {
-	r->rto = r->rto > r->max / 2 ? r->max : 2 * r->rto;
+	r->rto = mr_rto_doubled(r->rto, r->max);
 	if (r->backoffs != (u32)-1)
 		r->backoffs++;
 	return r->rto;

@@ -58,6 +58,12 @@ static inline bool mr_rto_early(u64 oldest, u64 acked_front, u64 slack,
 	       (!deferred && acked_front < oldest + slack);
 }
 
+/* @t doubled, at most @max: a timeout backed off once. */
+static inline u64 mr_rto_doubled(u64 t, u64 max)
+{
+	return t > max / 2 ? max : 2 * t;
+}
+
 /* The timeout to arm for the path now. */
 static inline u64 mr_rto_get(const struct mr_rto *r)
 {
