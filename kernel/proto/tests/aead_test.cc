@@ -14,6 +14,7 @@
 
 extern "C" {
 #include "aead.h"
+#include "mtu.h"
 }
 
 namespace {
@@ -261,6 +262,23 @@ TEST(AeadLayout, MtuExtra)
 				<< op;
 		}
 	}
+}
+
+// An encrypting port's active MTU: 8 bytes less room than a clear one's,
+// and a clear one's arithmetic unchanged.
+TEST(AeadLayout, MtuFit)
+{
+	for (unsigned m = 0; m < 10000; m++)
+		ASSERT_EQ(mr_mtu_fit(m, 0), mr_mtu_from_netdev_mtu(m)) << m;
+	EXPECT_EQ(mr_mtu_fit(1500, MR_AEAD_MTU_EXTRA), MR_MTU_1024);
+	EXPECT_EQ(mr_mtu_fit(1024 + 128, MR_AEAD_MTU_EXTRA), MR_MTU_1024);
+	EXPECT_EQ(mr_mtu_fit(1024 + 127, MR_AEAD_MTU_EXTRA), MR_MTU_512);
+	EXPECT_EQ(mr_mtu_fit(1024 + 127, 0), MR_MTU_1024);
+	EXPECT_EQ(mr_mtu_fit(4096 + 128, MR_AEAD_MTU_EXTRA), MR_MTU_4096);
+	EXPECT_EQ(mr_mtu_fit(256 + 127, MR_AEAD_MTU_EXTRA), MR_MTU_NONE);
+	EXPECT_EQ(mr_mtu_fit(256 + 128, MR_AEAD_MTU_EXTRA), MR_MTU_256);
+	EXPECT_EQ(mr_mtu_min_netdev() + MR_AEAD_MTU_EXTRA, 384u);
+	EXPECT_EQ(mr_mtu_fit(0, MR_AEAD_MTU_EXTRA), MR_MTU_NONE);
 }
 
 // The flag belongs to the cipher layer: a packet reaching the codec with
