@@ -105,10 +105,12 @@ static bool mr_crypt_psk_set;
 
 static int mr_crypt_psk_store(const char *val, const struct kernel_param *kp)
 {
-	size_t len = strlen(val);
 	u8 psk[MR_AEAD_PSK_LEN];
+	size_t len;
 	int err;
 
+	/* "metaroce.psk" on the command line, without "=": none. */
+	len = val ? strlen(val) : 0;
 	if (len && val[len - 1] == '\n')
 		len--;
 	if (!len) {
