@@ -93,7 +93,7 @@ ktap_check "both ports still active" "$(mr_port_state mrc0) $(mr_port_state mrc1
 # "retry counter exceeded" before its timeout; the server, which never sees
 # a packet, is stopped after.
 connect_fails() {
-	local t0 spid out rc=0 limit=40
+	local t0 spid out rc=0 limit=30
 	t0=$(date +%s)
 	in_h2 timeout "$limit" ibv_rc_pingpong -d mrc1 -g "$gid2" -n 5 >/dev/null 2>&1 &
 	spid=$!
@@ -109,10 +109,13 @@ connect_fails() {
 			"exit status $rc" "${out:0:2000}"
 	fi
 }
-# relink KEY0 KEY1: new mrc0 and mrc1, created with those keys ("": none)
+# relink KEY0 KEY1: new mrc0 and mrc1, created with those keys ("": none).
+# mrc0's QPs give up after 8 unanswered HELLOs (fail-after 1; by default 24,
+# about 10 s).
 relink() {
 	rdma link del mrc0 && rdma link del mrc1 &&
 		mr_psk "$1" && mr_add h1 mrc0 veth1 && mr_psk "$2" && mr_add h2 mrc1 veth2 || return
+	in_h1 /usr/local/bin/metaroce dev set mrc0 fail-after 1 || return
 	gid1=$(topo_gid_index mrc0 "$TOPO_H1_IP") && gid2=$(topo_gid_index mrc1 "$TOPO_H2_IP")
 }
 
