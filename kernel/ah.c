@@ -10,6 +10,7 @@
 #include <rdma/ib_addr.h>
 
 #include "ah.h"
+#include "crypt.h"
 #include "socket.h"
 
 /**
@@ -64,7 +65,10 @@ int mr_ah_av_to_flow(struct mr_dev *dev, const struct rdma_ah_attr *ah,
 }
 EXPORT_SYMBOL_IF_KUNIT(mr_ah_av_to_flow);
 
-/* Kernel and user AHs alike: nothing here sleeps. */
+/*
+ * Kernel and user AHs alike. Only an encrypting device's keys for the
+ * peer may sleep, and are made here only when the caller may.
+ */
 int mr_ah_create(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		 struct ib_udata *udata)
 {
@@ -77,8 +81,11 @@ int mr_ah_create(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		goto err;
 	}
 	err = mr_ah_av_to_flow(dev, init->ah_attr, &to_mr_ah(ibah)->flow);
-	if (!err)
+	if (!err) {
+		if (init->flags & RDMA_CREATE_AH_SLEEPABLE)
+			mr_crypt_peer_prepare(dev, &to_mr_ah(ibah)->flow);
 		return 0;
+	}
 err:
 	atomic_dec(&dev->num_ah);
 	return err;

@@ -66,6 +66,15 @@ enum mr_counter {
 	MR_CNT_FATAL_NAKS,	/* a fatal NAK repeated to a later packet */
 	MR_CNT_FATAL_NAKS_SUPPRESSED,	/* ... not repeated: within the gap */
 	MR_CNT_ACKS_HELD,	/* a completion's ACKs past MR_ACK_BURST */
+	/* Encryption (crypt.c): */
+	MR_CNT_TX_ENCRYPTED,
+	MR_CNT_RX_DECRYPTED,
+	MR_CNT_RX_DROP_AUTH,	/* the tag failed: tampered, or another key */
+	MR_CNT_RX_DROP_NOT_ENCRYPTED,	/* clear, to a device with a key */
+	/* Of the codec's drops, those encrypted, to a device without a key: */
+	MR_CNT_RX_DROP_ENCRYPTED,
+	MR_CNT_RX_DROP_NO_KEY,	/* the peer's keys are not made (yet) */
+	MR_CNT_TX_DROP_NO_KEY,
 	MR_NUM_COUNTERS
 };
 

@@ -15,6 +15,7 @@
 #include "ah.h"
 #include "counters.h"
 #include "cq.h"
+#include "crypt.h"
 #include "device.h"
 #include "local.h"
 #include "mr.h"
@@ -29,10 +30,12 @@ static_assert((int)MR_MTU_256 == (int)IB_MTU_256);
 static_assert((int)MR_MTU_4096 == (int)IB_MTU_4096);
 
 /* Port state as the netdev dictates it: up, carrier, and a usable MTU. */
-enum ib_port_state mr_device_port_state(struct net_device *ndev)
+enum ib_port_state mr_device_port_state(struct mr_dev *dev)
 {
+	struct net_device *ndev = dev->ndev;
+
 	if (netif_running(ndev) && netif_carrier_ok(ndev) &&
-	    mr_mtu_from_netdev_mtu(ndev->mtu) != MR_MTU_NONE)
+	    mr_dev_active_mtu(dev) != MR_MTU_NONE)
 		return IB_PORT_ACTIVE;
 	return IB_PORT_DOWN;
 }
@@ -56,7 +59,7 @@ static u32 mr_device_link_mbps(struct net_device *ndev)
  */
 void mr_device_port_update(struct mr_dev *dev, struct net_device *ndev)
 {
-	enum ib_port_state state = mr_device_port_state(ndev);
+	enum ib_port_state state = mr_device_port_state(dev);
 	struct ib_event event = {
 		.device = &dev->ib_dev,
 		.element.port_num = MR_PORT,
@@ -121,8 +124,8 @@ static int mr_device_query_port(struct ib_device *ib_dev, u32 port,
 	enum mr_mtu active;
 
 	/* ib_core zeroes *attr before calling us. */
-	active = mr_mtu_from_netdev_mtu(ndev->mtu);
-	attr->state = mr_device_port_state(ndev);
+	active = mr_dev_active_mtu(to_mr_dev(ib_dev));
+	attr->state = mr_device_port_state(to_mr_dev(ib_dev));
 	attr->phys_state = netif_running(ndev) && netif_carrier_ok(ndev) ?
 				   IB_PORT_PHYS_STATE_LINK_UP :
 				   IB_PORT_PHYS_STATE_DISABLED;
@@ -235,6 +238,7 @@ static void mr_device_dealloc_driver(struct ib_device *ib_dev)
 	mr_share_dev_fini(dev);
 	/* Nothing reads the device any more: detached already, or now. */
 	mr_socket_dev_detach(dev);
+	mr_crypt_dev_fini(dev);
 	mr_counters_free(dev);
 	netdev_put(dev->ndev, &dev->ndev_tracker);
 }
@@ -322,7 +326,6 @@ int mr_device_add(const char *ibdev_name, struct net_device *ndev)
 			    ndev->dev_addr);
 	dev->ndev = ndev;
 	netdev_hold(ndev, &dev->ndev_tracker, GFP_KERNEL);
-	dev->port_state = mr_device_port_state(ndev);
 	atomic_set(&dev->num_pd, 0);
 	atomic_set(&dev->num_cq, 0);
 	atomic_set(&dev->num_srq, 0);
@@ -333,6 +336,22 @@ int mr_device_add(const char *ibdev_name, struct net_device *ndev)
 
 	ib_set_device_ops(&dev->ib_dev, &mr_device_ops);
 	dev->ib_dev.driver_def = mr_local_uapi_defs;	/* MW binds */
+
+	/*
+	 * The psk as it is now, for the device's life (sets mtu_extra).
+	 * dealloc_driver undoes everything from here on.
+	 */
+	err = mr_crypt_dev_init(dev);
+	if (err)
+		goto err_dealloc;
+	if (ndev->mtu < mr_mtu_min_netdev() + dev->mtu_extra) {
+		pr_err("%s: netdev %s has mtu %u, metaroce with encryption needs at least %u\n",
+		       ibdev_name, ndev->name, ndev->mtu,
+		       mr_mtu_min_netdev() + dev->mtu_extra);
+		err = -EINVAL;
+		goto err_dealloc;
+	}
+	dev->port_state = mr_device_port_state(dev);
 
 	/* Counters first: ib_core reads them from registration on. */
 	err = mr_counters_init(dev);
@@ -358,7 +377,7 @@ int mr_device_add(const char *ibdev_name, struct net_device *ndev)
 	}
 	ibdev_info(&dev->ib_dev, "added on %s (mtu %u, rdma mtu %u, port %s)\n",
 		   ndev->name, ndev->mtu,
-		   mr_mtu_bytes(mr_mtu_from_netdev_mtu(ndev->mtu)),
+		   mr_mtu_bytes(mr_dev_active_mtu(dev)),
 		   dev->port_state == IB_PORT_ACTIVE ? "ACTIVE" : "DOWN");
 	return 0;
 

@@ -9,6 +9,6 @@
 
 int mr_device_add(const char *ibdev_name, struct net_device *ndev);
 void mr_device_port_update(struct mr_dev *dev, struct net_device *ndev);
-enum ib_port_state mr_device_port_state(struct net_device *ndev);
+enum ib_port_state mr_device_port_state(struct mr_dev *dev);
 
 #endif /* METAROCE_DEVICE_H */

@@ -4,6 +4,7 @@
 
 #include <linux/module.h>
 
+#include "crypt.h"
 #include "link.h"
 #include "netlink.h"
 #include "receive.h"
@@ -13,6 +14,7 @@ static int __init mr_main_init(void)
 {
 	int err;
 
+	mr_crypt_init();
 	/* Sockets before devices: a device needs its namespace's socket. */
 	err = mr_socket_init(mr_receive_udp);
 	if (err)

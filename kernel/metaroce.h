@@ -87,6 +87,12 @@ struct mr_dev {
 	struct mr_port __rcu *port;
 	struct list_head net_node;	/* in mrn's list of devices */
 	struct mr_stats __percpu *stats;
+	/*
+	 * crypt.c: keys, when the device encrypts (set at creation, for its
+	 * life; NULL: it does not), and what its trailer takes off the MTU.
+	 */
+	struct mr_crypt *crypt;
+	u32 mtu_extra;
 	/* mr.c: MRs (and MWs, mw.c) by key index; lookups and copies refused. */
 	struct xarray mr_xa;
 	struct mutex mw_lock;	/* binds against dereg_mr and dealloc_mw */
@@ -285,6 +291,12 @@ static inline struct mr_ah *to_mr_ah(struct ib_ah *ibah)
 static inline struct mr_dev *to_mr_dev(struct ib_device *ib_dev)
 {
 	return container_of(ib_dev, struct mr_dev, ib_dev);
+}
+
+/* The RDMA MTU the port has now, for the netdev's MTU and our trailer. */
+static inline enum mr_mtu mr_dev_active_mtu(const struct mr_dev *dev)
+{
+	return mr_mtu_fit(READ_ONCE(dev->ndev->mtu), dev->mtu_extra);
 }
 
 static inline struct mr_qp *to_mr_qp(struct ib_qp *ibqp)

@@ -25,6 +25,7 @@
 #include <rdma/ib_addr.h>
 
 #include "ah.h"
+#include "crypt.h"
 #include "local.h"
 #include "mr.h"
 #include "notify.h"
@@ -344,7 +345,7 @@ static int mr_qp_check_attr(struct mr_qp *qp, const struct ib_qp_attr *attr,
 	}
 	if ((mask & IB_QP_PATH_MTU) &&
 	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096 ||
-	     mr_mtu_from_netdev_mtu(dev->ndev->mtu) == MR_MTU_NONE)) {
+	     mr_dev_active_mtu(dev) == MR_MTU_NONE)) {
 		ibdev_dbg(ibdev, "QP %u: path MTU code %d invalid or netdev MTU %u too small\n",
 			  qp->ibqp.qp_num, attr->path_mtu, dev->ndev->mtu);
 		return -EINVAL;
@@ -395,12 +396,13 @@ static void mr_qp_store_attr(struct mr_qp *qp, const struct ib_qp_attr *attr,
 		a->port_num = attr->port_num;
 	/*
 	 * rdma_cm sizes the path MTU for 96 header bytes, we need up to
-	 * MR_WIRE_OVERHEAD: a request one step above the port's active MTU
-	 * gets the active MTU, as query_qp then shows.
+	 * MR_WIRE_OVERHEAD (more when the device encrypts): a request one
+	 * step above the port's active MTU gets the active MTU, as query_qp
+	 * then shows.
 	 */
 	if (mask & IB_QP_PATH_MTU)
 		a->path_mtu = min_t(enum ib_mtu, attr->path_mtu,
-				    (enum ib_mtu)mr_mtu_from_netdev_mtu(dev->ndev->mtu));
+				    (enum ib_mtu)mr_dev_active_mtu(dev));
 	if (mask & IB_QP_DEST_QPN)
 		a->dest_qp_num = attr->dest_qp_num;
 	if (mask & IB_QP_RQ_PSN)
@@ -446,6 +448,9 @@ int mr_qp_modify(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (err)
 		goto out;
 	mr_qp_store_attr(qp, attr, mask, &flow);
+	/* The peer is known: its keys are ready before its first packet. */
+	if ((mask & IB_QP_AV) && qp->xp)
+		mr_crypt_peer_prepare(to_mr_dev(ibqp->device), &qp->flow);
 	if (mask & IB_QP_STATE) {
 		old = qp->state;
 		spin_lock_irqsave(&qp->sq.lock, flags);

@@ -18,6 +18,7 @@
 
 #include "comp.h"
 #include "counters.h"
+#include "crypt.h"
 #include "handshake.h"
 #include "qp.h"
 #include "receive.h"
@@ -207,8 +208,9 @@ int mr_receive_udp(struct sock *sk, struct sk_buff *skb)
 	memset(&pkt, 0, sizeof(pkt));
 
 	/*
-	 * We have no integrity check but UDP's: no "no checksum", which IPv4
-	 * allows and an IPv6 tunnel socket may accept (RFC 6935).
+	 * Without a key we have no integrity check but UDP's: no "no
+	 * checksum", which IPv4 allows and an IPv6 tunnel socket may accept
+	 * (RFC 6935).
 	 */
 	if (!udp_hdr(skb)->check) {
 		drop = MR_CNT_RX_DROP_NO_CSUM;
@@ -224,6 +226,10 @@ int mr_receive_udp(struct sock *sk, struct sk_buff *skb)
 		drop = MR_CNT_RX_DROP_SHORT;
 		goto drop;
 	}
+	/* Before anything reads the opcode header: it may be ciphertext. */
+	if (mr_crypt_rx(dev, skb, &drop))
+		goto drop;
+	len = skb->len - sizeof(struct udphdr);
 	err = mr_wire_decode(skb->data + sizeof(struct udphdr), len, &pkt);
 	if (err) {
 		drop = mr_receive_decode_drop(err);

@@ -5,9 +5,10 @@
  * kernel UDP socket per address family, opened by the first device on it and
  * closed by the last. Routes are looked up in the netdev's namespace.
  *
- * This is the bottom layer: it calls nothing of ours above it. What the
- * sockets receive goes to the one function given to mr_socket_init(),
- * receive.c's entry point, as their UDP tunnel encap_rcv hook.
+ * This is the bottom layer but for crypt.c, which encrypts what it sends:
+ * it calls nothing of ours above it. What the sockets receive goes to the
+ * one function given to mr_socket_init(), receive.c's entry point, as
+ * their UDP tunnel encap_rcv hook.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -26,6 +27,7 @@
 #include <net/udp_tunnel.h>
 
 #include "counters.h"
+#include "crypt.h"
 #include "socket.h"
 #include "trace.h"
 
@@ -336,8 +338,9 @@ u64 mr_socket_rx_no_dev(struct mr_dev *dev)
  *
  * The skb has headroom for the link layer, IPv6 (the larger IP header) and
  * UDP, and room for the payload right after the headers, which the caller
- * fills (at skb->data + mr_wire_hdr_len()). A packet that cannot be built
- * is lost like one on the wire, and counted.
+ * fills (at skb->data + mr_wire_hdr_len()), and, when the device encrypts,
+ * tailroom for the trailer. A packet that cannot be built is lost like one
+ * on the wire, and counted.
  *
  * Return: the skb, or NULL.
  */
@@ -347,9 +350,11 @@ struct sk_buff *mr_socket_new_pkt(struct mr_dev *dev, const struct mr_pkt *pkt,
 	unsigned int hr = LL_RESERVED_SPACE(dev->ndev) +
 			  sizeof(struct ipv6hdr) + sizeof(struct udphdr);
 	unsigned int hlen = mr_wire_hdr_len(pkt->base.opcode);
+	/* An encrypting device appends its trailer in mr_socket_xmit(). */
+	unsigned int tr = dev->crypt ? MR_AEAD_TRAILER_LEN : 0;
 	struct sk_buff *skb;
 
-	skb = alloc_skb(hr + hlen + pkt->payload_len, gfp);
+	skb = alloc_skb(hr + hlen + pkt->payload_len + tr, gfp);
 	if (!skb) {
 		mr_stats_inc(dev, MR_CNT_TX_DROP_ERROR);
 		return NULL;
@@ -421,9 +426,11 @@ static int mr_socket_xmit6(struct mr_dev *dev, struct socket *sock,
  *	 consumed
  * @flow: addresses and ports
  *
- * Builds UDP (checksum always on) and IP (ECT(0)) headers and routes in
- * the netdev's namespace, out of the device's netdev. The destination port
- * is the device's own: both ends of a connection use the same port.
+ * Encrypts the packet if the device does (crypt.c; a packet it cannot
+ * encrypt is dropped and counted there), then builds UDP (checksum always
+ * on) and IP (ECT(0)) headers and routes in the netdev's namespace, out of
+ * the device's netdev. The destination port is the device's own: both
+ * ends of a connection use the same port.
  *
  * Return: 0 when the packet went to the IP layer, else a negative errno.
  */
@@ -431,11 +438,19 @@ int mr_socket_xmit(struct mr_dev *dev, struct sk_buff *skb,
 		   const struct mr_flow *flow)
 {
 	bool v4 = ipv6_addr_v4mapped(&flow->daddr);
-	unsigned int len = skb->len;
 	struct socket *sock = NULL;
 	struct mr_port *port;
+	unsigned int len;
 	__be16 dport = 0;
-	int err = -ENOTCONN;
+	int err;
+
+	err = mr_crypt_tx(dev, skb, flow);
+	if (err) {
+		kfree_skb(skb);
+		return err;
+	}
+	len = skb->len;
+	err = -ENOTCONN;
 
 	/* The IP layer must not charge tunnel stats to a netdev of ours. */
 	skb->dev = NULL;

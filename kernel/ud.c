@@ -32,7 +32,7 @@
 /* The largest datagram: the path MTU the port has now. */
 static u32 mr_ud_mtu(struct mr_dev *dev)
 {
-	return mr_mtu_bytes(mr_mtu_from_netdev_mtu(READ_ONCE(dev->ndev->mtu)));
+	return mr_mtu_bytes(mr_dev_active_mtu(dev));
 }
 
 /* One UDP source port per QP, in the dynamic range: flows stay apart. */

@@ -10,17 +10,29 @@ unsigned int mr_mtu_bytes(enum mr_mtu mtu)
 }
 EXPORT_SYMBOL_IF_KUNIT(mr_mtu_bytes);
 
+/*
+ * The largest RDMA MTU whose packets, with all headers and @extra bytes
+ * more (an encrypting device's trailer beyond the reserve), fit the
+ * netdev MTU.
+ */
+enum mr_mtu mr_mtu_fit(unsigned int netdev_mtu, unsigned int extra)
+{
+	unsigned int overhead = MR_WIRE_OVERHEAD + extra;
+	enum mr_mtu mtu;
+
+	if (netdev_mtu < overhead)
+		return MR_MTU_NONE;
+	for (mtu = MR_MTU_MAX; mtu >= MR_MTU_256; mtu--)
+		if (mr_mtu_bytes(mtu) <= netdev_mtu - overhead)
+			return mtu;
+	return MR_MTU_NONE;
+}
+EXPORT_SYMBOL_IF_KUNIT(mr_mtu_fit);
+
 /* The largest RDMA MTU whose packets, with all headers, fit the netdev MTU. */
 enum mr_mtu mr_mtu_from_netdev_mtu(unsigned int netdev_mtu)
 {
-	enum mr_mtu mtu;
-
-	if (netdev_mtu < MR_WIRE_OVERHEAD)
-		return MR_MTU_NONE;
-	for (mtu = MR_MTU_MAX; mtu >= MR_MTU_256; mtu--)
-		if (mr_mtu_bytes(mtu) <= netdev_mtu - MR_WIRE_OVERHEAD)
-			return mtu;
-	return MR_MTU_NONE;
+	return mr_mtu_fit(netdev_mtu, 0);
 }
 EXPORT_SYMBOL_IF_KUNIT(mr_mtu_from_netdev_mtu);
 

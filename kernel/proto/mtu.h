@@ -29,6 +29,7 @@ enum mr_mtu {
 	(MR_IPV6_HDR_LEN + MR_UDP_HDR_LEN + MR_TRANSPORT_HDR_RESERVE)
 
 unsigned int mr_mtu_bytes(enum mr_mtu mtu);
+enum mr_mtu mr_mtu_fit(unsigned int netdev_mtu, unsigned int extra);
 enum mr_mtu mr_mtu_from_netdev_mtu(unsigned int netdev_mtu);
 unsigned int mr_mtu_min_netdev(void);
 

@@ -49,6 +49,12 @@ enum mr_opcode {
 /* Base header flags; the bits not named here are reserved and zero. */
 #define MR_FLAG_ACK_REQ 0x01	/* acknowledge this path without delay */
 #define MR_FLAG_SOLICITED 0x02	/* raise a solicited completion event */
+/*
+ * Opcode header and payload are encrypted (proto/aead.h), on any opcode.
+ * The codec never sees it: decryption removes it before decoding, and
+ * encryption sets it after encoding, so mr_wire_decode() refuses it.
+ */
+#define MR_FLAG_ENCRYPTED 0x04
 
 /* HELLO flags. */
 #define MR_HELLO_KNOWN 0x1	/* the sender holds the receiver's tag */

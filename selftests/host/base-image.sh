@@ -37,11 +37,14 @@ PYVERBS_TESTS=/usr/share/doc/rdma-core/tests
 # Single programs from packages we don't want whole. busybox fills the rest.
 BINS=(timeout tail nproc stdbuf env sort seq stat date dd sha256sum comm join
 	dmesg nsenter unshare setpriv taskset flock mount umount)
-# Modules for the stock kernel; modprobe -D adds their dependencies.
+# Modules for the stock kernel; modprobe -D adds their dependencies. gcm,
+# ctr and ghash-generic: metaroce's encryption (the psk parameter) asks the
+# crypto API for gcm(aes), which loads them.
 STOCK_MODULES=(ib_core ib_uverbs ib_umad rdma_cm rdma_ucm ib_cm iw_cm rdma_rxe
 	crc32_generic crc32-pclmul udp_tunnel ip6_udp_tunnel veth dummy tun 8021q
 	sch_netem sch_tbf sch_red sch_fq_codel sch_prio cls_u32 cls_flower
-	act_gact act_mirred configfs nvme-rdma nvmet-rdma null_blk inet_diag tcp_diag)
+	act_gact act_mirred configfs nvme-rdma nvmet-rdma null_blk inet_diag tcp_diag
+	gcm ctr ghash-generic)
 
 case $flavour in
 stock)
