@@ -61,6 +61,7 @@
 #include "guest_test.h"
 
 extern "C" {
+#include "aead.h"
 #include "wire.h"
 }
 
@@ -2036,8 +2037,7 @@ constexpr int kTamperCases = 11;
 // An encrypting device's packets (protocol.rst, Encryption): the base header
 // in clear, the opcode header and payload sealed, an 8-byte nonce counter and
 // a 16-byte AES-GCM tag at the end.
-constexpr uint8_t kEncryptedFlag = 0x04;
-constexpr size_t kNonceLen = 8, kGcmTagLen = 16;
+constexpr size_t kNonceLen = MR_AEAD_COUNTER_LEN, kGcmTagLen = MR_AEAD_TAG_LEN;
 // The drops an encrypting receiver adds to the others.
 const char *const kCryptoDrops[] = {"rx_drop_auth", "rx_drop_not_encrypted", "rx_drop_encrypted",
                                     "rx_drop_no_key"};
@@ -2128,7 +2128,7 @@ void run_tamper(Ktap &t, RcEnd &a, RcEnd &b, const char *peer4, Udp &udp, int co
     std::vector<Packet> all = cap.for_qp(qpn), sealed;
     size_t clear = 0;
     for (const Packet &s : all) {
-        if (!(s[kFlagsByte] & kEncryptedFlag))
+        if (!mr_aead_is_encrypted(s.data()))
             clear++;
         // At least one sealed byte besides the nonce and the tag.
         else if (s.size() > MR_BASE_HDR_LEN + kNonceLen + kGcmTagLen)
