@@ -40,11 +40,13 @@ trap 'nvme_cleanup; topo_teardown' EXIT
 # nothing else.
 ENCRYPT_TABLES=/tmp/bench-encrypt.md
 if [ "${BENCH_ENCRYPT:-1}" = only ]; then
-	bash "$here/encrypt.sh" "$ENCRYPT_TABLES" || echo "bench: encrypt.sh failed (exit $?)"
+	rc=0
+	bash "$here/encrypt.sh" "$ENCRYPT_TABLES" || rc=$?
+	[ $rc -eq 0 ] || echo "bench: encrypt.sh failed (exit $rc)"
 	echo "#@ table"
-	cat "$ENCRYPT_TABLES"
+	[ ! -s "$ENCRYPT_TABLES" ] || cat "$ENCRYPT_TABLES"
 	echo "#@ end table"
-	exit 0
+	exit $rc
 fi
 
 # Incast and ECMP (bench/incast.sh): BENCH_INCAST=0 leaves them out, "only"

@@ -31,7 +31,7 @@ BW_SIZE=65536
 OPS=(write read)
 MODES=(off on)
 # A fixed key: this is a benchmark, not a deployment.
-KEY=4d657461526f4345206265636e6368206b6579203031323334353637383961
+KEY=4d657461526f43452062656e6368206b65792030313233343536373839616263
 # shellcheck disable=SC2034 # perf (lib/pair.sh) reads them
 declare -A DEV_A=([metaroce]=mrc_a) DEV_B=([metaroce]=mrc_b) GID_A GID_B
 declare -A RUNS # "op mode" -> each run's Gb/s
