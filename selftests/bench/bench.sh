@@ -23,6 +23,8 @@
 # CPU 1 and the client to CPU 0 (default: the scheduler places them; why
 # pinning costs metaroce's READ: admin guide, "CPUs and polling").
 # BENCH_INCAST, BENCH_INCAST_REPS: the incast and ECMP tables (incast.sh).
+# BENCH_ENCRYPT (0: none, only: nothing else), BENCH_ENCRYPT_REPS: the
+# encryption table, psk off against on (encrypt.sh).
 # Last, NVMe over Fabrics loss-free: nvmet-rdma on b exports a null_blk and
 # nvme-rdma on a reads and writes it with O_DIRECT dd, over each transport in
 # turn (rdma_cm picks the device by GID, so the other transport's devices are
@@ -33,6 +35,19 @@ here=$(dirname "$0")
 . "$here/../lib/nvme.sh"
 [ -r /selftests/run.conf ] && . /selftests/run.conf
 trap 'nvme_cleanup; topo_teardown' EXIT
+
+# Encryption (bench/encrypt.sh): BENCH_ENCRYPT=0 leaves it out, "only" runs
+# nothing else.
+ENCRYPT_TABLES=/tmp/bench-encrypt.md
+if [ "${BENCH_ENCRYPT:-1}" = only ]; then
+	rc=0
+	bash "$here/encrypt.sh" "$ENCRYPT_TABLES" || rc=$?
+	[ $rc -eq 0 ] || echo "bench: encrypt.sh failed (exit $rc)"
+	echo "#@ table"
+	[ ! -s "$ENCRYPT_TABLES" ] || cat "$ENCRYPT_TABLES"
+	echo "#@ end table"
+	exit $rc
+fi
 
 # Incast and ECMP (bench/incast.sh): BENCH_INCAST=0 leaves them out, "only"
 # runs nothing else.
@@ -82,7 +97,6 @@ for t in "${TRANSPORTS[@]}"; do
 	note "$t: ${DEV_A[$t]} on $TOPO_A_IF (GID ${GID_A[$t]}), ${DEV_B[$t]} on $TOPO_B_IF (GID ${GID_B[$t]})"
 done
 
-num() { [[ $1 =~ ^[0-9]+(\.[0-9]+)?$ ]]; }
 veth_tx() { cat "/sys/class/net/$1/statistics/tx_packets"; }
 # metaroce's loss recovery, both ends, noted per run
 RECOVERY=(retransmits sack_gaps tail_probes rto_deferred rto_events duplicate_packets rnr_naks)
@@ -111,20 +125,6 @@ bw() {
 	RUNS[$t:$op:$loss]+="${RUNS[$t:$op:$loss]:+ }${gbps// /_}"
 	note "$t $op ${loss}%: $gbps Gb/s, ${iters:-?} iterations in $(sample_secs "$SECS") s (exit $rc, netem drops +$(($(topo_netem_drops both) - drops0)), $TOPO_A_IF tx +$(($(veth_tx "$TOPO_A_IF") - tx0)) packets$extra)"
 	num "$gbps" || fail_diag "$out"
-}
-
-# sorted_nums VALUES...: the numeric ones, one per line, ascending
-sorted_nums() { printf '%s\n' "$@" | grep -E '^[0-9]+(\.[0-9]+)?$' | sort -g; }
-
-# median RUNS...: of the numeric ones, "n/a (error)" if none is
-median() {
-	sorted_nums "$@" |
-		awk '{ v[NR] = $1 }
-			END {
-				if (!NR) { print "n/a (error)"; exit }
-				if (NR % 2) printf "%.4f\n", v[(NR + 1) / 2]
-				else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2
-			}'
 }
 
 # lat TRANSPORT LOSS: ib_write_lat; RESULT is "typical/average" in usec.
@@ -261,18 +261,19 @@ if [ "$NVME_MIB" -gt 0 ] && [ ${#TRANSPORTS[@]} -gt 0 ]; then
 	fi
 fi
 
+# encrypt.sh makes the veth pair again: this one goes first.
+for d in mrc_a mrc_b; do
+	if mr_exists "$d"; then rdma link del "$d" || die "rdma link del $d"; fi
+done
+topo_teardown
+if [ "${BENCH_ENCRYPT:-1}" != 0 ]; then
+	bash "$here/encrypt.sh" "$ENCRYPT_TABLES" || note "encrypt.sh failed (exit $?)"
+fi
 if [ "${BENCH_INCAST:-1}" != 0 ]; then
 	bash "$here/incast.sh" "$INCAST_TABLES" || note "incast.sh failed (exit $?)"
 fi
 
 # --- the table
-ratio() { # A B: A/B with two decimals, n/a unless both are numbers and B > 0
-	if num "$1" && num "$2" && awk -v b="$2" 'BEGIN { exit !(b > 0) }'; then
-		awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'
-	else
-		echo n/a
-	fi
-}
 # pratio KEY-A KEY-B: the median of the per-round ratios of two RUNS lists,
 # and with several rounds their range: the host's noise shows in the table.
 pratio() {
@@ -330,6 +331,10 @@ if [ "$NVME_MIB" -gt 0 ]; then
 		m=${RESULT[metaroce:nvme_$d]} r=${RESULT[rxe:nvme_$d]}
 		echo "| $d | $m | $r | $(ratio "$m" "$r") |"
 	done
+fi
+if [ -s "$ENCRYPT_TABLES" ]; then
+	echo
+	cat "$ENCRYPT_TABLES"
 fi
 if [ -s "$INCAST_TABLES" ]; then
 	echo

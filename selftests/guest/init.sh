@@ -116,7 +116,8 @@ check_after() {
 }
 
 # Give the next test a clean slate even if this one did not tear down: remove
-# namespaces, RDMA links, init_net links, and reset the policy-routing rules.
+# namespaces, RDMA links, init_net links, metaroce's psk, and reset the
+# policy-routing rules.
 # Runs before the splat check, so a teardown that splats counts here.
 reset_state() {
 	local left=() d n
@@ -125,6 +126,11 @@ reset_state() {
 	for d in /sys/class/infiniband/*; do
 		[ -e "$d" ] && rdma link del "${d##*/}" 2>/dev/null && left+=("rdma ${d##*/}")
 	done
+	# The module stays loaded: a key left in psk would encrypt later devices.
+	d=/sys/module/metaroce/parameters/psk
+	if [ -r "$d" ] && [ -n "$(cat "$d")" ]; then
+		echo >"$d" && left+=("the psk module parameter")
+	fi
 	for d in /sys/class/net/*; do
 		n=${d##*/}
 		[[ " $BOOT_LINKS " == *" $n "* ]] && continue

@@ -41,6 +41,12 @@
 #                          case DESC is skipped: for tool runs (tens of
 #                          seconds each there) whose kernel paths other
 #                          cases already take on the debug kernel
+#   mr_psk KEY             the module parameter psk (64 hex digits, "" for
+#                          none), which devices created afterwards take as
+#                          their pre-shared key; loads the module first
+#                          if it is not loaded. Tests that set it put ""
+#                          back when they end: the module stays loaded
+#                          between tests. MR_PSK is the parameter's file.
 #   mr_netns_mode MODE     `rdma system set netns MODE` (shared/exclusive),
 #                          retried for 10 s: ib_core refuses while any other
 #                          namespace exists, and deleted ones go away late
@@ -151,6 +157,12 @@ mr_verify_wait() {
 	else
 		ktap_fail "$desc" "exit status $rc" "$(grep -m5 '^not ok' "$log")"
 	fi
+}
+
+MR_PSK=/sys/module/metaroce/parameters/psk
+mr_psk() {
+	[ -e "$MR_PSK" ] || modprobe metaroce || return
+	echo "$1" >"$MR_PSK"
 }
 
 mr_on_stock() {

@@ -2,7 +2,8 @@
 # perftest between the two ends of topo_rxe_pair (both in init_net), for
 # bench.sh and demo.sh. The caller sets DEV_A, DEV_B, GID_A, GID_B
 # (associative, by transport: metaroce, rxe) and SECS; PIN_SERVER and
-# PIN_CLIENT may hold a command prefix (taskset).
+# PIN_CLIENT may hold a command prefix (taskset). Then the numbers the
+# benches print: num, sorted_nums, median, ratio, perf_gbps.
 
 # perf TRANSPORT TOOL ARGS...: server on side b, client on side a (under
 # PIN_SERVER and PIN_CLIENT), exchanging QP data over localhost TCP so
@@ -39,3 +40,37 @@ perf() {
 # from the iterations and the window.
 sample_secs() { echo $(($1 - 2 * ($1 / 4))); }
 
+
+# perf_gbps OUTPUT SIZE SECS: Gb/s of a -D SECS bandwidth run of SIZE-byte
+# messages from perf's OUTPUT ("#bytes #iterations BW-peak BW-average
+# MsgRate", the client's line first); nothing if there is no result line.
+perf_gbps() {
+	local iters
+	iters=$(awk -v s="$2" '$1 == s && NF >= 5 { print $2; exit }' <<<"$1")
+	[ -n "$iters" ] && awk -v n="$iters" -v s="$2" -v w="$(sample_secs "$3")" \
+		'BEGIN { printf "%.4f", n * s * 8 / w / 1e9 }'
+}
+
+num() { [[ $1 =~ ^[0-9]+(\.[0-9]+)?$ ]]; }
+
+# sorted_nums VALUES...: the numeric ones, one per line, ascending
+sorted_nums() { printf '%s\n' "$@" | grep -E '^[0-9]+(\.[0-9]+)?$' | sort -g; }
+
+# median RUNS...: of the numeric ones, "n/a (error)" if none is
+median() {
+	sorted_nums "$@" |
+		awk '{ v[NR] = $1 }
+			END {
+				if (!NR) { print "n/a (error)"; exit }
+				if (NR % 2) printf "%.4f\n", v[(NR + 1) / 2]
+				else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2
+			}'
+}
+
+ratio() { # A B: A/B with two decimals, n/a unless both are numbers and B > 0
+	if num "$1" && num "$2" && awk -v b="$2" 'BEGIN { exit !(b > 0) }'; then
+		awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'
+	else
+		echo n/a
+	fi
+}

@@ -44,9 +44,24 @@
 // WR, leave every byte outside its MRs and SGEs alone, and be destroyed; a
 // new pair then carries verified data. "# fuzz-sent N" tells the caller
 // how many datagrams went.
+//
+//   mr_craft --tamper COUNT DEVICE PEER_DEVICE PEER_IPV4
+//
+// With --tamper, run in DEVICE's namespace with both devices encrypting
+// (the psk module parameter), as 26-encrypt.sh runs it: an RC pair of its
+// own moves verified traffic of every kind while an AF_PACKET socket keeps
+// what leaves for PEER_DEVICE's QP, which must all be encrypted. Then COUNT
+// copies of them each with one bit flipped in the ciphertext, in the base
+// header, in the nonce and in the GCM tag go to that QP from this host's
+// UDP socket (checksum valid): each must count exactly COUNT rx_drop_auth
+// and no other drop. COUNT well-formed cleartext SENDs to the QP must count
+// rx_drop_not_encrypted alike. The pair must stay in RTS and carry verified
+// traffic after, and tx_encrypted and rx_decrypted must have counted the
+// captured packets.
 #include "guest_test.h"
 
 extern "C" {
+#include "aead.h"
 #include "wire.h"
 }
 
@@ -2016,11 +2031,159 @@ void run_fuzz(Ktap &t, RcEnd &a, RcEnd &b, const char *peer4, Udp &udp, int seco
             "fuzz: and SENDs both ways on it", "%s", w2.c_str());
 }
 
+// ---- --tamper: encrypted packets with a byte changed ------------------------
+
+constexpr int kTamperCases = 11;
+// An encrypting device's packets (protocol.rst, Encryption): the base header
+// in clear, the opcode header and payload sealed, an 8-byte nonce counter and
+// a 16-byte AES-GCM tag at the end.
+constexpr size_t kNonceLen = MR_AEAD_COUNTER_LEN, kGcmTagLen = MR_AEAD_TAG_LEN;
+// The drops an encrypting receiver adds to the others.
+const char *const kCryptoDrops[] = {"rx_drop_auth", "rx_drop_not_encrypted", "rx_drop_encrypted",
+                                    "rx_drop_no_key"};
+
+// Where in a sealed packet a tamper changes a byte.
+enum class Part { Ciphertext, Header, Nonce, Tag };
+
+// @p with one byte changed in @part (the @i-th copy: positions and bit
+// patterns vary, never a no-op). Header: the PSN's low byte, authenticated
+// but not checked before the tag is (a field like the version or the flags
+// would be refused as malformed first).
+Packet tampered(Packet p, Part part, uint32_t i, std::mt19937 &rng) {
+    const size_t sealed = p.size() - MR_BASE_HDR_LEN - kNonceLen - kGcmTagLen;
+    size_t at = 0;
+    switch (part) {
+    case Part::Ciphertext:
+        at = MR_BASE_HDR_LEN + rng() % sealed;
+        break;
+    case Part::Header:
+        at = kPsnByte + 3;
+        break;
+    case Part::Nonce:
+        at = p.size() - kGcmTagLen - kNonceLen + rng() % kNonceLen;
+        break;
+    case Part::Tag:
+        at = p.size() - kGcmTagLen + rng() % kGcmTagLen;
+        break;
+    }
+    p[at] ^= static_cast<uint8_t>(1u << (i % 8));
+    return p;
+}
+
+// Sends @count datagrams from @make at the target and checks that its drop
+// counters grew by exactly @count in @want and by nothing elsewhere.
+void tamper_kind(Ktap &t, const char *target, Udp &udp, int count, const std::string &desc,
+                 const std::function<Packet(uint32_t)> &make, const std::string &want) {
+    Counts before = rdma_counters(target);
+    int sent = 0;
+    for (int i = 0; i < count; i++) {
+        sent += udp.send(make(static_cast<uint32_t>(i)));
+        if (i % 32 == 31)
+            usleep(2000); // stay below the veth backlog
+    }
+    Counts after = settle(target, before, {{want, count}}, 30000, 300);
+    std::string got;
+    bool ok = sent == count && after.count(want);
+    std::vector<std::string> names(std::begin(kDropCounters), std::end(kDropCounters));
+    names.insert(names.end(), std::begin(kCryptoDrops), std::end(kCryptoDrops));
+    for (const std::string &name : names) {
+        long long d = after[name] - before[name];
+        ok = ok && d == (name == want ? count : 0);
+        if (d)
+            got += " " + name + " +" + std::to_string(d);
+    }
+    std::printf("# %s: sent %d, %s%s\n", desc.c_str(), sent, target,
+                got.empty() ? " no drop" : got.c_str());
+    t.check(ok,
+            desc + " (" + std::to_string(count) + "): " + want + " +" + std::to_string(count) +
+                ", no other drop",
+            "sent %d of %d; drops%s", sent, count, got.empty() ? " none" : got.c_str());
+}
+
+void run_tamper(Ktap &t, RcEnd &a, RcEnd &b, const char *peer4, Udp &udp, int count) {
+    const auto run0 = std::chrono::steady_clock::now();
+    Capture cap(peer4);
+    if (!cap.ok())
+        bail("cannot open an AF_PACKET socket (needs CAP_NET_RAW): " +
+             std::string(std::strerror(errno)));
+    RcPair p(a, b);
+    if (p.error())
+        bail("cannot build an RC pair: " + std::string(std::strerror(p.error())));
+    FuzzMemory m(a, b);
+    const uint32_t qpn = p[1]->qp_num;
+    const char *target = b.name.c_str();
+    Counts b0 = rdma_counters(target), a0 = rdma_counters(a.name.c_str());
+
+    // Valid sealed packets for the target QP, as they leave this host.
+    std::string why;
+    uint32_t rounds = 0;
+    for (; rounds < 2 && why.empty(); rounds++)
+        why = fuzz_round(p, a, b, m, rounds, false);
+    usleep(200000); // the last ACKs
+    cap.stop();
+    t.check(why.empty(),
+            "traffic of every kind between the pair, verified (" + std::to_string(rounds) +
+                " rounds)",
+            "%s", why.c_str());
+    std::vector<Packet> all = cap.for_qp(qpn), sealed;
+    size_t clear = 0;
+    for (const Packet &s : all) {
+        if (!mr_aead_is_encrypted(s.data()))
+            clear++;
+        // At least one sealed byte besides the nonce and the tag.
+        else if (s.size() > MR_BASE_HDR_LEN + kNonceLen + kGcmTagLen)
+            sealed.push_back(s);
+    }
+    t.check(!all.empty() && clear == 0,
+            "every one of the " + std::to_string(all.size()) +
+                " packets captured for the target QP is encrypted",
+            "%zu in clear", clear);
+    if (sealed.empty())
+        bail("no encrypted packet of the target pair was captured");
+    std::printf("# captured %zu encrypted packets for QP %u in %.1f s\n", sealed.size(), qpn,
+                since(run0));
+
+    std::mt19937 rng(20261202);
+    auto pick = [&](uint32_t i) { return sealed[i * 7919u % sealed.size()]; };
+    const std::pair<Part, const char *> parts[] = {{Part::Ciphertext, "a ciphertext byte"},
+                                                   {Part::Header, "a base header byte (PSN)"},
+                                                   {Part::Nonce, "a nonce byte"},
+                                                   {Part::Tag, "a GCM tag byte"}};
+    for (auto [part, name] : parts)
+        tamper_kind(
+            t, target, udp, count, std::string("captured packets with ") + name + " flipped",
+            [&, part = part](uint32_t i) { return tampered(pick(i), part, i, rng); },
+            "rx_drop_auth");
+    // In clear, well-formed and aimed at the QP: refused before anything else.
+    tamper_kind(
+        t, target, udp, count, "cleartext SENDs to the QP",
+        [&](uint32_t i) { return encode(send_pkt(qpn, 1000 + i, 1, 16, 16, 1)); },
+        "rx_drop_not_encrypted");
+
+    int s0 = p.state(0), s1 = p.state(1);
+    t.check(s0 == IBV_QPS_RTS && s1 == IBV_QPS_RTS, "the pair's QPs are still in RTS",
+            "states %d/%d (RTS %d)", s0, s1, IBV_QPS_RTS);
+    why = fuzz_round(p, a, b, m, rounds, true);
+    t.check(why.empty(), "the same pair then moves every kind of traffic, verified", "%s",
+            why.c_str());
+    t.check(exchange(p, a, b, 0, &why) && exchange(p, b, a, 1, &why), "and SENDs both ways on it",
+            "%s", why.c_str());
+    Counts b1 = rdma_counters(target), a1 = rdma_counters(a.name.c_str());
+    long long enc = a1["tx_encrypted"] - a0["tx_encrypted"],
+              dec = b1["rx_decrypted"] - b0["rx_decrypted"];
+    std::printf("# %s tx_encrypted +%lld, %s rx_decrypted +%lld; %.1f s in all\n", a.name.c_str(),
+                enc, target, dec, since(run0));
+    const auto captured = static_cast<long long>(all.size());
+    t.check(enc >= captured && dec >= captured,
+            "tx_encrypted and rx_decrypted counted at least the captured packets",
+            "tx_encrypted +%lld for %zu captured, rx_decrypted +%lld", enc, all.size(), dec);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
     bool foreign = false;
-    int fuzz_seconds = 0;
+    int fuzz_seconds = 0, tamper_count = 0;
     std::map<std::string, std::string> netns; // device -> network namespace
     char *const prog = argv[0];
     while (argc > 1 && std::strncmp(argv[1], "--", 2) == 0) {
@@ -2036,11 +2199,16 @@ int main(int argc, char **argv) {
             fuzz_seconds = std::atoi(argv[2]);
             argv++;
             argc--;
+        } else if (opt == "--tamper" && argc > 2 && std::atoi(argv[2]) > 0) {
+            tamper_count = std::atoi(argv[2]);
+            argv++;
+            argc--;
         } else {
             std::fprintf(stderr, "mr_craft: bad option %s%s\n", argv[1],
-                         opt == "--netns"  ? " (want --netns DEVICE=NETNS)"
-                         : opt == "--fuzz" ? " (want --fuzz SECONDS, above 0)"
-                                           : "");
+                         opt == "--netns"    ? " (want --netns DEVICE=NETNS)"
+                         : opt == "--fuzz"   ? " (want --fuzz SECONDS, above 0)"
+                         : opt == "--tamper" ? " (want --tamper COUNT, above 0)"
+                                             : "");
             return 2;
         }
         argv++;
@@ -2063,6 +2231,17 @@ int main(int argc, char **argv) {
         if (!udp4.ok())
             bail("cannot open a UDP socket to " + std::string(argv[3]));
         run_fuzz(t, a, b, argv[3], udp4, fuzz_seconds, seed, netns[argv[2]]);
+        return t.passed() ? 0 : 1;
+    }
+    if (tamper_count) {
+        start(argc, argv, 3, "--tamper COUNT DEVICE PEER_DEVICE PEER_IPV4");
+        Ktap t(kTamperCases);
+        RcEnd a, b;
+        open_rc_ends(a, argv[1], b, argv[2]);
+        Udp udp4(AF_INET, argv[3]);
+        if (!udp4.ok())
+            bail("cannot open a UDP socket to " + std::string(argv[3]));
+        run_tamper(t, a, b, argv[3], udp4, tamper_count);
         return t.passed() ? 0 : 1;
     }
     start(argc, argv, 5,

@@ -1,0 +1,141 @@
+#!/bin/bash
+# Encryption (AES-128-GCM with keys derived from the module parameter psk,
+# read when a device is created). The parameter refuses keys that are not
+# 64 hex digits and keeps its value. Two hosts whose devices share a key:
+# mr_verify checks every byte of every RC operation, tx_encrypted and
+# rx_decrypted grow on both devices and nothing fails its tag; on the stock
+# kernel only, ib_write_bw, ib_read_bw, ib_send_bw and a UD pingpong at the
+# active MTU run over it too (the kernel paths are mr_verify's and
+# mr_craft's). mr_craft --tamper (userspace/tests/guest/) captures sealed
+# packets leaving h1 and sends copies with one bit flipped in the
+# ciphertext, the base header, the nonce and the GCM tag, then cleartext
+# SENDs: each must be counted exactly (rx_drop_auth, rx_drop_not_encrypted)
+# with no other drop, and its pair stays in RTS with verified traffic.
+# Then devices with different keys (psk A for mrc0, B for mrc1), and with a
+# key on one side only: an RC connection fails with "retry counter exceeded"
+# within bounded time, and the receivers count rx_drop_auth (or
+# rx_drop_encrypted / rx_drop_not_encrypted).
+# timeout: 300
+here=$(dirname "$0")
+. "$here/../lib/ktap.sh"
+. "$here/../lib/topology.sh"
+. "$here/../lib/metaroce.sh"
+. "$here/../lib/perftest.sh"
+log=$(mktemp)
+cleanup() {
+	wait 2>/dev/null
+	rm -f "$log"
+	topo_teardown
+	# The module stays loaded for the next tests: no key for their devices.
+	[ -e "$MR_PSK" ] && echo >"$MR_PSK"
+}
+trap cleanup EXIT
+
+# Fixed test keys (never use these: generate one, see the admin guide).
+key_a=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f
+key_b=f0e1d2c3b4a5968778695a4b3c2d1e0f00112233445566778899aabbccddeeff
+craft_cases=11
+ktap_plan $((3 + 5 + 2 + 6 + 4 + craft_cases + 1 + 1 + 6 + 5))
+
+# --- the parameter
+ktap_run "modprobe metaroce psk=KEY" eval 'mr_unload && modprobe metaroce psk=$key_a'
+ktap_check "psk is root's alone (mode $(stat -c %a "$MR_PSK"))" "$(stat -c %a "$MR_PSK")" = 600
+ktap_check "psk reads back as loaded" "$(cat "$MR_PSK")" = "$key_a"
+write_psk() { echo "$1" >"$MR_PSK"; }
+for bad in "${key_a:1}:63 hex digits" "${key_a}0:65 hex digits" "${key_a:2}zz:non-hex digits" \
+	"0x${key_a:2}:a 0x prefix" "${key_a:0:32} ${key_a:32}:a space inside"; do
+	ktap_run_fail "psk of ${bad#*:} refused (EINVAL)" 'Invalid argument' write_psk "${bad%:*}"
+done
+ktap_check "psk unchanged after the refusals" "$(cat "$MR_PSK")" = "$key_a"
+ktap_run "psk cleared and set again" eval 'write_psk "" && [ -z "$(cat "$MR_PSK")" ] && write_psk "$key_a"'
+
+# --- two hosts with the same key
+ktap_run "two hosts with mrc0 (h1) and mrc1 (h2), both with key A" mr_two_hosts 1500
+gid1=$(topo_gid_index mrc0 "$TOPO_H1_IP")
+gid2=$(topo_gid_index mrc1 "$TOPO_H2_IP")
+ktap_check "IPv4 RoCE v2 GID indexes (mrc0 $gid1, mrc1 $gid2)" -n "$gid1" -a -n "$gid2"
+ktap_diag "active_mtu: $(mr_devinfo_field mrc0 active_mtu)"
+
+declare -A C0
+for dev in mrc0 mrc1; do
+	for c in tx_encrypted rx_decrypted rx_drop_auth; do C0[$dev:$c]=$(mr_stat "$dev" "$c"); done
+done
+secs=8
+timeout -k 5 120 /usr/local/bin/mr_verify --dev-a mrc0 --dev-b mrc1 --gid-a "$gid1" --gid-b "$gid2" \
+	--ops all --seconds "$secs" --max-size 65536 --random 4 >"$log" 2>&1 &
+mr_verify_wait $! "$log" "mr_verify (every RC operation, $secs s, every byte checked) encrypted"
+for dev in mrc0 mrc1; do
+	enc=$(($(mr_stat "$dev" tx_encrypted) - ${C0[$dev:tx_encrypted]}))
+	dec=$(($(mr_stat "$dev" rx_decrypted) - ${C0[$dev:rx_decrypted]}))
+	ktap_check "$dev: tx_encrypted +$enc, rx_decrypted +$dec" "$enc" -gt 0 -a "$dec" -gt 0
+done
+auth=$(($(mr_sum rx_drop_auth) - ${C0[mrc0:rx_drop_auth]} - ${C0[mrc1:rx_drop_auth]}))
+ktap_check "no packet failed its tag (rx_drop_auth +$auth)" "$auth" -eq 0 ||
+	mr_stats_diag
+
+# The tools, unmodified, over encrypted devices (stock: 31-verify's paths).
+mr_on_stock "ib_write_bw 64 KiB encrypted" perf_case ib_write_bw 65536 20
+mr_on_stock "ib_read_bw 64 KiB encrypted" perf_case ib_read_bw 65536 20
+mr_on_stock "ib_send_bw 64 KiB encrypted" perf_case ib_send_bw 65536 20
+mtu=$(mr_devinfo_field mrc0 active_mtu | cut -d' ' -f1)
+mr_on_stock "ud pingpong at the active MTU ($mtu) encrypted" \
+	pp_case ibv_ud_pingpong "ud pingpong $mtu bytes encrypted" "${mtu:-1024}" 500
+
+# --- tampered and cleartext packets at a live QP
+if mr_debug_kernel; then count=32; else count=200; fi
+ktap_relay "$craft_cases" "mr_craft --tamper" in_h1 /usr/local/bin/mr_craft --tamper "$count" \
+	mrc0 mrc1 "$TOPO_H2_IP"
+ktap_check "both ports still active" "$(mr_port_state mrc0) $(mr_port_state mrc1)" = \
+	"PORT_ACTIVE PORT_ACTIVE"
+
+# --- keys that do not match
+# connect_fails DESC: an RC pingpong from mrc0 to mrc1 must fail with
+# "retry counter exceeded" before its timeout; the server, which never sees
+# a packet, is stopped after.
+connect_fails() {
+	local t0 spid out rc=0 limit=30
+	t0=$(date +%s)
+	in_h2 timeout "$limit" ibv_rc_pingpong -d mrc1 -g "$gid2" -n 5 >/dev/null 2>&1 &
+	spid=$!
+	topo_wait_listen h2 18515 || ktap_diag "the server did not listen"
+	out=$(in_h1 timeout "$limit" ibv_rc_pingpong -d mrc0 -g "$gid1" -n 5 "$TOPO_H2_IP" 2>&1) || rc=$?
+	kill "$spid" 2>/dev/null
+	wait "$spid"
+	ktap_diag "$1: client exit $rc after $(($(date +%s) - t0)) s: $(grep -m1 -i 'fail' <<<"$out")"
+	if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && grep -q 'retry counter exceeded' <<<"$out"; then
+		ktap_ok "$1: the client fails, transport retry counter exceeded, within $limit s"
+	else
+		ktap_fail "$1: the client fails, transport retry counter exceeded, within $limit s" \
+			"exit status $rc" "${out:0:2000}"
+	fi
+}
+# relink KEY0 KEY1: new mrc0 and mrc1, created with those keys ("": none).
+# mrc0's QPs give up after 8 unanswered HELLOs (fail-after 1; by default 24,
+# about 10 s).
+relink() {
+	rdma link del mrc0 && rdma link del mrc1 &&
+		mr_psk "$1" && mr_add h1 mrc0 veth1 && mr_psk "$2" && mr_add h2 mrc1 veth2 || return
+	in_h1 /usr/local/bin/metaroce dev set mrc0 fail-after 1 || return
+	gid1=$(topo_gid_index mrc0 "$TOPO_H1_IP") && gid2=$(topo_gid_index mrc1 "$TOPO_H2_IP")
+}
+
+ktap_run "new mrc0 with key A and mrc1 with key B" relink "$key_a" "$key_b"
+ktap_check "psk now reads key B" "$(cat "$MR_PSK")" = "$key_b"
+connect_fails "keys A and B"
+auth0=$(mr_stat mrc0 rx_drop_auth) auth1=$(mr_stat mrc1 rx_drop_auth)
+ktap_diag "rx_drop_auth: mrc0 $auth0, mrc1 $auth1; rx_drop_no_key $(mr_sum rx_drop_no_key), tx_drop_no_key $(mr_sum tx_drop_no_key)"
+ktap_check "mrc1 dropped mrc0's packets for their tag (rx_drop_auth $auth1)" "$auth1" -gt 0
+ktap_check "nothing was decrypted across the keys (rx_decrypted $(mr_sum rx_decrypted))" \
+	"$(mr_sum rx_decrypted)" -eq 0
+ktap_check "both ports still active" "$(mr_port_state mrc0) $(mr_port_state mrc1)" = \
+	"PORT_ACTIVE PORT_ACTIVE"
+
+# --- a key on one side only
+ktap_run "new mrc0 with key A and mrc1 without a key" relink "$key_a" ""
+connect_fails "key A to no key"
+enc=$(mr_stat mrc1 rx_drop_encrypted) clear=$(mr_stat mrc0 rx_drop_not_encrypted)
+ktap_diag "mrc1 rx_drop_encrypted $enc, mrc0 rx_drop_not_encrypted $clear, rx_drop_auth $(mr_sum rx_drop_auth)"
+ktap_check "mrc1 (no key) dropped mrc0's encrypted packets (rx_drop_encrypted $enc)" "$enc" -gt 0
+ktap_check "nothing failed a tag (rx_drop_auth $(mr_sum rx_drop_auth))" "$(mr_sum rx_drop_auth)" -eq 0
+ktap_run "rdma link delete mrc0 and mrc1" eval 'rdma link delete mrc0 && rdma link delete mrc1'
+ktap_finish
