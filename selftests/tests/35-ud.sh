@@ -31,7 +31,8 @@ gid2=$(topo_gid_index mrc1 "$TOPO_H2_IP")
 ktap_check "IPv4 RoCE v2 GID indexes (mrc0 $gid1, mrc1 $gid2)" -n "$gid1" -a -n "$gid2"
 
 tx0=$(mr_sum tx_packets) rx0=$(mr_sum rx_packets)
-ud_pingpong "ud pingpong 1 byte" 1 1000
+d="ud pingpong 1 byte"
+mr_on_stock "$d" ud_pingpong "$d" 1 1000
 d="ud pingpong 512 bytes"
 mr_on_stock "$d" ud_pingpong "$d" 512 1000
 ud_pingpong "ud pingpong 1024 bytes (the path MTU)" 1024 1000
