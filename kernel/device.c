@@ -375,10 +375,11 @@ int mr_device_add(const char *ibdev_name, struct net_device *ndev)
 		       ibdev_name, err);
 		goto err_dealloc;
 	}
-	ibdev_info(&dev->ib_dev, "added on %s (mtu %u, rdma mtu %u, port %s)\n",
+	ibdev_info(&dev->ib_dev, "added on %s (mtu %u, rdma mtu %u, port %s%s)\n",
 		   ndev->name, ndev->mtu,
 		   mr_mtu_bytes(mr_dev_active_mtu(dev)),
-		   dev->port_state == IB_PORT_ACTIVE ? "ACTIVE" : "DOWN");
+		   dev->port_state == IB_PORT_ACTIVE ? "ACTIVE" : "DOWN",
+		   dev->crypt ? ", encrypted with the psk" : "");
 	return 0;
 
 err_dealloc:
