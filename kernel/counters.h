@@ -75,6 +75,8 @@ enum mr_counter {
 	MR_CNT_RX_DROP_ENCRYPTED,
 	MR_CNT_RX_DROP_NO_KEY,	/* the peer's keys are not made (yet) */
 	MR_CNT_TX_DROP_NO_KEY,
+	/* keys made for a new sender whose packet did not open: not kept */
+	MR_CNT_RX_PEER_UNPROVEN,
 	MR_NUM_COUNTERS
 };
 

@@ -12,8 +12,9 @@
  * fills in process context: when an RC or UC QP goes to RTR, when a
  * sleepable AH is created, or from a work item that a packet to or from an
  * unknown peer schedules (that packet is dropped; the next one, or the
- * retransmission, finds the key). The table is bounded, as every packet
- * is hostile until its tag is checked.
+ * retransmission, finds the key). Keys a received packet asked for are
+ * kept only if that packet opens with them, and the table is bounded, as
+ * every packet is hostile until its tag is checked.
  *
  * Nonces: one counter for the whole host, seeded with the wall clock in ns
  * at module load and advanced by one per packet, so a reload starts above
@@ -49,6 +50,17 @@ struct mr_crypt_addrs {
 	struct in6_addr peer;
 };
 
+/*
+ * Keys asked for by the packet path. @pkt: a copy of the received packet
+ * that asked, which the keys must open before they are kept; NULL when we
+ * send to the peer (we chose it).
+ */
+struct mr_crypt_request {
+	struct mr_crypt_addrs addrs;
+	u8 *pkt;
+	u32 len;
+};
+
 /* The keys of one pair of addresses; freed only with the device. */
 struct mr_crypt_peer {
 	struct hlist_node node;		/* in a bucket, under RCU */
@@ -67,7 +79,7 @@ struct mr_crypt {
 	hsiphash_key_t hash_key;	/* random: addresses are the sender's */
 	atomic_t n_peers;
 	spinlock_t pending_lock;	/* @pending, @n_pending, @dying */
-	struct mr_crypt_addrs pending[MR_CRYPT_MAX_PENDING];
+	struct mr_crypt_request pending[MR_CRYPT_MAX_PENDING];
 	unsigned int n_pending;
 	bool dying;
 	bool full_warned;		/* under @lock */
@@ -315,8 +327,13 @@ static void mr_crypt_peer_free(struct mr_crypt_peer *peer)
 	kfree(peer);
 }
 
-/* Process context: the keys of @a, made unless they exist. */
-static int mr_crypt_peer_make(struct mr_crypt *c, const struct mr_crypt_addrs *a)
+/*
+ * Process context: the keys of @a, made unless they exist. With @pkt, the
+ * received packet that asked for them, they are kept only if it opens
+ * with them: a forged sender's packet leaves nothing behind.
+ */
+static int mr_crypt_peer_make(struct mr_crypt *c, const struct mr_crypt_addrs *a,
+			      u8 *pkt, u32 len)
 {
 	struct mr_crypt_peer *peer;
 	int err;
@@ -350,6 +367,12 @@ static int mr_crypt_peer_make(struct mr_crypt *c, const struct mr_crypt_addrs *a
 				       &a->local, &a->peer, err);
 		goto out;
 	}
+	if (pkt && mr_crypt_open(&peer->rx, pkt, len) < 0) {
+		mr_crypt_peer_free(peer);
+		mr_stats_inc(c->dev, MR_CNT_RX_PEER_UNPROVEN);
+		err = -EBADMSG;
+		goto out;
+	}
 	hlist_add_head_rcu(&peer->node, mr_crypt_bucket(c, a));
 	atomic_inc(&c->n_peers);
 out:
@@ -360,7 +383,7 @@ out:
 static void mr_crypt_work(struct work_struct *work)
 {
 	struct mr_crypt *c = container_of(work, struct mr_crypt, work);
-	struct mr_crypt_addrs a;
+	struct mr_crypt_request r;
 
 	for (;;) {
 		spin_lock_irq(&c->pending_lock);
@@ -368,15 +391,21 @@ static void mr_crypt_work(struct work_struct *work)
 			spin_unlock_irq(&c->pending_lock);
 			return;
 		}
-		a = c->pending[--c->n_pending];
+		r = c->pending[--c->n_pending];
 		spin_unlock_irq(&c->pending_lock);
-		mr_crypt_peer_make(c, &a);
+		mr_crypt_peer_make(c, &r.addrs, r.pkt, r.len);
+		kfree(r.pkt);
 	}
 }
 
-/* Any context: ask the work item for the keys of @a (bounded). */
-static void mr_crypt_request(struct mr_crypt *c, const struct mr_crypt_addrs *a)
+/*
+ * Any context: ask the work item for the keys of @a (bounded), with a copy
+ * of @pkt (@len bytes), the received packet that needs them, or NULL.
+ */
+static void mr_crypt_request(struct mr_crypt *c, const struct mr_crypt_addrs *a,
+			     const u8 *pkt, u32 len)
 {
+	struct mr_crypt_request *r;
 	unsigned long flags;
 	unsigned int i;
 
@@ -384,24 +413,34 @@ static void mr_crypt_request(struct mr_crypt *c, const struct mr_crypt_addrs *a)
 		return;
 	spin_lock_irqsave(&c->pending_lock, flags);
 	for (i = 0; i < c->n_pending; i++)
-		if (!memcmp(&c->pending[i], a, sizeof(*a)))
+		if (!memcmp(&c->pending[i].addrs, a, sizeof(*a)))
 			break;
 	if (!c->dying && i == c->n_pending && i < MR_CRYPT_MAX_PENDING) {
-		c->pending[c->n_pending++] = *a;
-		queue_work(system_unbound_wq, &c->work);
+		r = &c->pending[i];
+		r->addrs = *a;
+		r->len = len;
+		r->pkt = pkt ? kmemdup(pkt, len, GFP_ATOMIC) : NULL;
+		if (!pkt || r->pkt) {
+			c->n_pending++;
+			queue_work(system_unbound_wq, &c->work);
+		}
 	}
 	spin_unlock_irqrestore(&c->pending_lock, flags);
 }
 
-/* Under RCU: the keys of @a, or NULL (and they are asked for). */
+/*
+ * Under RCU: the keys of @a, or NULL (and they are asked for, with @pkt:
+ * the received packet of @len bytes, or NULL when we send).
+ */
 static struct mr_crypt_peer *mr_crypt_lookup(struct mr_crypt *c,
-					     const struct mr_crypt_addrs *a)
+					     const struct mr_crypt_addrs *a,
+					     const u8 *pkt, u32 len)
 {
 	struct mr_crypt_peer *peer;
 
 	peer = mr_crypt_find(c, a);
 	if (!peer)
-		mr_crypt_request(c, a);
+		mr_crypt_request(c, a, pkt, len);
 	return peer;
 }
 
@@ -418,7 +457,7 @@ void mr_crypt_peer_prepare(struct mr_dev *dev, const struct mr_flow *flow)
 
 	might_sleep();
 	if (dev->crypt)
-		mr_crypt_peer_make(dev->crypt, &a);
+		mr_crypt_peer_make(dev->crypt, &a, NULL, 0);
 }
 
 /**
@@ -454,7 +493,7 @@ int mr_crypt_tx(struct mr_dev *dev, struct sk_buff *skb,
 		return -EINVAL;
 	}
 	rcu_read_lock();
-	peer = mr_crypt_lookup(c, &a);
+	peer = mr_crypt_lookup(c, &a, NULL, 0);
 	if (!peer) {
 		rcu_read_unlock();
 		mr_stats_inc(dev, MR_CNT_TX_DROP_NO_KEY);
@@ -538,7 +577,7 @@ int mr_crypt_rx(struct mr_dev *dev, struct sk_buff *skb,
 		return -EBADMSG;
 	}
 	rcu_read_lock();
-	peer = mr_crypt_lookup(c, &a);
+	peer = mr_crypt_lookup(c, &a, skb->data + off, len);
 	if (!peer) {
 		rcu_read_unlock();
 		*drop = MR_CNT_RX_DROP_NO_KEY;
@@ -611,6 +650,8 @@ void mr_crypt_dev_fini(struct mr_dev *dev)
 	dev->crypt = NULL;
 	/* Lookups of the last packets are over before the keys go. */
 	synchronize_rcu();
+	for (i = 0; i < c->n_pending; i++)
+		kfree(c->pending[i].pkt);
 	for (i = 0; i < MR_CRYPT_BUCKETS; i++)
 		hlist_for_each_entry_safe(peer, next, &c->peers[i], node)
 			mr_crypt_peer_free(peer);

@@ -11,6 +11,8 @@
 # ciphertext, the base header, the nonce and the GCM tag, then cleartext
 # SENDs: each must be counted exactly (rx_drop_auth, rx_drop_not_encrypted)
 # with no other drop, and its pair stays in RTS with verified traffic.
+# Forged senders (new source addresses on h1) make h2 derive keys that it
+# throws away (rx_peer_unproven): their next packets still find none.
 # Then devices with different keys (psk A for mrc0, B for mrc1), and (stock)
 # with a key on one side only: an RC connection fails with "retry counter exceeded"
 # within bounded time, and the receivers count rx_drop_auth (or
@@ -35,7 +37,7 @@ trap cleanup EXIT
 key_a=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f
 key_b=f0e1d2c3b4a5968778695a4b3c2d1e0f00112233445566778899aabbccddeeff
 craft_cases=11
-ktap_plan $((3 + 5 + 2 + 6 + 4 + craft_cases + 1 + 1 + 6 + 5))
+ktap_plan $((3 + 5 + 2 + 6 + 4 + craft_cases + 1 + 4 + 1 + 6 + 5))
 
 # --- the parameter
 ktap_run "modprobe metaroce psk=KEY" eval 'mr_unload && modprobe metaroce psk=$key_a'
@@ -87,6 +89,50 @@ ktap_relay "$craft_cases" "mr_craft --tamper" in_h1 /usr/local/bin/mr_craft --ta
 	mrc0 mrc1 "$TOPO_H2_IP"
 ktap_check "both ports still active" "$(mr_port_state mrc0) $(mr_port_state mrc1)" = \
 	"PORT_ACTIVE PORT_ACTIVE"
+
+# --- forged senders: keys made for a new source address are kept only if
+# the packet that asked for them opens with them
+forged=12
+forged_addr() { echo "10.0.0.$((100 + $1))"; }
+for i in $(seq "$forged"); do ip -n h1 addr add "$(forged_addr "$i")/24" dev veth1; done
+# send_forged: from each of those addresses one datagram that looks
+# encrypted (version 2, SEND, ENCRYPTED) and is random after its first 8 bytes.
+send_forged() {
+	in_h1 python3 -c '
+import os, socket, sys, time
+dst, n = sys.argv[1], int(sys.argv[2])
+for i in range(1, n + 1):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("10.0.0.%d" % (100 + i), 0))
+    s.sendto(bytes([2, 1, 4, 0, 0, 0, 0, 1]) + os.urandom(48), (dst, 4792))
+    s.close()
+    time.sleep(0.02)
+' "$TOPO_H2_IP" "$forged"
+}
+# settle_stat DEV COUNTER WANT: wait up to 10 s for COUNTER to reach WANT.
+settle_stat() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[ "$(mr_stat "$1" "$2")" -ge "$3" ] 2>/dev/null && break
+		sleep 0.1
+	done
+	mr_stat "$1" "$2"
+}
+nk0=$(mr_stat mrc1 rx_drop_no_key) un0=$(mr_stat mrc1 rx_peer_unproven) au0=$(mr_stat mrc1 rx_drop_auth)
+send_forged
+nk1=$(settle_stat mrc1 rx_drop_no_key $((nk0 + forged)))
+un1=$(settle_stat mrc1 rx_peer_unproven $((${un0:-0} + forged)))
+ktap_check "$forged forged senders: each packet waits for keys (rx_drop_no_key +$((nk1 - nk0)))" \
+	"$((nk1 - nk0))" -eq "$forged"
+ktap_check "... and the keys made for them are not kept (rx_peer_unproven ${un0:-none} -> ${un1:-none})" \
+	"$((${un1:-0} - ${un0:-0}))" -eq "$forged"
+send_forged
+nk2=$(settle_stat mrc1 rx_drop_no_key $((nk1 + forged)))
+au2=$(mr_stat mrc1 rx_drop_auth)
+ktap_check "their second packets find no keys either (rx_drop_no_key +$((nk2 - nk1)))" \
+	"$((nk2 - nk1))" -eq "$forged"
+ktap_check "... so none reaches a tag check (rx_drop_auth +$((au2 - au0)))" "$((au2 - au0))" -eq 0
+for i in $(seq "$forged"); do ip -n h1 addr del "$(forged_addr "$i")/24" dev veth1; done
 
 # --- keys that do not match
 # connect_fails DESC: an RC pingpong from mrc0 to mrc1 must fail with
