@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Timers: one timer per QP serves every path's tail probe and RTO and the
- * RNR wait, and a high-resolution one paces new packets. The engines only
- * write deadlines (struct mr_tx_path.deadline, mr_xport.rnr_deadline,
- * through mr_xport_arm_path(); mr_xport.pace_ns; the handshake's next
- * HELLO); this file arms the timers for them and, when one fires, tells
- * the engines what is due: the completer for a path, the handshake for a
- * HELLO, the requester for the end of an RNR wait or of a pacing wait.
+ * Timers: one timer per QP serves every path's tail probe and RTO, the
+ * RNR wait and the next HELLO; two high-resolution ones pace new packets
+ * (the pacer) and bound how long an ACK is held (the acker). The engines
+ * only write deadlines (struct mr_tx_path.deadline, mr_xport.rnr_deadline,
+ * through mr_xport_arm_path(); mr_xport.pace_ns; mr_xport.ack_ns; the
+ * handshake's next HELLO); this file arms the timers for them and, when
+ * one fires, tells the engines what is due: the completer for a path, the
+ * handshake for a HELLO, the requester for the end of an RNR wait or of a
+ * pacing wait, ack.c for held ACKs.
  * It is one of the transport's entry points, with receive.c and xport.c.
  */
 #include "ack.h"
