@@ -3,6 +3,10 @@
 #
 #   mr_two_hosts [MTU]     topo_two_hosts plus a metaroce device on each host:
 #                          mrc0 on veth1 (created from h1), mrc1 on veth2 (h2)
+#   mr_pair                the start of a transport test, two cases: "two
+#                          hosts with mrc0 (h1) and mrc1 (h2)" (mr_two_hosts
+#                          1500) and their IPv4 RoCE v2 GID indexes, which it
+#                          leaves in gid1 and gid2
 #   mr_add NS DEV NETDEV   `rdma link add DEV type metaroce netdev NETDEV` in NS
 #                          (NS "-" is init_net)
 #   mr_unload              remove every metaroce device and the module
@@ -63,6 +67,13 @@ mr_add() {
 mr_two_hosts() {
 	topo_two_hosts "$@" || return
 	mr_add "$TOPO_H1" mrc0 "$TOPO_H1_IF" && mr_add "$TOPO_H2" mrc1 "$TOPO_H2_IF"
+}
+
+mr_pair() {
+	ktap_run "two hosts with mrc0 (h1) and mrc1 (h2)" mr_two_hosts 1500
+	gid1=$(topo_gid_index mrc0 "$TOPO_H1_IP")
+	gid2=$(topo_gid_index mrc1 "$TOPO_H2_IP")
+	ktap_check "IPv4 RoCE v2 GID indexes (mrc0 $gid1, mrc1 $gid2)" -n "$gid1" -a -n "$gid2"
 }
 
 mr_exists() { [ -e "/sys/class/infiniband/$1" ]; }

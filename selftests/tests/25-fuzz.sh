@@ -36,10 +36,7 @@ seed=${MR_FUZZ_SEED:-1}
 
 ktap_plan $((2 + craft_cases + 1 + 2 + 2))
 
-ktap_run "two hosts with mrc0 (h1) and mrc1 (h2)" mr_two_hosts 1500
-gid1=$(topo_gid_index mrc0 "$TOPO_H1_IP")
-gid2=$(topo_gid_index mrc1 "$TOPO_H2_IP")
-ktap_check "IPv4 RoCE v2 GID indexes (mrc0 $gid1, mrc1 $gid2)" -n "$gid1" -a -n "$gid2"
+mr_pair
 
 veth1_dropped() { in_h1 cat /sys/class/net/veth1/statistics/tx_dropped; }
 rx0=$(mr_stat mrc1 rx_packets) tx0=$(mr_stat mrc0 tx_packets) vd0=$(veth1_dropped)

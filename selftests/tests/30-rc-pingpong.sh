@@ -22,10 +22,7 @@ iters=$(scaled 200)
 pingpong() { pp_case ibv_rc_pingpong "$@"; }
 
 
-ktap_run "two hosts with mrc0 (h1) and mrc1 (h2)" mr_two_hosts 1500
-gid1=$(topo_gid_index mrc0 "$TOPO_H1_IP")
-gid2=$(topo_gid_index mrc1 "$TOPO_H2_IP")
-ktap_check "IPv4 RoCE v2 GID indexes (mrc0 $gid1, mrc1 $gid2)" -n "$gid1" -a -n "$gid2"
+mr_pair
 
 tx0=$(mr_stat mrc0 tx_packets) rx0=$(mr_stat mrc0 rx_packets)
 tx1=$(mr_stat mrc1 tx_packets) rx1=$(mr_stat mrc1 rx_packets)

@@ -34,10 +34,7 @@ else
 fi
 seed=${MR_VERIFY_SEED:-1}
 
-ktap_run "two hosts with mrc0 (h1) and mrc1 (h2)" mr_two_hosts 1500
-gid1=$(topo_gid_index mrc0 "$TOPO_H1_IP")
-gid2=$(topo_gid_index mrc1 "$TOPO_H2_IP")
-ktap_check "IPv4 RoCE v2 GID indexes (mrc0 $gid1, mrc1 $gid2)" -n "$gid1" -a -n "$gid2"
+mr_pair
 
 # Every operation: SEND(+imm), WRITE(+imm), READ, CMP_SWAP, FETCH_ADD.
 ops=all

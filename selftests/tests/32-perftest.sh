@@ -19,10 +19,7 @@ sizes=(1 1024 1025 1048576)
 lat_sizes=("${sizes[@]}")
 ktap_plan $((2 + 3 * ${#sizes[@]} + 3 * ${#lat_sizes[@]} + 2 + 1))
 
-ktap_run "two hosts with mrc0 (h1) and mrc1 (h2)" mr_two_hosts 1500
-gid1=$(topo_gid_index mrc0 "$TOPO_H1_IP")
-gid2=$(topo_gid_index mrc1 "$TOPO_H2_IP")
-ktap_check "IPv4 RoCE v2 GID indexes (mrc0 $gid1, mrc1 $gid2)" -n "$gid1" -a -n "$gid2"
+mr_pair
 ktap_diag "active_mtu: $(mr_devinfo_field mrc0 active_mtu)"
 
 # A 1 MiB message is 1024 packets: fewer iterations there (perftest wants

@@ -19,10 +19,7 @@ prog_cases=32
 
 ktap_plan $((prog_cases + 14))
 
-ktap_run "two hosts with mrc0 (h1) and mrc1 (h2)" mr_two_hosts 1500
-gid1=$(topo_gid_index mrc0 "$TOPO_H1_IP")
-gid2=$(topo_gid_index mrc1 "$TOPO_H2_IP")
-ktap_check "IPv4 RoCE v2 GID indexes (mrc0 $gid1, mrc1 $gid2)" -n "$gid1" -a -n "$gid2"
+mr_pair
 
 # The debug kernel moves ~1000 packets a second: 16 QPs at once run into
 # RTO storms there, so it runs 2, and 64 KiB messages on one QP (two QPs

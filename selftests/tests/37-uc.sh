@@ -26,10 +26,7 @@ uc_pingpong() { pp_case ibv_uc_pingpong "$@"; }
 # mr_on_stock: the sizes around the MTU add nothing that KASAN or kmemleak
 # would see.
 
-ktap_run "two hosts with mrc0 (h1) and mrc1 (h2)" mr_two_hosts 1500
-gid1=$(topo_gid_index mrc0 "$TOPO_H1_IP")
-gid2=$(topo_gid_index mrc1 "$TOPO_H2_IP")
-ktap_check "IPv4 RoCE v2 GID indexes (mrc0 $gid1, mrc1 $gid2)" -n "$gid1" -a -n "$gid2"
+mr_pair
 
 tx0=$(mr_sum tx_packets)
 d="uc pingpong 1 byte"
