@@ -5,8 +5,10 @@
 #                             b: topo_ifc) into FILE, whole frames, FILTER
 #                             (default: the MetaRoCE port, udp port 4792);
 #                             returns once tcpdump listens (or fails in 10 s)
-#   capture_stop              stop it; sets CAPTURE_PACKETS and
-#                             CAPTURE_DROPPED from tcpdump's own count
+#   capture_stop [AT_LEAST]   stop it, once tcpdump has captured AT_LEAST
+#                             frames (or 10 s have passed); sets
+#                             CAPTURE_PACKETS and CAPTURE_DROPPED from
+#                             tcpdump's own count
 #   Both keep state in the shell: call them directly, not in $(...) or
 #   ktap_run (which runs its command in a subshell).
 #   capture_send NAME FILE CHECK-ARGS...   FILE to the host: on the console as
@@ -26,8 +28,10 @@ capture_start() {
 	read -r ns ifc < <(_topo_end "$end") || return
 	CAPTURE_LOG=$(mktemp)
 	# -Z root: the image has no tcpdump user; -U: every packet written at
-	# once. Not through a function: $! must be tcpdump itself (ip netns exec
-	# execs it), which a background job's ignored SIGINT would not stop.
+	# once. Not --immediate-mode: its ring has a slot of the snapshot
+	# length per packet, a few slots in all, and drops under load. Not
+	# through a function: $! must be tcpdump itself (ip netns exec execs
+	# it), which a background job's ignored SIGINT would not stop.
 	local cmd=(tcpdump -i "$ifc" -n -s 0 -U -Z root -w "$file" "$filter")
 	[ "$ns" = - ] || cmd=(ip netns exec "$ns" "${cmd[@]}")
 	"${cmd[@]}" >/dev/null 2>"$CAPTURE_LOG" &
@@ -42,8 +46,31 @@ capture_start() {
 	done
 }
 
+# What tcpdump has captured so far: SIGUSR1 makes it print its count on
+# one line ("tcpdump: N packets captured, ...") and go on. libpcap hands
+# packets over a ring block at a time, a block at most a second after its
+# first packet: those still in a block when tcpdump stops are neither
+# captured nor counted as dropped, so capture_stop waits for the count.
+_capture_count() {
+	local before
+	before=$(grep -c 'packets\{0,1\} captured,' "$CAPTURE_LOG")
+	kill -USR1 "$CAPTURE_PID" 2>/dev/null || return 1
+	for _ in $(seq 20); do
+		[ "$(grep -c 'packets\{0,1\} captured,' "$CAPTURE_LOG")" -gt "$before" ] && break
+		sleep 0.05
+	done
+	sed -n 's/^tcpdump: \([0-9]*\) packets\{0,1\} captured,.*/\1/p' "$CAPTURE_LOG" | tail -n 1
+}
+
 capture_stop() {
+	local at_least=${1:-0} deadline n
 	[ -n "$CAPTURE_PID" ] || return 1
+	deadline=$(($(date +%s) + 10))
+	while [ "$at_least" -gt 0 ] && [ "$(date +%s)" -lt "$deadline" ]; do
+		n=$(_capture_count) || break
+		[ "${n:-0}" -ge "$at_least" ] && break
+		sleep 0.1
+	done
 	kill -TERM "$CAPTURE_PID" 2>/dev/null
 	wait "$CAPTURE_PID"
 	CAPTURE_PID=

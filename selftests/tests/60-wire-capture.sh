@@ -31,14 +31,12 @@ qpns=16-271
 
 ktap_plan 10
 
-ktap_run "two hosts with mrc0 (h1) and mrc1 (h2)" mr_two_hosts 1500
-gid1=$(topo_gid_index mrc0 "$TOPO_H1_IP")
-gid2=$(topo_gid_index mrc1 "$TOPO_H2_IP")
-ktap_check "IPv4 RoCE v2 GID indexes (mrc0 $gid1, mrc1 $gid2)" -n "$gid1" -a -n "$gid2"
+mr_pair
 capture_start h1 "$pcap"
 ktap_result $? "tcpdump listens on $TOPO_H1_IF (udp port 4792)"
 
-# Every datagram a device received crossed h1's veth, where the tap sees it;
+# Every datagram a device received crossed h1's veth, where the tap sees it
+# (tcpdump is stopped once it has counted that many);
 # one the devices sent may still be lost on the way (h1's backlog full under
 # TCG, counted as h2's veth tx_dropped), so the capture lies between the two.
 lost() { ip netns exec h2 cat "/sys/class/net/$TOPO_H2_IF/statistics/tx_dropped"; }
@@ -53,10 +51,13 @@ ktap_run "mr_ud: UD datagrams, with and without immediate data" \
 ktap_run "mr_bad_input: NAKs of every code, SEND_WITH_INV" \
 	ip netns exec h1 timeout 120 /usr/local/bin/mr_bad_input mrc0 mrc1
 sleep 0.5 # the last ACKs
-tx=$(($(mr_sum tx_packets) - tx0)) rx=$(($(mr_sum rx_packets) - rx0)) lost=$(($(lost) - lost0))
-
-capture_stop
+# What the devices received before the stop was on the wire before it, and
+# what they sent after it cannot be in the capture: rx is read before,
+# tx after. tcpdump stops once it has caught up with rx.
+rx=$(($(mr_sum rx_packets) - rx0))
+capture_stop "$rx"
 ktap_result $? "tcpdump stops and counts what it captured"
+tx=$(($(mr_sum tx_packets) - tx0)) lost=$(($(lost) - lost0))
 ktap_diag "captured ${CAPTURE_PACKETS:-?} frames ($(stat -c %s "$pcap" 2>/dev/null) bytes); the devices sent $tx datagrams and received $rx, h2's veth dropped $lost"
 ktap_check "tcpdump dropped none (${CAPTURE_DROPPED:-?})" "${CAPTURE_DROPPED:-1}" -eq 0
 ktap_check "the capture holds every datagram the devices received, and no more than they sent ($rx <= ${CAPTURE_PACKETS:-0} <= $tx)" \
