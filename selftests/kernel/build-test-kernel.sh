@@ -10,6 +10,15 @@ if [ -f "$tree/.metaroce-built" ]; then
 	echo "$tree"
 	exit 0
 fi
+# One builder at a time: a second one would remove the tree the first is
+# building in (parallel runs share the cache).
+mkdir -p "$METAROCE_CACHE"
+exec 9>"$METAROCE_CACHE/testkernel.lock"
+flock 9
+if [ -f "$tree/.metaroce-built" ]; then
+	echo "$tree"
+	exit 0
+fi
 [ -f "$LINUX_SOURCE_TARBALL" ] || { echo "missing $LINUX_SOURCE_TARBALL (apt-get install linux-source-6.1)" >&2; exit 1; }
 
 top=$(dirname "$tree")
