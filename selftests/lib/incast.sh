@@ -343,14 +343,8 @@ incast_tcp() {
 }
 
 # _incast_wait_listen NETNS PORT: wait up to 5 s for a TCP listener there
-_incast_wait_listen() {
-	local i
-	for i in $(seq 50); do
-		ip netns exec "$1" ss -Hltn "sport = :$2" | grep -q . && return 0
-		sleep 0.1
-	done
-	return 1
-}
+_incast_listening() { ip netns exec "$1" ss -Hltn "sport = :$2" | grep -q .; }
+_incast_wait_listen() { topo_wait 5 _incast_listening "$1" "$2"; }
 
 _incast_ecmp_stats() { # "sent S dropped D marked 0" summed over the links
 	topo_ecmp_link_stats | awk '{ s += $3; d += $5 } END { printf "sent %d dropped %d marked 0 bytes 0\n", s, d }'

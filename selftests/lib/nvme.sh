@@ -105,7 +105,7 @@ nvme_verify() {
 	# O_DIRECT needs whole blocks: fullblock joins the pipe's short reads.
 	head -c "$((mib << 20))" /dev/urandom | tee >(md5sum >"$sums") |
 		dd of="$dev" bs=1M iflag=fullblock oflag=direct status=none || { rm -f "$sums"; return 1; }
-	for i in $(seq 300); do [ -s "$sums" ] && break; sleep 0.1; done
+	topo_wait 30 test -s "$sums"
 	sum_w=$(cut -d' ' -f1 "$sums")
 	rm -f "$sums"
 	sum_r=$(dd if="$dev" bs=1M count="$mib" iflag=direct status=none | md5sum | cut -d' ' -f1) || return

@@ -53,14 +53,8 @@ run_pair() {
 	[ "$rc" -eq 0 ] && [ "$src" -eq 0 ]
 }
 
-cm_wait_listen() {
-	local i
-	for i in $(seq 50); do
-		rdma resource show cm_id 2>/dev/null | grep -E "state LISTEN .*(:|port )$2( |\$)" | grep -q . && return 0
-		sleep 0.1
-	done
-	return 1
-}
+_cm_listening() { rdma resource show cm_id 2>/dev/null | grep -E "state LISTEN .*(:|port )$1( |\$)" | grep -q .; }
+cm_wait_listen() { topo_wait 5 _cm_listening "$2"; }
 
 pp_case() {
 	local tool=$1 desc=$2 size=$3 iters rc=0 re rto

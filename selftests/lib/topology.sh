@@ -29,6 +29,9 @@
 #                             topo_snmp h2 Udp InCsumErrors
 #   topo_wait_listen END PORT [SECS=5]  wait until something listens on TCP
 #                             PORT where END lives
+#   topo_wait SECS CMD...     run CMD every 0.1 s until it succeeds, at most
+#                             SECS*10 times (a count, not a clock: a slow CMD
+#                             under TCG still gets its tries); its status
 #
 # Impairments with netem (egress of the given ends, so one direction each;
 # impair both ends to hit both directions, e.g. for RDMA READ):
@@ -156,14 +159,18 @@ topo_exec() {
 	if [ "$ns" = - ]; then "$@"; else ip netns exec "$ns" "$@"; fi
 }
 
-topo_wait_listen() {
-	local i
-	for i in $(seq $((${3:-5} * 10))); do
-		topo_exec "$1" ss -Hltn "sport = :$2" | grep -q . && return 0
+topo_wait() {
+	local tries=$(($1 * 10))
+	shift
+	until "$@"; do
+		tries=$((tries - 1))
+		[ "$tries" -gt 0 ] || return 1
 		sleep 0.1
 	done
-	return 1
 }
+
+_topo_listening() { topo_exec "$1" ss -Hltn "sport = :$2" | grep -q .; }
+topo_wait_listen() { topo_wait "${3:-5}" _topo_listening "$1" "$2"; }
 
 topo_ifc() { local ns dev; read -r ns dev < <(_topo_end "$1") && echo "$dev"; }
 

@@ -72,7 +72,7 @@ gid_b=$(topo_gid_index rxe_b "$TOPO_B_IP")
 before=$(tx_packets va)
 timeout 60 ibv_rc_pingpong -d rxe_b -g "${gid_b:-1}" -n 20 >/tmp/pp-server.out 2>&1 &
 server=$!
-for _ in $(seq 50); do ss -ltn | grep -q ':18515 ' && break; sleep 0.1; done
+topo_wait_listen a 18515
 ktap_run "ibv_rc_pingpong rxe_a -> rxe_b (gids $gid_a, $gid_b)" \
 	timeout 60 ibv_rc_pingpong -d rxe_a -g "${gid_a:-1}" -n 20 "$TOPO_B_IP" ||
 	ktap_diag "server: $(cat /tmp/pp-server.out)"

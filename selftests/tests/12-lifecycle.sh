@@ -24,10 +24,7 @@ mr_add h1 mrc0 veth1 && mr_add h2 mrc1 veth2
 events=/tmp/mrc0.events
 ip netns exec h1 stdbuf -oL ibv_asyncwatch -d mrc0 >"$events" 2>&1 &
 watch_pid=$!
-for _ in $(seq 100); do # it is listening once it prints its event fd
-	grep -q 'async event FD' "$events" && break
-	sleep 0.1
-done
+topo_wait 10 grep -q 'async event FD' "$events" # it listens once it prints its event fd
 
 # Carrier changes reach drivers through linkwatch, up to a second late, and
 # a flap shorter than that coalesces into no change at all. So after each
@@ -60,10 +57,7 @@ ktap_check "async events: PORT_ACTIVE twice" "$(grep -c 'IBV_EVENT_PORT_ACTIVE' 
 # We implement disassociate_ucontext, so an open device does not pin the
 # module: unloading revokes the process's context and tells it.
 ktap_run "rmmod while a process has a device open" rmmod metaroce
-for _ in $(seq 50); do
-	grep -q 'IBV_EVENT_DEVICE_FATAL' "$events" && break
-	sleep 0.1
-done
+topo_wait 5 grep -q 'IBV_EVENT_DEVICE_FATAL' "$events"
 ktap_check "the process got IBV_EVENT_DEVICE_FATAL" \
 	"$(grep -c 'IBV_EVENT_DEVICE_FATAL' "$events")" -eq 1
 kill "$watch_pid" 2>/dev/null

@@ -93,6 +93,7 @@ ktap_run "dev show as an unprivileged user works" \
 # --- a device's own UDP port ---
 # ports NS: the UDP ports bound in NS, sorted and unique.
 ports() { ip netns exec "$1" ss -Hlun | awk '{ sub(/.*:/, "", $4); print $4 }' | sort -un | tr '\n' ' '; }
+udp_bound() { [[ $(ports "$1") == *"$2"* ]]; }
 in_h1 "$mr" dev set mrc0 udp-port 4800 && in_h2 "$mr" dev set mrc1 udp-port 4800
 ktap_check "udp-port 4800 on both ends (only the GSI QP): shown, and 4792 closed ($(ports h1))" \
 	"$(in_h1 "$mr" -j dev show mrc0 | mr_json '.[0].udp_port') $(ports h1)" = "4800 4800 "
@@ -102,7 +103,7 @@ ktap_run "mr_verify over port 4800 (every RC operation, 2 s)" \
 # Not through in_h1: kill must reach python itself.
 ip netns exec h1 python3 -c 'import socket, time; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("0.0.0.0", 4801)); time.sleep(30)' &
 squat_pid=$!
-for _ in $(seq 50); do [[ $(ports h1) == *4801* ]] && break; sleep 0.1; done
+topo_wait 5 udp_bound h1 4801
 ktap_run_fail "udp-port held by another socket: EADDRINUSE with the reason" \
 	'in use in the namespace' in_h1 "$mr" dev set mrc0 udp-port 4801
 kill "$squat_pid" 2>/dev/null
