@@ -304,15 +304,9 @@ static const struct ib_device_ops mr_device_ops = {
 };
 
 /* Create and register a metaroce device on @ndev, named @ibdev_name. */
-int mr_device_add(const char *ibdev_name, struct net_device *ndev)
+/* What a new device is before anything that can fail. */
+static void mr_device_init(struct mr_dev *dev, struct net_device *ndev)
 {
-	struct mr_dev *dev;
-	int err;
-
-	dev = ib_alloc_device(mr_dev, ib_dev);
-	if (!dev)
-		return -ENOMEM;
-
 	dev->ib_dev.node_type = RDMA_NODE_IB_CA;
 	dev->ib_dev.phys_port_cnt = 1;
 	dev->ib_dev.num_comp_vectors = num_possible_cpus();
@@ -336,6 +330,17 @@ int mr_device_add(const char *ibdev_name, struct net_device *ndev)
 
 	ib_set_device_ops(&dev->ib_dev, &mr_device_ops);
 	dev->ib_dev.driver_def = mr_local_uapi_defs;	/* MW binds */
+}
+
+int mr_device_add(const char *ibdev_name, struct net_device *ndev)
+{
+	struct mr_dev *dev;
+	int err;
+
+	dev = ib_alloc_device(mr_dev, ib_dev);
+	if (!dev)
+		return -ENOMEM;
+	mr_device_init(dev, ndev);
 
 	/*
 	 * The psk as it is now, for the device's life (sets mtu_extra).

@@ -559,12 +559,83 @@ static int mr_netlink_put_addr(struct sk_buff *skb, int v4, int v6,
 }
 
 /* @secrets: the caller may see the connection tags (CAP_NET_ADMIN). */
+/* Where the QP's connection goes: the peer, the addresses, the tags. */
+static int mr_netlink_qp_put_conn(struct sk_buff *skb, struct mr_qp *qp,
+				  const struct mr_xport_info *xi, bool secrets)
+{
+	if (READ_ONCE(qp->state) >= IB_QPS_RTR &&
+	    (nla_put_u32(skb, METAROCE_A_QP_PEER_NUM,
+			 READ_ONCE(qp->attr.dest_qp_num)) ||
+	     mr_netlink_put_addr(skb, METAROCE_A_QP_LOCAL_IPV4,
+				 METAROCE_A_QP_LOCAL_IPV6, &qp->flow.saddr) ||
+	     mr_netlink_put_addr(skb, METAROCE_A_QP_PEER_IPV4,
+				 METAROCE_A_QP_PEER_IPV6, &qp->flow.daddr)))
+		return -EMSGSIZE;
+	if (nla_put_u8(skb, METAROCE_A_QP_HANDSHAKE, xi->handshake))
+		return -EMSGSIZE;
+	if (secrets && xi->local_tag &&
+	    (nla_put_u64_64bit(skb, METAROCE_A_QP_LOCAL_TAG, xi->local_tag,
+			       METAROCE_A_QP_PAD) ||
+	     nla_put_u64_64bit(skb, METAROCE_A_QP_PEER_TAG, xi->peer_tag,
+			       METAROCE_A_QP_PAD)))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* The transport's windows and rates, once it has paths. */
+static int mr_netlink_qp_put_xport(struct sk_buff *skb,
+				   const struct mr_xport_info *xi)
+{
+	if (nla_put_u32(skb, METAROCE_A_QP_PATHS, xi->npaths) ||
+	    nla_put_u32(skb, METAROCE_A_QP_MTU, xi->mtu) ||
+	    nla_put_u32(skb, METAROCE_A_QP_CONN_WINDOW, xi->conn_window) ||
+	    nla_put_u32(skb, METAROCE_A_QP_INFLIGHT, xi->inflight) ||
+	    nla_put_u32(skb, METAROCE_A_QP_PACING_KBPS, xi->pacing_kbps) ||
+	    nla_put_u32(skb, METAROCE_A_QP_RATE_HINT_KBPS, xi->hint_kbps) ||
+	    nla_put_u32(skb, METAROCE_A_QP_ALPHA, xi->alpha))
+		return -EMSGSIZE;
+	if (xi->srtt_ns && nla_put_u64_64bit(skb, METAROCE_A_QP_SRTT_NS,
+					     xi->srtt_ns, METAROCE_A_QP_PAD))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int mr_netlink_qp_put_stats(struct sk_buff *skb,
+				   const struct mr_xport_info *xi)
+{
+	struct nlattr *nest = nla_nest_start(skb, METAROCE_A_QP_STATS);
+
+	if (!nest ||
+	    nla_put_u64_64bit(skb, METAROCE_A_QP_STATS_TX_PACKETS,
+			      xi->tx_packets, METAROCE_A_QP_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, METAROCE_A_QP_STATS_RETRANSMITS,
+			      xi->retransmits, METAROCE_A_QP_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, METAROCE_A_QP_STATS_SACK_GAPS,
+			      xi->sack_gaps, METAROCE_A_QP_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, METAROCE_A_QP_STATS_RTO_EVENTS,
+			      xi->rto_events, METAROCE_A_QP_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, METAROCE_A_QP_STATS_TAIL_PROBES,
+			      xi->tail_probes, METAROCE_A_QP_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, METAROCE_A_QP_STATS_PATH_FAILOVERS,
+			      xi->path_failovers, METAROCE_A_QP_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, METAROCE_A_QP_STATS_RNR_NAKS,
+			      xi->rnr_naks, METAROCE_A_QP_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, METAROCE_A_QP_STATS_CE_MARKS, xi->ce_marks,
+			      METAROCE_A_QP_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, METAROCE_A_QP_STATS_CC_DECREASES,
+			      xi->cc_decreases, METAROCE_A_QP_STATS_PAD) ||
+	    nla_put_u64_64bit(skb, METAROCE_A_QP_STATS_HINT_LIMITED,
+			      xi->hint_limited, METAROCE_A_QP_STATS_PAD))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
 static int mr_netlink_qp_fill(struct sk_buff *skb, struct mr_dev *dev,
 			      struct mr_qp *qp, u32 portid, u32 seq, int flags,
 			      bool secrets)
 {
 	struct mr_xport_info xi;
-	struct nlattr *nest;
 	void *hdr;
 
 	hdr = genlmsg_put(skb, portid, seq, &mr_netlink_family, flags,
@@ -579,63 +650,13 @@ static int mr_netlink_qp_fill(struct sk_buff *skb, struct mr_dev *dev,
 		       mr_netlink_qp_type(qp->ibqp.qp_type)) ||
 	    nla_put_u8(skb, METAROCE_A_QP_STATE, READ_ONCE(qp->state)))
 		goto cancel;
-	if (!qp->xp)
-		goto end;
-	mr_xport_telemetry(qp, &xi, NULL);
-	if (READ_ONCE(qp->state) >= IB_QPS_RTR &&
-	    (nla_put_u32(skb, METAROCE_A_QP_PEER_NUM,
-			 READ_ONCE(qp->attr.dest_qp_num)) ||
-	     mr_netlink_put_addr(skb, METAROCE_A_QP_LOCAL_IPV4,
-				 METAROCE_A_QP_LOCAL_IPV6, &qp->flow.saddr) ||
-	     mr_netlink_put_addr(skb, METAROCE_A_QP_PEER_IPV4,
-				 METAROCE_A_QP_PEER_IPV6, &qp->flow.daddr)))
-		goto cancel;
-	if (nla_put_u8(skb, METAROCE_A_QP_HANDSHAKE, xi.handshake))
-		goto cancel;
-	if (secrets && xi.local_tag &&
-	    (nla_put_u64_64bit(skb, METAROCE_A_QP_LOCAL_TAG, xi.local_tag,
-			       METAROCE_A_QP_PAD) ||
-	     nla_put_u64_64bit(skb, METAROCE_A_QP_PEER_TAG, xi.peer_tag,
-			       METAROCE_A_QP_PAD)))
-		goto cancel;
-	if (!xi.npaths)
-		goto end;
-	if (nla_put_u32(skb, METAROCE_A_QP_PATHS, xi.npaths) ||
-	    nla_put_u32(skb, METAROCE_A_QP_MTU, xi.mtu) ||
-	    nla_put_u32(skb, METAROCE_A_QP_CONN_WINDOW, xi.conn_window) ||
-	    nla_put_u32(skb, METAROCE_A_QP_INFLIGHT, xi.inflight) ||
-	    nla_put_u32(skb, METAROCE_A_QP_PACING_KBPS, xi.pacing_kbps) ||
-	    nla_put_u32(skb, METAROCE_A_QP_RATE_HINT_KBPS, xi.hint_kbps) ||
-	    nla_put_u32(skb, METAROCE_A_QP_ALPHA, xi.alpha))
-		goto cancel;
-	if (xi.srtt_ns && nla_put_u64_64bit(skb, METAROCE_A_QP_SRTT_NS,
-					    xi.srtt_ns, METAROCE_A_QP_PAD))
-		goto cancel;
-	nest = nla_nest_start(skb, METAROCE_A_QP_STATS);
-	if (!nest ||
-	    nla_put_u64_64bit(skb, METAROCE_A_QP_STATS_TX_PACKETS,
-			      xi.tx_packets, METAROCE_A_QP_STATS_PAD) ||
-	    nla_put_u64_64bit(skb, METAROCE_A_QP_STATS_RETRANSMITS,
-			      xi.retransmits, METAROCE_A_QP_STATS_PAD) ||
-	    nla_put_u64_64bit(skb, METAROCE_A_QP_STATS_SACK_GAPS,
-			      xi.sack_gaps, METAROCE_A_QP_STATS_PAD) ||
-	    nla_put_u64_64bit(skb, METAROCE_A_QP_STATS_RTO_EVENTS,
-			      xi.rto_events, METAROCE_A_QP_STATS_PAD) ||
-	    nla_put_u64_64bit(skb, METAROCE_A_QP_STATS_TAIL_PROBES,
-			      xi.tail_probes, METAROCE_A_QP_STATS_PAD) ||
-	    nla_put_u64_64bit(skb, METAROCE_A_QP_STATS_PATH_FAILOVERS,
-			      xi.path_failovers, METAROCE_A_QP_STATS_PAD) ||
-	    nla_put_u64_64bit(skb, METAROCE_A_QP_STATS_RNR_NAKS,
-			      xi.rnr_naks, METAROCE_A_QP_STATS_PAD) ||
-	    nla_put_u64_64bit(skb, METAROCE_A_QP_STATS_CE_MARKS, xi.ce_marks,
-			      METAROCE_A_QP_STATS_PAD) ||
-	    nla_put_u64_64bit(skb, METAROCE_A_QP_STATS_CC_DECREASES,
-			      xi.cc_decreases, METAROCE_A_QP_STATS_PAD) ||
-	    nla_put_u64_64bit(skb, METAROCE_A_QP_STATS_HINT_LIMITED,
-			      xi.hint_limited, METAROCE_A_QP_STATS_PAD))
-		goto cancel;
-	nla_nest_end(skb, nest);
-end:
+	if (qp->xp) {
+		mr_xport_telemetry(qp, &xi, NULL);
+		if (mr_netlink_qp_put_conn(skb, qp, &xi, secrets) ||
+		    (xi.npaths && (mr_netlink_qp_put_xport(skb, &xi) ||
+				   mr_netlink_qp_put_stats(skb, &xi))))
+			goto cancel;
+	}
 	genlmsg_end(skb, hdr);
 	return 0;
 cancel:
