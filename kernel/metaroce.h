@@ -37,7 +37,7 @@
 #define MR_QPN_GSI 1		/* the GSI QP, ib_mad's: one per device */
 #define MR_QPN_MAX 0xffffff	/* 24 bits on the wire */
 
-struct mr_cc_flow;
+struct mr_share_flow;
 struct mr_mw_key;
 struct mr_net;
 struct mr_port;
@@ -52,7 +52,7 @@ struct mr_restrack_qp;
 struct mr_share {
 	spinlock_t lock;	/* the table; taken under a transport lock */
 	u32 n;			/* entries in use: [0, n) */
-	struct mr_cc_flow *flows;	/* MR_MAX_QP entries */
+	struct mr_share_flow *flows;	/* MR_MAX_QP entries */
 	struct mr_xport **owner;	/* whose entry it is */
 	u64 start_ns;		/* when the current interval began */
 	u32 newcomer_kbps;	/* the share of one not in the table yet */

@@ -6,8 +6,8 @@
  * connections send to it: a connection joins the device's table with its
  * first data packet and drops out after
  * share_idle intervals without one. Every interval, at the first ACK
- * after it, proto/cc.c's mr_cc_share() splits the capacity max-min fairly
- * by demand, and each ACK carries its connection's share as a rate hint
+ * after it, proto/share.c's mr_share_split() splits the capacity max-min
+ * fairly by demand, and each ACK carries its connection's share as a rate hint
  * (kbit/s), which the sender does not exceed.
  *
  * Lock order: a transport lock, then the device's share lock. Each
@@ -18,6 +18,7 @@
 #include <linux/slab.h>
 
 #include "congestion.h"
+#include "proto/share.h"
 #include "share.h"
 
 static uint ingress_mbps;
@@ -122,10 +123,11 @@ static void mr_share_compute(struct mr_share *sh, u64 now)
 						   0);
 		total += sh->flows[i].bytes;
 	}
-	rate = mr_cc_rate_kbps(total, interval);
+	rate = mr_share_rate_kbps(total, interval);
 	sh->peak_kbps = max(rate, sh->peak_kbps - sh->peak_kbps / 64);
-	sh->newcomer_kbps = mr_cc_share(&prm, sh->flows, sh->n,
-					mr_share_capacity(sh), interval, NULL);
+	sh->newcomer_kbps = mr_share_split(&prm, sh->flows, sh->n,
+					   mr_share_capacity(sh), interval,
+					   NULL);
 	sh->even_kbps = 0;
 	for (i = sh->n; i-- > 0;) {
 		if (!sh->flows[i].demand_kbps) {

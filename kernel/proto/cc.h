@@ -32,9 +32,8 @@
  * back); the first hint sets the window to what the hint fills in a round
  * trip, and every later one caps it there.
  *
- * Receiver: mr_cc_share() computes the max-min fair share of its ingress
- * capacity among its active senders, aware of their demand; it returns it
- * to each sender in every ACK as a rate hint (kbit/s).
+ * Receiver: share.h splits its ingress capacity into fair shares, which it
+ * returns to each sender in every ACK as a rate hint (kbit/s).
  *
  * Windows are fixed point: packets << MR_CC_SHIFT. Rates are kbit/s.
  */
@@ -63,9 +62,6 @@
 
 /* Times are monotonic ns below this (146 years); later ones count as it. */
 #define MR_CC_TIME_MAX_NS 0x4000000000000000ull
-
-/* mr_cc_flow.demand_kbps of a sender that uses its whole share. */
-#define MR_CC_UNBOUNDED 0xffffffffu
 
 /* Knobs; mr_cc_params_default() fills the defaults (see the .rst). */
 struct mr_cc_params {
@@ -285,59 +281,13 @@ u64 mr_cc_pace_delay(const struct mr_cc_params *prm, struct mr_cc_conn *c,
 void mr_cc_pace_sent(const struct mr_cc_params *prm, struct mr_cc_conn *c,
 		     u32 bytes, u64 now_ns);
 
-/* Receiver: fair shares of an ingress capacity, one entry per sender. */
-struct mr_cc_flow {
-	u64 bytes;		/* in: bytes received in the interval */
-	u32 hint_kbps;		/* in: the share given last, 0: none; out: new */
-	u32 rate_kbps;		/* state: the rate of the last interval */
-	u32 demand_kbps;	/* out: the demand, MR_CC_UNBOUNDED, 0: idle */
-	u8 idle;		/* state: intervals in a row without data */
-};
-
-/* What one mr_cc_share() call found, for tests and telemetry. */
-struct mr_cc_share_stats {
-	u32 active;		/* senders that have not dropped out */
-	u32 unbounded;		/* ... of them using their whole share */
-	u32 passes;		/* passes over the senders to find the level */
-};
-
-/*
- * mr_cc_share() - the receiver's share for each of its senders
- * @flows: one per sender, zeroed when the sender appears; the caller
- *	fills .bytes (counted as the sender's mr_cc_pace_sent() counts them)
- *	and reads .hint_kbps, which it puts in every ACK to that sender until
- *	the next call. Order does not matter and is kept.
- * @n: number of entries (4096 and more are fine)
- * @capacity_kbps: the ingress capacity to share; 0: no hints (all 0)
- * @interval_ns: the time .bytes were counted over; 0: no hints. It should
- *	let a sender at its share send several packets (1 ms, or a few RTTs).
- * @st: what it found, or NULL
- *
- * Demand: a sender with no data for share_idle intervals drops out; a new
- * one (no share yet), or one that used at least 7/8 of its share, is
- * unbounded; any other gets what it used (the larger of this and the
- * last interval's rate) + 25 %. Shares are max-min fair: the water level
- * L with sum(min(demand, L)) = capacity; an unbounded sender gets L, a
- * bounded one its demand; if every demand fits, the rest is split evenly.
- * A dropped-out sender gets the return value. Shares are at least
- * 1 kbit/s. O(n) per pass; 1 pass for equal senders, 2 for two classes,
- * at most about 67 whatever the demands.
- *
- * Return: the share a newcomer would get (a lower bound): for ACKs to a
- * sender that is not in @flows yet.
- */
-u32 mr_cc_share(const struct mr_cc_params *prm, struct mr_cc_flow *flows,
-		u32 n, u32 capacity_kbps, u64 interval_ns,
-		struct mr_cc_share_stats *st);
-
 /*
  * The hint's unit: kbit/s in the ACK's 32-bit field (up to 4.29 Tbit/s);
  * 0 is no hint, so a non-zero rate encodes as at least 1.
- * mr_cc_rate_kbps(): the rate of @bytes over @interval_ns (saturates).
  */
+#define MR_CC_NS_KBPS 8000000ull	/* ns per byte at 1 kbit/s */
 u32 mr_cc_hint_from_bps(u64 bps);
 u64 mr_cc_hint_to_bps(u32 kbps);
-u32 mr_cc_rate_kbps(u64 bytes, u64 interval_ns);
 
 /* n / d, for 32-bit kernels too (no __udivdi3); d = 0 gives ~0. */
 u64 mr_cc_div64(u64 n, u64 d);

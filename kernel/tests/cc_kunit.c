@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * KUnit: the congestion control arithmetic of proto/cc.c as the kernel
- * builds it: alpha, one decrease per round trip, window bounds, pacing
- * intervals, the receiver's shares and the hint's wire field. The host
- * suite (proto/tests/cc_test.cc) covers the same code in more depth.
+ * KUnit: the congestion control arithmetic of proto/cc.c and
+ * proto/share.c as the kernel builds it: alpha, one decrease per round
+ * trip, window bounds, pacing intervals, the receiver's shares and the
+ * hint's wire field. The host suites (proto/tests/cc_test.cc,
+ * share_test.cc) cover the same code in more depth.
  */
 #include <kunit/test.h>
 
 #include "../proto/cc.h"
+#include "../proto/share.h"
 #include "../proto/wire.h"
 
 #define MS 1000000ull
@@ -150,8 +152,8 @@ static void cc_pacing_interval(struct kunit *test)
 /* Eight senders that all want more share the capacity at once. */
 static void cc_receiver_shares(struct kunit *test)
 {
-	struct mr_cc_flow *fl = kunit_kcalloc(test, 8, sizeof(*fl),
-					      GFP_KERNEL);
+	struct mr_share_flow *fl = kunit_kcalloc(test, 8, sizeof(*fl),
+						 GFP_KERNEL);
 	struct mr_cc_params prm;
 	u32 i, fresh;
 
@@ -159,7 +161,7 @@ static void cc_receiver_shares(struct kunit *test)
 	mr_cc_params_default(&prm);
 	for (i = 0; i < 8; i++)
 		fl[i].bytes = 1000000;
-	fresh = mr_cc_share(&prm, fl, 8, 100000, MS, NULL);
+	fresh = mr_share_split(&prm, fl, 8, 100000, MS, NULL);
 	for (i = 0; i < 8; i++)
 		KUNIT_EXPECT_EQ(test, fl[i].hint_kbps, 100000u / 8);
 	KUNIT_EXPECT_EQ(test, fresh, 100000u / 9);
@@ -169,10 +171,10 @@ static void cc_receiver_shares(struct kunit *test)
 	 */
 	for (i = 0; i < 8; i++)
 		fl[i].bytes = i ? 1000000 : 156;
-	mr_cc_share(&prm, fl, 8, 100000, MS, NULL);
+	mr_share_split(&prm, fl, 8, 100000, MS, NULL);
 	for (i = 0; i < 8; i++)
 		fl[i].bytes = i ? 1000000 : 156;
-	mr_cc_share(&prm, fl, 8, 100000, MS, NULL);
+	mr_share_split(&prm, fl, 8, 100000, MS, NULL);
 	KUNIT_EXPECT_LT(test, fl[0].hint_kbps, 100000u / 8);
 	KUNIT_EXPECT_GT(test, fl[1].hint_kbps, 100000u / 8);
 	KUNIT_EXPECT_EQ(test, fl[1].hint_kbps, fl[7].hint_kbps);

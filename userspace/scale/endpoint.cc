@@ -574,10 +574,10 @@ void MrReceiver::Recv(Ptr<Socket> sock) {
             slot->rx.resize(MR_WIRE_MAX_PATHS);
             for (auto &r : slot->rx)
                 mr_sack_rx_init(&r.win, 0);
-            // Zeroed when the sender appears (cc.h); until the next share
+            // Zeroed when the sender appears (share.h); until the next share
             // round its ACKs carry the newcomer's share.
             slot->flow = flows_.size();
-            flows_.push_back(mr_cc_flow{});
+            flows_.push_back(mr_share_flow{});
             flow_conn_.push_back(slot.get());
             // share.c: until the next round, at most an even share.
             even_kbps_ = std::max<uint32_t>(1, mr_cc_hint_from_bps(ShareCapacity()) /
@@ -744,8 +744,8 @@ uint32_t MrReceiver::Hint(const Conn &c) const {
     return even_kbps_ && (!hint || even_kbps_ < hint) ? even_kbps_ : hint;
 }
 
-// A share round (mr_cc_share()): every sender's share of the ingress
-// capacity, which its ACKs carry until the next round. mr_cc_share() wants
+// A share round (mr_share_split()): every sender's share of the ingress
+// capacity, which its ACKs carry until the next round. mr_share_split() wants
 // an interval in which a sender at its share sends several packets: the
 // next round comes after 4 full packets at the even share of the active
 // senders, at most 10 ms, at least min_interval later.
@@ -754,8 +754,8 @@ void MrReceiver::Share() {
     const uint64_t interval = now - last_share_ns_;
     last_share_ns_ = now;
     const uint64_t capacity = ShareCapacity();
-    fresh_kbps_ = mr_cc_share(&params_.cc, flows_.data(), static_cast<u32>(flows_.size()),
-                              mr_cc_hint_from_bps(capacity), interval, &share_stats_);
+    fresh_kbps_ = mr_share_split(&params_.cc, flows_.data(), static_cast<u32>(flows_.size()),
+                                 mr_cc_hint_from_bps(capacity), interval, &share_stats_);
     share_calls_++;
     even_kbps_ = 0;
     for (size_t i = 0; i < flows_.size(); i++) {

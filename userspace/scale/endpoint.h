@@ -202,7 +202,7 @@ public:
 
     // Flow of sender QPN qpn, created by its first packet; nullptr before.
     const FlowStats *Flow(uint32_t qpn) const;
-    // Senders mr_cc_share() counted as active in its last call.
+    // Senders mr_share_split() counted as active in its last call.
     uint32_t ActiveFlows() const { return share_stats_.active; }
     uint64_t AcksSent() const { return acks_; }
     uint64_t ShareCalls() const { return share_calls_; }
@@ -252,9 +252,9 @@ private:
     uint64_t last_share_ns_ = 0;
     uint32_t fresh_kbps_ = 0; // what a sender not yet in a share round gets
     uint32_t even_kbps_ = 0;  // share.c: after a join, the capacity over all
-    std::vector<mr_cc_flow> flows_;
+    std::vector<mr_share_flow> flows_;
     std::vector<Conn *> flow_conn_;
-    mr_cc_share_stats share_stats_{};
+    mr_share_stats share_stats_{};
     uint64_t share_calls_ = 0;
     std::unordered_map<uint32_t, std::unique_ptr<Conn>> conns_;
     uint64_t acks_ = 0;

@@ -9,5 +9,6 @@ extern "C" {
 #include "path.h"
 #include "rto.h"
 #include "sack.h"
+#include "share.h"
 #include "wire.h"
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cc.h"
+#include "share.h"
 #include "fuzz_cc.h"
 
 #define FUZZ_CC_PATHS 16
@@ -132,10 +133,10 @@ static int fuzz_cc_check(const struct mr_cc_params *prm,
 
 static int fuzz_cc_share(struct fuzz_cc_in *in,
 			 const struct mr_cc_params *prm,
-			 struct mr_cc_flow *flows, u32 *nflows)
+			 struct mr_share_flow *flows, u32 *nflows)
 {
 	u32 n = fuzz_cc_u8(in) % (FUZZ_CC_FLOWS + 1), i, cap, fresh;
-	struct mr_cc_share_stats st;
+	struct mr_share_stats st;
 	u64 interval, sum = 0;
 
 	/* Keep the senders of the last call, add fresh ones, or start over. */
@@ -151,7 +152,7 @@ static int fuzz_cc_share(struct fuzz_cc_in *in,
 	}
 	cap = fuzz_cc_u8(in) & 1 ? fuzz_cc_u32(in) : fuzz_cc_u8(in);
 	interval = fuzz_cc_time(in);
-	fresh = mr_cc_share(prm, flows, n, cap, interval, &st);
+	fresh = mr_share_split(prm, flows, n, cap, interval, &st);
 	if (!cap || !interval) {
 		for (i = 0; i < n; i++)
 			if (flows[i].hint_kbps)
@@ -180,7 +181,7 @@ static int fuzz_cc_share(struct fuzz_cc_in *in,
 int mr_fuzz_cc(const unsigned char *data, size_t size)
 {
 	struct mr_cc_path p[FUZZ_CC_PATHS];
-	struct mr_cc_flow flows[FUZZ_CC_FLOWS];
+	struct mr_share_flow flows[FUZZ_CC_FLOWS];
 	struct fuzz_cc_in in = { data, size };
 	u32 npaths, nflows = 0, same = 0, i;
 	struct mr_cc_params prm;
