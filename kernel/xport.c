@@ -12,6 +12,7 @@
 
 #include "../uapi/metaroce-netlink.h"
 
+#include "comp.h"
 #include "congestion.h"
 #include "handshake.h"
 #include "req.h"
@@ -139,7 +140,8 @@ void mr_xport_modify(struct mr_qp *qp, enum ib_qp_state old,
 			x->rnr_left = qp->attr.rnr_retry;
 		else
 			mr_req_start(x, false);
-		mr_handshake_send(x);
+		if (mr_handshake_send(x))
+			mr_comp_retry_exceeded(x);
 		mr_timers_sync(x);
 	}
 	spin_unlock_bh(&x->lock);
@@ -152,7 +154,8 @@ void mr_xport_kick(struct mr_qp *qp)
 
 	spin_lock_bh(&x->lock);
 	mr_req_push(x);
-	mr_handshake_send(x);
+	if (mr_handshake_send(x))
+		mr_comp_retry_exceeded(x);
 	mr_timers_sync(x);
 	spin_unlock_bh(&x->lock);
 }
