@@ -18,6 +18,7 @@
 
 #include "ack.h"
 #include "counters.h"
+#include "qp.h"
 #include "share.h"
 #include "tx.h"
 
@@ -241,7 +242,7 @@ void mr_ack_refuse(struct mr_xport *x, u32 msn, u8 code)
 	/* Its NAK goes now: the repeats count their gap from it. */
 	x->fatal_nak_ns = mr_xport_now();
 	x->rx_on = false;
-	schedule_work(&x->err_work);
+	mr_qp_fatal(x->qp);
 }
 
 /* Refuse a request late, when it executes: NAK it on its arrival path. */

@@ -108,6 +108,15 @@ void mr_comp_fail(struct mr_xport *x, u32 msn, enum ib_wc_status status)
 }
 
 /*
+ * The retry budget is spent, a path's RTOs or the handshake's HELLOs
+ * (mr_handshake_send()): the oldest WQE fails.
+ */
+void mr_comp_retry_exceeded(struct mr_xport *x)
+{
+	mr_comp_fail(x, x->msn_head, IB_WC_RETRY_EXC_ERR);
+}
+
+/*
  * Send PSN @psn of path @id again, for reason @why; @charge: it had been
  * reported lost.
  */
@@ -530,7 +539,7 @@ void mr_comp_path_timeout(struct mr_xport *x, u32 id, u64 now)
 	mr_rto_timeout(&p->rto);
 	mr_congestion_timeout(x, id);
 	if (++x->rtos > budget) {
-		mr_comp_fail(x, x->msn_head, IB_WC_RETRY_EXC_ERR);
+		mr_comp_retry_exceeded(x);
 		return;
 	}
 	if (mr_paths_timeout(&x->ps, id, 0)) {

@@ -8,7 +8,6 @@
  */
 #include <linux/random.h>
 
-#include "comp.h"
 #include "handshake.h"
 #include "tx.h"
 
@@ -79,27 +78,29 @@ void mr_handshake_rcv(struct mr_xport *x, const struct mr_pkt *pkt,
 /*
  * The HELLO the sending end owes now, if one is due, on the path its
  * number picks (a dead path does not stop the handshake). A peer silent
- * for as many HELLOs as a path gets RTOs before the QP fails: the oldest
- * WQE fails; with no WQE, the HELLOs stop until one is posted.
+ * for as many HELLOs as a path gets RTOs before the QP fails: the HELLOs
+ * stop until work is posted and, if a WQE is queued, the entry point
+ * fails the oldest (mr_comp_retry_exceeded()).
+ *
+ * Return: true when the oldest WQE must fail.
  */
-void mr_handshake_send(struct mr_xport *x)
+bool mr_handshake_send(struct mr_xport *x)
 {
 	struct mr_pkt hello;
 	u32 id;
 
 	/* Called after every packet received: most often nothing is due. */
 	if (!x->hello.deadline)
-		return;
+		return false;
 	if (!x->tx_on || !x->npaths ||
 	    !mr_hello_due(&x->hello, mr_xport_now(), MR_RTO_MIN_NS,
 			  MR_RTO_MAX_NS, &hello))
-		return;
+		return false;
 	if (x->hello.tries > (mr_xport_retries(x) + 1) * x->fail_after) {
 		mr_hello_stop(&x->hello);
-		if (mr_wq_count(&x->qp->sq))
-			mr_comp_fail(x, x->msn_head, IB_WC_RETRY_EXC_ERR);
-		return;
+		return mr_wq_count(&x->qp->sq) != 0;
 	}
 	id = (x->hello.tries - 1) % x->npaths;
 	mr_tx_control(x, &hello, htons(x->ps.path[id].sport));
+	return false;
 }

@@ -264,6 +264,8 @@ struct mr_qp {
 	/* From the AV: the addresses of the peer (sport: the transport's). */
 	struct mr_flow flow;
 	struct mr_xport *xp;	/* RC, UC: the transport (xport.h) */
+	/* RC, UC: moves the QP to ERR after a fatal error (qp.c) */
+	struct work_struct err_work;
 	struct mr_local local;	/* RC: REG_MR and LOCAL_INV (local.c) */
 	/* UD: sends that a caller with IRQs off posted; datagram numbers */
 	struct work_struct ud_work;

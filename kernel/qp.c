@@ -13,7 +13,9 @@
  * queue lock is dropped. What each opcode may do on each QP type is
  * opcode.c's table. Receive WRs queue up and the responder consumes
  * them. Moving to ERR completes every queued WQE with IB_WC_WR_FLUSH_ERR,
- * in post order.
+ * in post order. A fatal error of the transport moves the QP to ERR from
+ * the error work (mr_qp_fatal()), the one way the transport changes the
+ * QP's state.
  *
  * QPNs come from a per-device xarray; mr_qp_get() finds a QP by its
  * number under RCU and takes a reference, which destroy_qp waits for.
@@ -119,6 +121,39 @@ EXPORT_SYMBOL_IF_KUNIT(mr_qp_put);
 
 /* create_qp and destroy_qp */
 
+/*
+ * mr_qp_fatal() queued it: move the QP to ERR, which flushes its queues
+ * and tells netlink, and raise IB_EVENT_QP_FATAL. From process context:
+ * modify_qp takes a mutex.
+ */
+static void mr_qp_err_work(struct work_struct *work)
+{
+	struct mr_qp *qp = container_of(work, struct mr_qp, err_work);
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = IB_EVENT_QP_FATAL,
+	};
+
+	/* A QP already reset or in ERR by its owner is left alone. */
+	if (READ_ONCE(qp->state) != IB_QPS_RTS &&
+	    READ_ONCE(qp->state) != IB_QPS_RTR)
+		return;
+	if (mr_qp_modify(&qp->ibqp, &attr, IB_QP_STATE, NULL))
+		return;
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+}
+
+/* Stopped first: until then a timer may still queue the error work. */
+static void mr_qp_xport_destroy(struct mr_qp *qp)
+{
+	mr_xport_stop(qp);
+	cancel_work_sync(&qp->err_work);
+	mr_xport_destroy(qp);
+}
+
 static int mr_qp_check_cap(struct mr_dev *dev, const struct ib_qp_cap *cap)
 {
 	if (cap->max_send_wr > MR_MAX_QP_WR || cap->max_recv_wr > MR_MAX_QP_WR ||
@@ -216,6 +251,7 @@ int mr_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	spin_lock_init(&qp->sq.lock);
 	spin_lock_init(&qp->rq.lock);
 	mutex_init(&qp->state_lock);
+	INIT_WORK(&qp->err_work, mr_qp_err_work);
 	refcount_set(&qp->ref, 1);
 	init_completion(&qp->released);
 	qp->state = IB_QPS_RESET;
@@ -259,7 +295,7 @@ int mr_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 err_xport:
 	if (qp->xp)
-		mr_xport_destroy(qp);
+		mr_qp_xport_destroy(qp);
 err_rq:
 	mr_local_fini(qp);
 	mutex_destroy(&qp->state_lock);
@@ -284,7 +320,7 @@ int mr_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
 	mr_qp_put(qp);
 	wait_for_completion(&qp->released);
 	if (qp->xp)
-		mr_xport_destroy(qp);
+		mr_qp_xport_destroy(qp);
 	else
 		mr_ud_qp_fini(qp);
 	mr_local_fini(qp);

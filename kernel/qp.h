@@ -26,4 +26,13 @@ struct mr_qp *mr_qp_get(struct mr_dev *dev, u32 qpn);
 struct mr_qp *mr_qp_get_next(struct mr_dev *dev, u32 *qpn);
 void mr_qp_put(struct mr_qp *qp);
 
+/*
+ * A fatal error of the transport of @qp (RC, UC): qp.c's error work moves
+ * the QP to ERR from process context, since modify_qp sleeps. Any context.
+ */
+static inline void mr_qp_fatal(struct mr_qp *qp)
+{
+	schedule_work(&qp->err_work);
+}
+
 #endif /* METAROCE_QP_H */

@@ -105,7 +105,8 @@ static void mr_receive_xport(struct mr_qp *qp, struct sk_buff *skb,
 		mr_req_respond(x);
 	else if (next == MR_NEXT_PUSH)
 		mr_req_push(x);
-	mr_handshake_send(x);
+	if (mr_handshake_send(x))
+		mr_comp_retry_exceeded(x);
 	mr_timers_sync(x);
 	spin_unlock_bh(&x->lock);
 }

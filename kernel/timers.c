@@ -35,7 +35,8 @@ static void mr_timers_fire(struct timer_list *t)
 		if (d && d <= now)
 			mr_comp_path_timeout(x, i, now);
 	}
-	mr_handshake_send(x);
+	if (mr_handshake_send(x))
+		mr_comp_retry_exceeded(x);
 	mr_req_push(x);
 	mr_timers_sync(x);
 out:

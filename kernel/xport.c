@@ -3,8 +3,8 @@
  * The transport's lifetime: created with an RC or UC QP, its responder
  * started on RTR and its requester on RTS, both stopped on ERR and RESET,
  * and destroyed with the QP. A fatal error (mr_xport_fatal(), or a fatal
- * NAK from ack.c) moves the QP to ERR from a work item, since modify_qp
- * sleeps. Also the transport's entry point for post_send.
+ * NAK from ack.c) asks qp.c to move the QP to ERR (mr_qp_fatal()). Also
+ * the transport's entry point for post_send.
  */
 #include <linux/math64.h>
 #include <linux/module.h>
@@ -12,9 +12,9 @@
 
 #include "../uapi/metaroce-netlink.h"
 
+#include "comp.h"
 #include "congestion.h"
 #include "handshake.h"
-#include "qp.h"
 #include "req.h"
 #include "resp.h"
 #include "share.h"
@@ -32,28 +32,6 @@ void mr_xport_default_settings(struct mr_dev_settings *set)
 	set->fail_after = MR_PATH_DEFAULT_FAIL_AFTER;
 	mr_congestion_defaults(&set->cc);
 	set->cc_stamp = mr_congestion_cc_stamp();
-}
-
-/* Moves the QP to ERR from process context: modify_qp takes a mutex. */
-static void mr_xport_err_work(struct work_struct *work)
-{
-	struct mr_xport *x = container_of(work, struct mr_xport, err_work);
-	struct mr_qp *qp = x->qp;
-	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
-	struct ib_event ev = {
-		.device = qp->ibqp.device,
-		.element.qp = &qp->ibqp,
-		.event = IB_EVENT_QP_FATAL,
-	};
-
-	/* A QP already reset or in ERR by its owner is left alone. */
-	if (READ_ONCE(qp->state) != IB_QPS_RTS &&
-	    READ_ONCE(qp->state) != IB_QPS_RTR)
-		return;
-	if (mr_qp_modify(&qp->ibqp, &attr, IB_QP_STATE, NULL))
-		return;
-	if (qp->ibqp.event_handler)
-		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
 }
 
 int mr_xport_create(struct mr_qp *qp)
@@ -90,14 +68,15 @@ int mr_xport_create(struct mr_qp *qp)
 	x->qp = qp;
 	spin_lock_init(&x->lock);
 	mr_timers_init(x);
-	INIT_WORK(&x->err_work, mr_xport_err_work);
 	x->share_slot = -1;
 	qp->xp = x;
 	return 0;
 }
 
-static void mr_xport_stop(struct mr_xport *x)
+/* ERR, RESET, destroy: nothing runs or re-arms after it. */
+void mr_xport_stop(struct mr_qp *qp)
 {
+	struct mr_xport *x = qp->xp;
 	u32 i;
 
 	spin_lock_bh(&x->lock);
@@ -111,13 +90,14 @@ static void mr_xport_stop(struct mr_xport *x)
 	mr_timers_stop(x);
 }
 
-/* After every lookup reference is gone: nothing can reach @x any more. */
+/*
+ * After every lookup reference is gone and mr_xport_stop(): nothing can
+ * reach @x any more.
+ */
 void mr_xport_destroy(struct mr_qp *qp)
 {
 	struct mr_xport *x = qp->xp;
 
-	mr_xport_stop(x);
-	cancel_work_sync(&x->err_work);
 	mr_share_leave(x);
 	mr_resp_free(x);
 	mr_req_free(x);
@@ -138,7 +118,7 @@ void mr_xport_modify(struct mr_qp *qp, enum ib_qp_state old,
 	struct mr_xport *x = qp->xp;
 
 	if (state == IB_QPS_ERR || state == IB_QPS_RESET) {
-		mr_xport_stop(x);
+		mr_xport_stop(qp);
 		if (state == IB_QPS_RESET) {
 			spin_lock_bh(&x->lock);
 			mr_resp_free(x);
@@ -160,7 +140,8 @@ void mr_xport_modify(struct mr_qp *qp, enum ib_qp_state old,
 			x->rnr_left = qp->attr.rnr_retry;
 		else
 			mr_req_start(x, false);
-		mr_handshake_send(x);
+		if (mr_handshake_send(x))
+			mr_comp_retry_exceeded(x);
 		mr_timers_sync(x);
 	}
 	spin_unlock_bh(&x->lock);
@@ -173,7 +154,8 @@ void mr_xport_kick(struct mr_qp *qp)
 
 	spin_lock_bh(&x->lock);
 	mr_req_push(x);
-	mr_handshake_send(x);
+	if (mr_handshake_send(x))
+		mr_comp_retry_exceeded(x);
 	mr_timers_sync(x);
 	spin_unlock_bh(&x->lock);
 }

@@ -21,6 +21,7 @@
 #include <linux/workqueue.h>
 
 #include "metaroce.h"
+#include "qp.h"
 #include "wq.h"
 #include "proto/cc.h"
 #include "proto/hello.h"
@@ -173,7 +174,6 @@ struct mr_xport {
 	struct hrtimer acker;	/* the longest an ACK waits (timers.c) */
 	u64 ack_ns;		/* when held ACKs go; 0: none held */
 	u64 acker_ns;		/* the time the acker is armed for */
-	struct work_struct err_work;	/* moves the QP to ERR (xport.c) */
 	u32 mtu;
 	/* the connection tags (handshake.c): ours from RTR, the peer's */
 	struct mr_hello hello;
@@ -293,6 +293,7 @@ void mr_xport_telemetry(struct mr_qp *qp, struct mr_xport_info *info,
 			struct mr_xport_path_info *paths);
 u8 mr_xport_error_reason(struct mr_qp *qp);
 int mr_xport_create(struct mr_qp *qp);
+void mr_xport_stop(struct mr_qp *qp);
 void mr_xport_destroy(struct mr_qp *qp);
 void mr_xport_modify(struct mr_qp *qp, enum ib_qp_state old,
 		     enum ib_qp_state state);
@@ -346,7 +347,7 @@ static inline void mr_xport_arm_path(struct mr_tx_path *p, u64 now)
 static inline void mr_xport_fatal(struct mr_xport *x)
 {
 	x->tx_on = false;
-	schedule_work(&x->err_work);
+	mr_qp_fatal(x->qp);
 }
 
 #endif /* METAROCE_XPORT_H */
