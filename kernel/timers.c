@@ -20,7 +20,7 @@
 /* The timer fired: run what is due, send what that allows, re-arm. */
 static void mr_timers_fire(struct timer_list *t)
 {
-	struct mr_xport *x = from_timer(x, t, timer);
+	struct mr_xport *x = from_timer(x, t, timers.timer);
 	u64 now = mr_xport_now();
 	u32 i;
 
@@ -46,10 +46,10 @@ out:
 /* The pacing wait is over: send what the windows allow now. */
 static enum hrtimer_restart mr_timers_pace(struct hrtimer *t)
 {
-	struct mr_xport *x = container_of(t, struct mr_xport, pacer);
+	struct mr_xport *x = container_of(t, struct mr_xport, timers.pacer);
 
 	spin_lock_bh(&x->lock);
-	x->pacer_ns = 0;
+	x->timers.pacer_ns = 0;
 	x->pace_ns = 0;
 	mr_req_push(x);
 	mr_timers_sync(x);
@@ -60,10 +60,10 @@ static enum hrtimer_restart mr_timers_pace(struct hrtimer *t)
 /* Held ACKs are due: send them. */
 static enum hrtimer_restart mr_timers_ack(struct hrtimer *t)
 {
-	struct mr_xport *x = container_of(t, struct mr_xport, acker);
+	struct mr_xport *x = container_of(t, struct mr_xport, timers.acker);
 
 	spin_lock_bh(&x->lock);
-	x->acker_ns = 0;
+	x->timers.acker_ns = 0;
 	if (x->rx_on && x->ack_ns)
 		mr_ack_flush(x);
 	mr_timers_sync(x);
@@ -73,32 +73,34 @@ static enum hrtimer_restart mr_timers_ack(struct hrtimer *t)
 
 void mr_timers_init(struct mr_xport *x)
 {
-	timer_setup(&x->timer, mr_timers_fire, 0);
-	x->timer_ns = 0;
+	timer_setup(&x->timers.timer, mr_timers_fire, 0);
+	x->timers.timer_ns = 0;
 	/* Soft: it runs in softirq, like the receive path it competes with. */
-	hrtimer_init(&x->pacer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
-	x->pacer.function = mr_timers_pace;
-	x->pacer_ns = 0;
-	hrtimer_init(&x->acker, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
-	x->acker.function = mr_timers_ack;
-	x->acker_ns = 0;
+	hrtimer_init(&x->timers.pacer, CLOCK_MONOTONIC,
+		     HRTIMER_MODE_ABS_SOFT);
+	x->timers.pacer.function = mr_timers_pace;
+	x->timers.pacer_ns = 0;
+	hrtimer_init(&x->timers.acker, CLOCK_MONOTONIC,
+		     HRTIMER_MODE_ABS_SOFT);
+	x->timers.acker.function = mr_timers_ack;
+	x->timers.acker_ns = 0;
 }
 
 /* The transport stopped (tx_on is false): the timers no longer re-arm. */
 void mr_timers_stop(struct mr_xport *x)
 {
-	del_timer_sync(&x->timer);
-	hrtimer_cancel(&x->pacer);
-	hrtimer_cancel(&x->acker);
+	del_timer_sync(&x->timers.timer);
+	hrtimer_cancel(&x->timers.pacer);
+	hrtimer_cancel(&x->timers.acker);
 }
 
 /* Arm the pacer when a paced packet waits (pace_ns set). */
 static void mr_timers_sync_pacer(struct mr_xport *x)
 {
-	if (!x->pace_ns || x->pace_ns == x->pacer_ns)
+	if (!x->pace_ns || x->pace_ns == x->timers.pacer_ns)
 		return;
-	x->pacer_ns = x->pace_ns;
-	hrtimer_start(&x->pacer, ns_to_ktime(x->pace_ns),
+	x->timers.pacer_ns = x->pace_ns;
+	hrtimer_start(&x->timers.pacer, ns_to_ktime(x->pace_ns),
 		      HRTIMER_MODE_ABS_SOFT);
 }
 
@@ -116,9 +118,9 @@ void mr_timers_sync(struct mr_xport *x)
 	if (x->hello.deadline && (!next || x->hello.deadline < next))
 		next = x->hello.deadline;
 
-	if (x->rx_on && x->ack_ns && x->ack_ns != x->acker_ns) {
-		x->acker_ns = x->ack_ns;
-		hrtimer_start(&x->acker, ns_to_ktime(x->ack_ns),
+	if (x->rx_on && x->ack_ns && x->ack_ns != x->timers.acker_ns) {
+		x->timers.acker_ns = x->ack_ns;
+		hrtimer_start(&x->timers.acker, ns_to_ktime(x->ack_ns),
 			      HRTIMER_MODE_ABS_SOFT);
 	}
 	if (!x->tx_on)
@@ -130,10 +132,11 @@ void mr_timers_sync(struct mr_xport *x)
 		if (d && (!next || d < next))
 			next = d;
 	}
-	if (!next || (next == x->timer_ns && timer_pending(&x->timer)))
+	if (!next || (next == x->timers.timer_ns &&
+		      timer_pending(&x->timers.timer)))
 		return;
 	now = mr_xport_now();
-	x->timer_ns = next;
-	mod_timer(&x->timer, jiffies + 1 +
+	x->timers.timer_ns = next;
+	mod_timer(&x->timers.timer, jiffies + 1 +
 		  (next > now ? nsecs_to_jiffies(next - now) : 0));
 }

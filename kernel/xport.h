@@ -163,17 +163,22 @@ struct mr_requeue {
 	bool resp;
 };
 
+/* The transport's timers, which only timers.c touches. */
+struct mr_timers {
+	struct timer_list timer;	/* RTOs, tail probes, RNR wait, HELLOs */
+	u64 timer_ns;		/* the deadline it is armed for */
+	struct hrtimer pacer;	/* the pacing wait */
+	u64 pacer_ns;		/* the time the pacer is armed for */
+	struct hrtimer acker;	/* the longest an ACK waits */
+	u64 acker_ns;		/* the time the acker is armed for */
+};
+
 struct mr_xport {
 	spinlock_t lock;	/* everything below; BH-safe */
 	struct mr_qp *qp;
-	struct timer_list timer;	/* RTOs and the RNR wait (timers.c) */
-	u64 timer_ns;		/* the deadline it is armed for */
-	struct hrtimer pacer;	/* the pacing wait (timers.c) */
+	struct mr_timers timers;
 	u64 pace_ns;		/* when paced packets may go on; 0: none wait */
-	u64 pacer_ns;		/* the time the pacer is armed for */
-	struct hrtimer acker;	/* the longest an ACK waits (timers.c) */
 	u64 ack_ns;		/* when held ACKs go; 0: none held */
-	u64 acker_ns;		/* the time the acker is armed for */
 	u32 mtu;
 	/* the connection tags (handshake.c): ours from RTR, the peer's */
 	struct mr_hello hello;
