@@ -30,17 +30,6 @@
 #include "ud.h"
 #include "xport.h"
 
-static bool mr_receive_is_ud(u8 opcode)
-{
-	return opcode == MR_OP_UD_SEND || opcode == MR_OP_UD_SEND_IMM;
-}
-
-static bool mr_receive_is_control(u8 opcode)
-{
-	return opcode == MR_OP_ACK || opcode == MR_OP_NAK ||
-	       opcode == MR_OP_HELLO;
-}
-
 /* Whether @skb comes from the address @qp is connected to. */
 static bool mr_receive_from_peer(const struct mr_qp *qp,
 				 const struct sk_buff *skb)
@@ -70,7 +59,8 @@ static void mr_receive_xport(struct mr_qp *qp, struct sk_buff *skb,
 	enum mr_counter drop = MR_CNT_RX_DROP_NOT_PEER;
 
 	/* Placement reads the payload at skb->data + hdr_len. */
-	if (!mr_receive_is_control(pkt->base.opcode) && skb_linearize(skb)) {
+	if (!(mr_wire_op_flags(pkt->base.opcode) & MR_WIRE_F_CONTROL) &&
+	    skb_linearize(skb)) {
 		mr_stats_inc(dev, MR_CNT_RX_DROP_SHORT);
 		return;
 	}
@@ -116,7 +106,7 @@ static void mr_receive_packet(struct mr_dev *dev, struct sk_buff *skb,
 			      const struct mr_pkt *pkt)
 {
 	struct mr_qp *qp = mr_qp_get(dev, pkt->base.qpn);
-	bool ud = mr_receive_is_ud(pkt->base.opcode);
+	bool ud = mr_wire_op_flags(pkt->base.opcode) & MR_WIRE_F_DATAGRAM;
 
 	/* Datagrams go to UD QPs only, and the RC protocol to RC QPs. */
 	if (qp && ud != mr_qp_is_ud(qp)) {

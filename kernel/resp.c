@@ -100,14 +100,16 @@ static void mr_resp_info(const struct mr_pkt *pkt, struct mr_resp_info *ri)
 		ri->imm = pkt->write.imm;
 		ri->length = pkt->write.length;
 		ri->offset = pkt->write.offset;
-		ri->consume = pkt->base.opcode == MR_OP_WRITE_IMM;
+		ri->consume = mr_wire_op_flags(pkt->base.opcode) &
+			      MR_WIRE_F_CONSUMES;
 		break;
 	default:
 		ri->msn = pkt->send.msn;
 		ri->rsn = pkt->send.rsn;
 		/* A SEND_INV's rkey travels where a SEND_IMM's imm does. */
-		ri->imm = pkt->base.opcode == MR_OP_SEND_INV ?
-				  pkt->send.inv_rkey : pkt->send.imm;
+		ri->imm = (mr_wire_op_flags(pkt->base.opcode) &
+			   MR_WIRE_F_INVALIDATES) ? pkt->send.inv_rkey :
+						    pkt->send.imm;
 		ri->length = pkt->send.length;
 		ri->offset = pkt->send.offset;
 		ri->consume = true;
@@ -174,8 +176,7 @@ static void mr_resp_msg_fill(struct mr_rx_msg *m, const struct mr_pkt *pkt,
 		m->rkey = pkt->read_req.rkey;
 		m->va = pkt->read_req.va;
 		m->rd_len = pkt->read_req.length;
-	} else if (pkt->base.opcode == MR_OP_CMP_SWAP ||
-		   pkt->base.opcode == MR_OP_FETCH_ADD) {
+	} else if (mr_wire_op_flags(pkt->base.opcode) & MR_WIRE_F_ATOMIC) {
 		m->rkey = pkt->atomic.rkey;
 		m->va = pkt->atomic.va;
 		m->swap_add = pkt->atomic.swap_add;
@@ -383,6 +384,7 @@ static void mr_resp_invalidate(struct mr_xport *x, u32 rkey, struct ib_wc *wc)
 static void mr_resp_complete_recv(struct mr_xport *x, struct mr_rx_msg *m,
 				  enum ib_wc_status status)
 {
+	unsigned int op_flags = mr_wire_op_flags(m->opcode);
 	struct mr_qp *qp = x->qp;
 	struct mr_wq *rq = &qp->rq;
 	struct mr_recv_wqe *wqe;
@@ -410,18 +412,13 @@ static void mr_resp_complete_recv(struct mr_xport *x, struct mr_rx_msg *m,
 		return;
 	}
 	wc.byte_len = m->length;
-	if (m->opcode == MR_OP_WRITE_IMM) {
-		wc.opcode = IB_WC_RECV_RDMA_WITH_IMM;
+	wc.opcode = m->opcode == MR_OP_WRITE_IMM ? IB_WC_RECV_RDMA_WITH_IMM :
+						   IB_WC_RECV;
+	if (op_flags & MR_WIRE_F_IMM) {
 		wc.wc_flags = IB_WC_WITH_IMM;
 		wc.ex.imm_data = cpu_to_be32(m->imm);
-	} else {
-		wc.opcode = IB_WC_RECV;
-		if (m->opcode == MR_OP_SEND_IMM) {
-			wc.wc_flags = IB_WC_WITH_IMM;
-			wc.ex.imm_data = cpu_to_be32(m->imm);
-		} else if (m->opcode == MR_OP_SEND_INV) {
-			mr_resp_invalidate(x, m->imm, &wc);
-		}
+	} else if (op_flags & MR_WIRE_F_INVALIDATES) {
+		mr_resp_invalidate(x, m->imm, &wc);
 	}
 	mr_cq_post(qp->rcq, &wc, m->solicited);
 }
@@ -453,22 +450,16 @@ static bool mr_resp_advance(struct mr_xport *x)
 			x->msn_done++;
 			continue;
 		}
-		switch (m->opcode) {
-		case MR_OP_WRITE:
-			break;
-		case MR_OP_READ_REQ:
-		case MR_OP_CMP_SWAP:
-		case MR_OP_FETCH_ADD:
+		if (mr_wire_op_flags(m->opcode) & MR_WIRE_F_READ_OR_ATOMIC) {
 			nak = mr_resp_execute(x, m);
 			if (nak) {
 				mr_ack_refuse_late(x, m->msn, nak, m->path);
 				return false;
 			}
 			respond = true;
-			break;
-		default:
+		} else if (m->consume) {
+			/* A SEND, or a WRITE with immediate. */
 			mr_resp_complete_recv(x, m, IB_WC_SUCCESS);
-			break;
 		}
 		mr_resp_msg_free(x, m);
 		x->msn_done++;
@@ -519,9 +510,8 @@ static u8 mr_resp_place(struct mr_xport *x, struct mr_rx_msg *m,
 	struct mr_dev *dev = to_mr_dev(x->qp->ibqp.device);
 	u32 slice = ri->offset / x->mtu;
 	u32 want = min(x->mtu, ri->length - ri->offset);
-	bool rd = pkt->base.opcode == MR_OP_READ_REQ ||
-		  pkt->base.opcode == MR_OP_CMP_SWAP ||
-		  pkt->base.opcode == MR_OP_FETCH_ADD;
+	unsigned int op_flags = mr_wire_op_flags(pkt->base.opcode);
+	bool rd = op_flags & MR_WIRE_F_READ_OR_ATOMIC;
 	int err;
 
 	/* UC: the rest of a dropped message only needs acknowledging. */
@@ -545,8 +535,7 @@ static u8 mr_resp_place(struct mr_xport *x, struct mr_rx_msg *m,
 		err = mr_resp_check_rd(x, m);
 		if (err)
 			return err;
-	} else if (pkt->base.opcode == MR_OP_WRITE ||
-		   pkt->base.opcode == MR_OP_WRITE_IMM) {
+	} else if (op_flags & MR_WIRE_F_WRITE) {
 		err = mr_resp_write(x, pkt, data, pkt->payload_len);
 		if (err)
 			return mr_resp_fail(x, m, MR_NAK_REMOTE_ACCESS,
@@ -580,11 +569,6 @@ static bool mr_resp_ce(struct sk_buff *skb)
 	if (skb->protocol == htons(ETH_P_IPV6))
 		return INET_ECN_is_ce(ipv6_get_dsfield(ipv6_hdr(skb)));
 	return false;
-}
-
-static bool mr_resp_is_response(u8 opcode)
-{
-	return opcode == MR_OP_READ_RESP || opcode == MR_OP_ATOMIC_RESP;
 }
 
 /* What one arriving data packet is to the responder, through its phases. */
@@ -644,7 +628,7 @@ static void mr_resp_admit(struct mr_xport *x, struct mr_resp_rx *rx)
 		mr_stats_inc(dev, MR_CNT_RX_DROP_NO_QP);
 		return;
 	}
-	if (mr_resp_is_response(rx->pkt->base.opcode)) {
+	if (mr_wire_op_flags(rx->pkt->base.opcode) & MR_WIRE_F_RESPONSE) {
 		rx->kind = MR_RESP_RX_RESPONSE;
 		return;
 	}

@@ -266,7 +266,7 @@ void mr_ud_rcv(struct mr_qp *qp, struct sk_buff *skb,
 	/* uverbs passes wc_flags through, where this bit means another thing. */
 	if (!qp->ibqp.uobject)
 		wc.wc_flags |= IB_WC_WITH_NETWORK_HDR_TYPE;
-	if (pkt->base.opcode == MR_OP_UD_SEND_IMM) {
+	if (mr_wire_op_flags(pkt->base.opcode) & MR_WIRE_F_IMM) {
 		wc.wc_flags |= IB_WC_WITH_IMM;
 		wc.ex.imm_data = cpu_to_be32(pkt->ud.imm);
 	}

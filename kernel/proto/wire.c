@@ -117,36 +117,49 @@ static const struct mr_field mr_hello_fields[] = {
 	{}
 };
 
+/* The MR_WIRE_F_* that a family of opcodes shares. */
+#define MR_F_SEND (MR_WIRE_F_PAYLOAD | MR_WIRE_F_CONSUMES)
+#define MR_F_WRITE (MR_WIRE_F_PAYLOAD | MR_WIRE_F_WRITE)
+#define MR_F_UD (MR_F_SEND | MR_WIRE_F_DATAGRAM)
+#define MR_F_ATOMIC (MR_WIRE_F_READ_OR_ATOMIC | MR_WIRE_F_ATOMIC)
+
 static const struct mr_op_info {
 	u8 len;		/* opcode header length; 0: no such opcode */
-	u8 flags;	/* the flags the opcode may carry */
-	u8 data;	/* whether a payload may follow */
+	u8 base_flags;	/* the base header flags the opcode may carry */
+	u16 flags;	/* MR_WIRE_F_*: what the opcode is */
 	const struct mr_field *fields;
 } mr_ops[MR_OP_MAX + 1] = {
-	[MR_OP_SEND] = { MR_SEND_HDR_LEN, MR_RECV_FLAGS, 1, mr_send_fields },
-	[MR_OP_SEND_IMM] = { MR_SEND_IMM_HDR_LEN, MR_RECV_FLAGS, 1,
-			     mr_send_fields },
-	[MR_OP_SEND_INV] = { MR_SEND_IMM_HDR_LEN, MR_RECV_FLAGS, 1,
+	[MR_OP_SEND] = { MR_SEND_HDR_LEN, MR_RECV_FLAGS, MR_F_SEND,
+			 mr_send_fields },
+	[MR_OP_SEND_IMM] = { MR_SEND_IMM_HDR_LEN, MR_RECV_FLAGS,
+			     MR_F_SEND | MR_WIRE_F_IMM, mr_send_fields },
+	[MR_OP_SEND_INV] = { MR_SEND_IMM_HDR_LEN, MR_RECV_FLAGS,
+			     MR_F_SEND | MR_WIRE_F_INVALIDATES,
 			     mr_send_inv_fields },
-	[MR_OP_WRITE] = { MR_WRITE_HDR_LEN, MR_SEQ_FLAGS, 1, mr_write_fields },
-	[MR_OP_WRITE_IMM] = { MR_WRITE_IMM_HDR_LEN, MR_RECV_FLAGS, 1,
+	[MR_OP_WRITE] = { MR_WRITE_HDR_LEN, MR_SEQ_FLAGS, MR_F_WRITE,
+			  mr_write_fields },
+	[MR_OP_WRITE_IMM] = { MR_WRITE_IMM_HDR_LEN, MR_RECV_FLAGS,
+			      MR_F_WRITE | MR_WIRE_F_CONSUMES | MR_WIRE_F_IMM,
 			      mr_write_fields },
-	[MR_OP_READ_REQ] = { MR_READ_REQ_HDR_LEN, MR_SEQ_FLAGS, 0,
-			     mr_read_req_fields },
-	[MR_OP_CMP_SWAP] = { MR_CMP_SWAP_HDR_LEN, MR_SEQ_FLAGS, 0,
+	[MR_OP_READ_REQ] = { MR_READ_REQ_HDR_LEN, MR_SEQ_FLAGS,
+			     MR_WIRE_F_READ_OR_ATOMIC, mr_read_req_fields },
+	[MR_OP_CMP_SWAP] = { MR_CMP_SWAP_HDR_LEN, MR_SEQ_FLAGS, MR_F_ATOMIC,
 			     mr_atomic_fields },
-	[MR_OP_FETCH_ADD] = { MR_FETCH_ADD_HDR_LEN, MR_SEQ_FLAGS, 0,
+	[MR_OP_FETCH_ADD] = { MR_FETCH_ADD_HDR_LEN, MR_SEQ_FLAGS, MR_F_ATOMIC,
 			      mr_atomic_fields },
-	[MR_OP_UD_SEND] = { MR_UD_HDR_LEN, MR_FLAG_SOLICITED, 1, mr_ud_fields },
-	[MR_OP_UD_SEND_IMM] = { MR_UD_IMM_HDR_LEN, MR_FLAG_SOLICITED, 1,
-				mr_ud_fields },
-	[MR_OP_READ_RESP] = { MR_READ_RESP_HDR_LEN, MR_SEQ_FLAGS, 1,
+	[MR_OP_UD_SEND] = { MR_UD_HDR_LEN, MR_FLAG_SOLICITED, MR_F_UD,
+			    mr_ud_fields },
+	[MR_OP_UD_SEND_IMM] = { MR_UD_IMM_HDR_LEN, MR_FLAG_SOLICITED,
+				MR_F_UD | MR_WIRE_F_IMM, mr_ud_fields },
+	[MR_OP_READ_RESP] = { MR_READ_RESP_HDR_LEN, MR_SEQ_FLAGS,
+			      MR_WIRE_F_RESPONSE | MR_WIRE_F_PAYLOAD,
 			      mr_read_resp_fields },
-	[MR_OP_ATOMIC_RESP] = { MR_ATOMIC_RESP_HDR_LEN, MR_SEQ_FLAGS, 0,
-				mr_atomic_resp_fields },
-	[MR_OP_ACK] = { MR_ACK_HDR_LEN, 0, 0, mr_ack_fields },
-	[MR_OP_NAK] = { MR_NAK_HDR_LEN, 0, 0, mr_nak_fields },
-	[MR_OP_HELLO] = { MR_HELLO_HDR_LEN, 0, 0, mr_hello_fields },
+	[MR_OP_ATOMIC_RESP] = { MR_ATOMIC_RESP_HDR_LEN, MR_SEQ_FLAGS,
+				MR_WIRE_F_RESPONSE, mr_atomic_resp_fields },
+	[MR_OP_ACK] = { MR_ACK_HDR_LEN, 0, MR_WIRE_F_CONTROL, mr_ack_fields },
+	[MR_OP_NAK] = { MR_NAK_HDR_LEN, 0, MR_WIRE_F_CONTROL, mr_nak_fields },
+	[MR_OP_HELLO] = { MR_HELLO_HDR_LEN, 0, MR_WIRE_F_CONTROL,
+			  mr_hello_fields },
 };
 
 static const struct mr_op_info *mr_wire_op_info(unsigned int opcode)
@@ -164,6 +177,15 @@ unsigned int mr_wire_hdr_len(unsigned int opcode)
 	return op ? MR_BASE_HDR_LEN + op->len : 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(mr_wire_hdr_len);
+
+/* What @opcode is (MR_WIRE_F_*), or 0 for an unknown opcode. */
+unsigned int mr_wire_op_flags(unsigned int opcode)
+{
+	const struct mr_op_info *op = mr_wire_op_info(opcode);
+
+	return op ? op->flags : 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(mr_wire_op_flags);
 
 /* A message slice: it lies inside the message, and only an empty one is 0. */
 static int mr_wire_check_slice(u32 length, u32 offset, u32 payload)
@@ -236,15 +258,15 @@ static int mr_wire_check(const struct mr_pkt *pkt, const struct mr_op_info *op)
 	const struct mr_base_hdr *b = &pkt->base;
 	int err;
 
-	if (b->flags & ~op->flags)
+	if (b->flags & ~op->base_flags)
 		return -MR_EFLAGS;
 	if (b->path >= MR_WIRE_MAX_PATHS || b->qpn > MR_WIRE_QPN_MAX)
 		return -MR_EFIELD;
-	if (!op->data && pkt->payload_len)
+	if (!(op->flags & MR_WIRE_F_PAYLOAD) && pkt->payload_len)
 		return -MR_ELENGTH;
 	/* A connection's packets name their receiver's tag, datagrams none. */
 	if (!b->tag && b->opcode != MR_OP_HELLO &&
-	    b->opcode != MR_OP_UD_SEND && b->opcode != MR_OP_UD_SEND_IMM)
+	    !(op->flags & MR_WIRE_F_DATAGRAM))
 		return -MR_EFIELD;
 
 	switch (b->opcode) {

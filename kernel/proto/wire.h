@@ -46,6 +46,21 @@ enum mr_opcode {
 
 #define MR_OP_MAX MR_OP_HELLO
 
+/*
+ * What an opcode is, so that receivers ask a property instead of listing
+ * opcodes: mr_wire_op_flags(), 0 for an unknown opcode.
+ */
+#define MR_WIRE_F_PAYLOAD 0x001		/* a payload may follow the headers */
+#define MR_WIRE_F_CONSUMES 0x002	/* takes a receive posted at the receiver */
+#define MR_WIRE_F_IMM 0x004		/* carries immediate data */
+#define MR_WIRE_F_INVALIDATES 0x008	/* names an rkey to invalidate */
+#define MR_WIRE_F_WRITE 0x010		/* lands at va + offset under its rkey */
+#define MR_WIRE_F_READ_OR_ATOMIC 0x020	/* a request answered by a response */
+#define MR_WIRE_F_ATOMIC 0x040		/* CMP_SWAP, FETCH_ADD */
+#define MR_WIRE_F_RESPONSE 0x080	/* answers a READ or atomic request */
+#define MR_WIRE_F_DATAGRAM 0x100	/* UD: of no connection, one packet */
+#define MR_WIRE_F_CONTROL 0x200		/* ACK, NAK, HELLO: no data, no message */
+
 /* Base header flags; the bits not named here are reserved and zero. */
 #define MR_FLAG_ACK_REQ 0x01	/* acknowledge this path without delay */
 #define MR_FLAG_SOLICITED 0x02	/* raise a solicited completion event */
@@ -219,6 +234,7 @@ struct mr_pkt {
 };
 
 unsigned int mr_wire_hdr_len(unsigned int opcode);
+unsigned int mr_wire_op_flags(unsigned int opcode);
 int mr_wire_decode(const u8 *buf, u32 len, struct mr_pkt *pkt);
 int mr_wire_encode(const struct mr_pkt *pkt, u8 *buf, u32 size);
 

@@ -88,6 +88,14 @@ void ExpectGolden(const mr_pkt &p, const Bytes &want)
 
 const std::vector<uint8_t> &kOps = mrtest::AllOpcodes();
 
+bool IsKnown(unsigned op)
+{
+	for (uint8_t k : kOps)
+		if (k == op)
+			return true;
+	return false;
+}
+
 } // namespace
 
 TEST(Wire, HeaderLengths)
@@ -340,11 +348,7 @@ TEST(Wire, UnknownOpcodes)
 
 	b[0] = MR_WIRE_VERSION;
 	for (int op = 0; op < 256; op++) {
-		bool known = false;
-
-		for (uint8_t k : kOps)
-			known |= k == op;
-		if (known)
+		if (IsKnown(op))
 			continue;
 		b[1] = (uint8_t)op;
 		EXPECT_EQ(Decode(b), -MR_EOPCODE) << op;
@@ -372,6 +376,80 @@ TEST(Wire, FlagsPerOpcode)
 						 (uint32_t)b.size()) < 0,
 				  !ok);
 		}
+	}
+}
+
+// What each opcode is, as protocol.rst describes it: its payload (Opcodes),
+// the receive it consumes (RSN; a datagram takes the oldest posted one),
+// its immediate data and invalidated rkey (Opcode headers), and its class.
+TEST(Wire, OpFlagsPerOpcode)
+{
+	const unsigned PAYLOAD = MR_WIRE_F_PAYLOAD;
+	const unsigned RECV = MR_WIRE_F_CONSUMES;
+	const unsigned IMM = MR_WIRE_F_IMM;
+	const unsigned RD = MR_WIRE_F_READ_OR_ATOMIC;
+	const struct {
+		uint8_t op;
+		unsigned flags;
+	} want[] = {
+		{ MR_OP_SEND, PAYLOAD | RECV },
+		{ MR_OP_SEND_IMM, PAYLOAD | RECV | IMM },
+		{ MR_OP_SEND_INV, PAYLOAD | RECV | MR_WIRE_F_INVALIDATES },
+		{ MR_OP_WRITE, PAYLOAD | MR_WIRE_F_WRITE },
+		{ MR_OP_WRITE_IMM, PAYLOAD | MR_WIRE_F_WRITE | RECV | IMM },
+		{ MR_OP_READ_REQ, RD },
+		{ MR_OP_CMP_SWAP, RD | MR_WIRE_F_ATOMIC },
+		{ MR_OP_FETCH_ADD, RD | MR_WIRE_F_ATOMIC },
+		{ MR_OP_UD_SEND, PAYLOAD | RECV | MR_WIRE_F_DATAGRAM },
+		{ MR_OP_UD_SEND_IMM, PAYLOAD | RECV | IMM | MR_WIRE_F_DATAGRAM },
+		{ MR_OP_READ_RESP, PAYLOAD | MR_WIRE_F_RESPONSE },
+		{ MR_OP_ATOMIC_RESP, MR_WIRE_F_RESPONSE },
+		{ MR_OP_ACK, MR_WIRE_F_CONTROL },
+		{ MR_OP_NAK, MR_WIRE_F_CONTROL },
+		{ MR_OP_HELLO, MR_WIRE_F_CONTROL },
+	};
+
+	ASSERT_EQ(sizeof(want) / sizeof(want[0]), kOps.size());
+	for (const auto &w : want)
+		EXPECT_EQ(mr_wire_op_flags(w.op), w.flags) << int(w.op);
+}
+
+// An opcode the wire format does not define is nothing at all.
+TEST(Wire, OpFlagsOfUnknownOpcodes)
+{
+	for (unsigned op = 0; op < 256; op++) {
+		if (IsKnown(op))
+			continue;
+		EXPECT_EQ(mr_wire_op_flags(op), 0u) << op;
+	}
+	EXPECT_EQ(mr_wire_op_flags(MR_OP_MAX + 1), 0u);
+	EXPECT_EQ(mr_wire_op_flags(0x100 | MR_OP_SEND), 0u);
+	EXPECT_EQ(mr_wire_op_flags(~0u), 0u);
+}
+
+// The flags agree with what the codec enforces and with the opcode ranges:
+// only opcodes that take a receive may be solicited, only those with a
+// payload carry one, only datagrams and HELLO go without a tag, and
+// 0x1_ are responses, 0x2_ control.
+TEST(Wire, OpFlagsAgreeWithTheCodec)
+{
+	for (uint8_t op : kOps) {
+		unsigned f = mr_wire_op_flags(op);
+
+		EXPECT_NE(f, 0u) << int(op);
+		EXPECT_EQ(!!(f & MR_WIRE_F_CONSUMES),
+			  !!(mrtest::AllowedFlags(op) & MR_FLAG_SOLICITED))
+			<< int(op);
+		EXPECT_EQ(!!(f & MR_WIRE_F_PAYLOAD), mrtest::HasPayload(op))
+			<< int(op);
+		EXPECT_EQ(!!(f & MR_WIRE_F_DATAGRAM), mrtest::IsUd(op))
+			<< int(op);
+		EXPECT_EQ(!!(f & MR_WIRE_F_RESPONSE), (op >> 4) == 1) << int(op);
+		EXPECT_EQ(!!(f & MR_WIRE_F_CONTROL), (op >> 4) == 2) << int(op);
+		// An atomic is answered by a response, as a READ is.
+		EXPECT_TRUE(!(f & MR_WIRE_F_ATOMIC) ||
+			    (f & MR_WIRE_F_READ_OR_ATOMIC))
+			<< int(op);
 	}
 }
 
