@@ -278,7 +278,7 @@ void mr_req_push(struct mr_xport *x)
 	/* The responder executes this many READs and atomics at a time. */
 	rd_max = max_t(u32, 1, x->qp->attr.max_rd_atomic);
 	while (x->msn_send - x->msn_head < count &&
-	       x->msn_send - x->msn_head < MR_MSG_WINDOW) {
+	       mr_window_in(x->msn_send, x->msn_head)) {
 		struct mr_send_wqe *wqe = mr_xport_wqe(x, x->msn_send);
 		struct mr_wqe_tx *wt = mr_xport_wtx(x, x->msn_send);
 		const struct mr_opcode_info *o = mr_opcode_get(wqe->opcode);

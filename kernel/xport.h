@@ -27,9 +27,8 @@
 #include "proto/path.h"
 #include "proto/rto.h"
 #include "proto/sack.h"
+#include "proto/window.h"
 
-/* Messages a requester may have started and not completed. */
-#define MR_MSG_WINDOW 128
 /* The responder acknowledges a path at least every this many packets. */
 #define MR_ACK_EVERY 4
 /*

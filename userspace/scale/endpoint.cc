@@ -179,7 +179,7 @@ void MrSender::Push() {
         bool moved = !requeue_.empty();
         // A sender that leaves finishes the message it is in, then starts none.
         if (!moved && ((leaving_ && !send_off_) || msn_send_ >= msgs_ ||
-                       msn_send_ - peer_done_ >= kMsgWindow))
+                       !mr_window_in(msn_send_, peer_done_)))
             return;
         uint64_t wait = mr_cc_pace_delay(&params_.cc, &cc_, now);
         if (wait) {
@@ -663,7 +663,7 @@ bool MrReceiver::Place(Conn &c, const mr_pkt &pkt, bool *complete) {
     if (pkt.base.opcode != MR_OP_WRITE)
         return false; // an empty SEND of a completed message
     const uint32_t msn = pkt.write.msn;
-    if (mr_seq_before(msn, c.msn_done) || msn - c.msn_done >= kMsgWindow)
+    if (mr_seq_before(msn, c.msn_done) || !mr_window_in(msn, c.msn_done))
         return false;
     RxMsg &m = c.msgs[msn];
     if (m.landed.empty())

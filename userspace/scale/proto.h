@@ -9,5 +9,6 @@ extern "C" {
 #include "path.h"
 #include "rto.h"
 #include "sack.h"
+#include "window.h"
 #include "wire.h"
 }
