@@ -23,20 +23,13 @@
 #include "metaroce.h"
 #include "wq.h"
 #include "proto/cc.h"
+#include "proto/coalesce.h"
 #include "proto/hello.h"
 #include "proto/path.h"
 #include "proto/rto.h"
 #include "proto/sack.h"
 #include "proto/window.h"
 
-/* The responder acknowledges a path at least every this many packets. */
-#define MR_ACK_EVERY 4
-/*
- * The most ACKs one packet sends at once (a completion acknowledges every
- * path): the others wait for the held ACKs' timer. As many as the
- * default paths, so that only connections of more paths wait.
- */
-#define MR_ACK_BURST 16
 /*
  * After a fatal NAK, the responder repeats it at most once per this time,
  * however many packets come: less than the RTO floor, so that every

@@ -396,7 +396,7 @@ void MrSender::Timer() {
 // connection are still coming back, so ours waits in a queue.
 bool MrSender::TimerEarly(Path &p, uint32_t psn) {
     const TxPkt &tp = p.pkt[psn % MR_SACK_WINDOW];
-    if (!mr_rto_early(tp.order, acked_front_, kAckEvery * ps_.count, p.armed_ns, acked_ns_,
+    if (!mr_rto_early(tp.order, acked_front_, MR_ACK_EVERY * ps_.count, p.armed_ns, acked_ns_,
                       p.deferred))
         return false;
     p.deferred |= acked_front_ >= tp.order;
@@ -621,9 +621,8 @@ void MrReceiver::OnData(Conn &c, const mr_pkt &pkt, uint16_t sport, bool ce, uin
     case MR_SACK_NEW:
         break;
     }
-    // At once for a packet that leaves a new hole behind it or fills one.
-    bool ack_now = (pkt.base.flags & MR_FLAG_ACK_REQ) || !r.seen || prev_epoch != pkt.base.epoch ||
-                   psn != r.last_psn + 1 || (psn == prev_cum && r.win.cum != psn + 1);
+    // At once for a new hole or a filled one (proto/coalesce.c).
+    bool ack_now = mr_coalesce_at_once(&pkt, r.seen, r.last_psn, prev_epoch, prev_cum, r.win.cum);
     r.sport = sport;
     r.seen = true;
     r.epoch = r.win.epoch;
@@ -638,7 +637,7 @@ void MrReceiver::OnData(Conn &c, const mr_pkt &pkt, uint16_t sport, bool ce, uin
     }
     if (complete) {
         AckAll(c);
-    } else if (ack_now || r.unacked >= kAckEvery) {
+    } else if (ack_now || mr_coalesce_due(r.unacked)) {
         Ack(c, id, psn);
     } else if (!c.ack_held) {
         // ack.c: mr_ack_coalesce(): a held ACK waits at most ack_delay.

@@ -26,7 +26,6 @@
 namespace mrscale {
 
 constexpr uint16_t kRoceV2Port = 4791;
-constexpr uint32_t kAckEvery = 4; // the responder's ACK coalescing (MR_ACK_EVERY)
 constexpr uint32_t kFailAfter = MR_PATH_DEFAULT_FAIL_AFTER;
 constexpr uint32_t kRetryCnt = 7; // the QP's retry_cnt
 constexpr uint8_t kEct0 = 0x02;   // IP ECN field

@@ -6,6 +6,7 @@
 
 extern "C" {
 #include "cc.h"
+#include "coalesce.h"
 #include "path.h"
 #include "rto.h"
 #include "sack.h"
