@@ -26,6 +26,7 @@
 #include "proto/coalesce.h"
 #include "proto/hello.h"
 #include "proto/path.h"
+#include "proto/requeue.h"
 #include "proto/rto.h"
 #include "proto/sack.h"
 #include "proto/window.h"
@@ -146,14 +147,6 @@ struct mr_rx_path {
 	bool seen;
 };
 
-/* A packet of a failed path, waiting for a new PSN on another path. */
-struct mr_requeue {
-	u32 msn;
-	u32 offset;
-	u32 gen;
-	bool resp;
-};
-
 struct mr_xport {
 	spinlock_t lock;	/* everything below; BH-safe */
 	struct mr_qp *qp;
@@ -198,8 +191,7 @@ struct mr_xport {
 	u32 rnr_msn;
 	u32 rnr_left;
 	u64 rnr_deadline;
-	struct mr_requeue *requeue;
-	u32 rq_head, rq_count, rq_size;
+	struct mr_requeue_ring requeue;	/* packets of failed paths */
 	/* congestion control (congestion.c): the device's when created */
 	struct mr_cc_params ccp;
 	struct mr_cc_conn cc;
