@@ -98,15 +98,8 @@ enum mr_sack_rx_res mr_ack_arrival(struct mr_xport *x, const struct mr_pkt *pkt,
 		}
 		return res;
 	}
-	/*
-	 * At once for a packet that leaves a new hole behind it (it does not
-	 * follow the previous arrival) or fills one; one that follows the
-	 * previous arrival past an older hole, which the sender has been
-	 * told of, waits for the coalesced ACK.
-	 */
-	*ack_now = (pkt->base.flags & MR_FLAG_ACK_REQ) || !r->seen ||
-		   prev_epoch != pkt->base.epoch || psn != r->last_psn + 1 ||
-		   (psn == prev_cum && r->win.cum != psn + 1);
+	*ack_now = mr_coalesce_at_once(pkt, r->seen, r->last_psn, prev_epoch,
+				       prev_cum, r->win.cum);
 	if (psn != prev_cum && prev_epoch == pkt->base.epoch)
 		mr_stats_inc(dev, MR_CNT_OUT_OF_ORDER);
 	r->sport = sport;
@@ -142,7 +135,7 @@ static void mr_ack_hold(struct mr_xport *x)
  */
 void mr_ack_coalesce(struct mr_xport *x, u32 id, u32 psn, bool now)
 {
-	if (now || x->rx[id].unacked >= MR_ACK_EVERY) {
+	if (now || mr_coalesce_due(x->rx[id].unacked)) {
 		mr_ack_path(x, id, psn);
 		return;
 	}

@@ -437,19 +437,16 @@ static void mr_comp_failover(struct mr_xport *x, u32 id)
 
 	for (psn = p->sb.una; mr_sack_tx_next_unacked(&p->sb, &psn); psn++) {
 		const struct mr_tx_pkt *tp = &p->pkt[psn % MR_SACK_WINDOW];
-		u32 tail;
+		struct mr_requeue e;
 
 		if (!tp->resp && mr_seq_before(tp->msn, x->msn_head))
 			continue;
+		e = (struct mr_requeue){ .msn = tp->msn, .offset = tp->offset,
+					 .gen = tp->gen, .resp = tp->resp };
 		/* It holds every scoreboard's worth: cannot fill up. */
-		if (WARN_ON_ONCE(x->rq_count == x->rq_size))
+		if (WARN_ON_ONCE(mr_requeue_push(&x->requeue, &e)))
 			break;
 		moved++;
-		tail = (x->rq_head + x->rq_count++) % x->rq_size;
-		x->requeue[tail] = (struct mr_requeue){ .msn = tp->msn,
-							.offset = tp->offset,
-							.gen = tp->gen,
-							.resp = tp->resp };
 	}
 	mr_paths_restart(&x->ps, id);
 	mr_congestion_path_restart(x, id);

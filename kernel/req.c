@@ -58,8 +58,7 @@ void mr_req_start(struct mr_xport *x, bool early)
 	x->gen = 0;
 	x->rnr_wait = false;
 	x->rnr_left = qp->attr.rnr_retry;
-	x->rq_head = 0;
-	x->rq_count = 0;
+	mr_requeue_reset(&x->requeue);
 	x->tx_on = true;
 	mr_hello_start(&x->hello, mr_xport_now());
 }
@@ -248,8 +247,8 @@ void mr_req_push(struct mr_xport *x)
 			mr_hello_start(&x->hello, mr_xport_now());
 		return;
 	}
-	while (x->rq_count) {
-		struct mr_requeue *e = &x->requeue[x->rq_head];
+	while (x->requeue.count) {
+		const struct mr_requeue *e = mr_requeue_front(&x->requeue);
 
 		if (e->resp || !mr_seq_before(e->msn, x->msn_head)) {
 			id = mr_req_take(x, &psn);
@@ -267,8 +266,7 @@ void mr_req_push(struct mr_xport *x)
 			if (!x->tx_on)
 				return;
 		}
-		x->rq_head = (x->rq_head + 1) % x->rq_size;
-		x->rq_count--;
+		mr_requeue_pop(&x->requeue);
 	}
 	mr_req_push_responses(x);
 	if (!x->tx_on || x->tx_err || x->rnr_wait)
@@ -278,7 +276,7 @@ void mr_req_push(struct mr_xport *x)
 	/* The responder executes this many READs and atomics at a time. */
 	rd_max = max_t(u32, 1, x->qp->attr.max_rd_atomic);
 	while (x->msn_send - x->msn_head < count &&
-	       x->msn_send - x->msn_head < MR_MSG_WINDOW) {
+	       mr_window_in(x->msn_send, x->msn_head)) {
 		struct mr_send_wqe *wqe = mr_xport_wqe(x, x->msn_send);
 		struct mr_wqe_tx *wt = mr_xport_wtx(x, x->msn_send);
 		const struct mr_opcode_info *o = mr_opcode_get(wqe->opcode);

@@ -638,7 +638,7 @@ static void mr_resp_admit(struct mr_xport *x, struct mr_resp_rx *rx)
 		return;
 	}
 	/* A conforming requester stays within the message window. */
-	if (ri->msn - x->msn_done >= MR_MSG_WINDOW) {
+	if (!mr_window_in(ri->msn, x->msn_done)) {
 		mr_stats_inc(dev, MR_CNT_RX_DROP_MALFORMED);
 		return;
 	}

@@ -38,6 +38,7 @@ int mr_xport_create(struct mr_qp *qp)
 {
 	struct mr_dev *dev = to_mr_dev(qp->ibqp.device);
 	struct mr_dev_settings set;
+	struct mr_requeue *rq;
 	struct mr_xport *x;
 	u32 npaths;
 
@@ -54,16 +55,15 @@ int mr_xport_create(struct mr_qp *qp)
 	x->fail_after = set.fail_after;
 	x->path = kvcalloc(npaths, sizeof(*x->path), GFP_KERNEL_ACCOUNT);
 	x->wtx = kvcalloc(qp->sq.depth, sizeof(*x->wtx), GFP_KERNEL_ACCOUNT);
-	x->rq_size = npaths * MR_SACK_WINDOW;
-	x->requeue = kvcalloc(x->rq_size, sizeof(*x->requeue),
-			      GFP_KERNEL_ACCOUNT);
-	if (!x->path || !x->wtx || !x->requeue) {
+	rq = kvcalloc(mr_requeue_slots(npaths), sizeof(*rq), GFP_KERNEL_ACCOUNT);
+	if (!x->path || !x->wtx || !rq) {
 		kvfree(x->path);
 		kvfree(x->wtx);
-		kvfree(x->requeue);
+		kvfree(rq);
 		kvfree(x);
 		return -ENOMEM;
 	}
+	mr_requeue_init(&x->requeue, rq, mr_requeue_slots(npaths));
 	x->npaths = npaths;
 	x->qp = qp;
 	spin_lock_init(&x->lock);
@@ -103,7 +103,7 @@ void mr_xport_destroy(struct mr_qp *qp)
 	mr_req_free(x);
 	kvfree(x->path);
 	kvfree(x->wtx);
-	kvfree(x->requeue);
+	kvfree(x->requeue.slot);
 	kvfree(x);
 	qp->xp = NULL;
 }

@@ -24,21 +24,14 @@
 #include "qp.h"
 #include "wq.h"
 #include "proto/cc.h"
+#include "proto/coalesce.h"
 #include "proto/hello.h"
 #include "proto/path.h"
+#include "proto/requeue.h"
 #include "proto/rto.h"
 #include "proto/sack.h"
+#include "proto/window.h"
 
-/* Messages a requester may have started and not completed. */
-#define MR_MSG_WINDOW 128
-/* The responder acknowledges a path at least every this many packets. */
-#define MR_ACK_EVERY 4
-/*
- * The most ACKs one packet sends at once (a completion acknowledges every
- * path): the others wait for the held ACKs' timer. As many as the
- * default paths, so that only connections of more paths wait.
- */
-#define MR_ACK_BURST 16
 /*
  * After a fatal NAK, the responder repeats it at most once per this time,
  * however many packets come: less than the RTO floor, so that every
@@ -155,14 +148,6 @@ struct mr_rx_path {
 	bool seen;
 };
 
-/* A packet of a failed path, waiting for a new PSN on another path. */
-struct mr_requeue {
-	u32 msn;
-	u32 offset;
-	u32 gen;
-	bool resp;
-};
-
 /* The transport's timers, which only timers.c touches. */
 struct mr_timers {
 	struct timer_list timer;	/* RTOs, tail probes, RNR wait, HELLOs */
@@ -211,8 +196,7 @@ struct mr_xport {
 	u32 rnr_msn;
 	u32 rnr_left;
 	u64 rnr_deadline;
-	struct mr_requeue *requeue;
-	u32 rq_head, rq_count, rq_size;
+	struct mr_requeue_ring requeue;	/* packets of failed paths */
 	/* congestion control (congestion.c): the device's when created */
 	struct mr_cc_params ccp;
 	struct mr_cc_conn cc;

@@ -95,7 +95,8 @@ MrSender::MrSender(Ptr<ns3::Node> node, const TransportParams &params, Ipv4Addre
                    uint32_t qpn, uint32_t seed, uint64_t bytes, Time start)
     : node_(node), params_(params), dst_(dst), qpn_(qpn), tags_(ConnTagsOf(qpn)), bytes_(bytes),
       msgs_(static_cast<uint32_t>((bytes + params.msg_bytes - 1) / params.msg_bytes)),
-      pkt_bytes_(FullPacketBytes(params.mtu)), path_(params.paths) {
+      pkt_bytes_(FullPacketBytes(params.mtu)), path_(params.paths),
+      requeue_slots_(mr_requeue_slots(params.paths)) {
     // Every MetaRoCE packet, ACKs too, goes to UDP port 4791.
     ack_sock_ = Socket::CreateSocket(node_, UdpSocketFactory::GetTypeId());
     if (ack_sock_->Bind(InetSocketAddress(Ipv4Address::GetAny(), kRoceV2Port))) {
@@ -109,6 +110,7 @@ MrSender::MrSender(Ptr<ns3::Node> node, const TransportParams &params, Ipv4Addre
         std::exit(2);
     }
     mr_cc_conn_init(&cc_, &params_.cc, pkt_bytes_);
+    mr_requeue_init(&requeue_, requeue_slots_.data(), static_cast<u32>(requeue_slots_.size()));
     for (uint32_t i = 0; i < params.paths; i++) {
         Path &p = path_[i];
         mr_sack_tx_init(&p.sb, 0);
@@ -174,12 +176,13 @@ void MrSender::Push() {
         return;
     const uint64_t now = Now();
     for (;;) {
-        while (!requeue_.empty() && mr_seq_before(requeue_.front().msn, peer_done_))
-            requeue_.pop_front();
-        bool moved = !requeue_.empty();
+        const mr_requeue *e;
+        while ((e = mr_requeue_front(&requeue_)) && mr_seq_before(e->msn, peer_done_))
+            mr_requeue_pop(&requeue_);
+        const bool moved = e != nullptr;
         // A sender that leaves finishes the message it is in, then starts none.
         if (!moved && ((leaving_ && !send_off_) || msn_send_ >= msgs_ ||
-                       msn_send_ - peer_done_ >= kMsgWindow))
+                       !mr_window_in(msn_send_, peer_done_)))
             return;
         uint64_t wait = mr_cc_pace_delay(&params_.cc, &cc_, now);
         if (wait) {
@@ -193,9 +196,9 @@ void MrSender::Push() {
             return;
         TxPkt tp{};
         if (moved) {
-            tp.msn = requeue_.front().msn;
-            tp.offset = requeue_.front().offset;
-            requeue_.pop_front();
+            tp.msn = e->msn;
+            tp.offset = e->offset;
+            mr_requeue_pop(&requeue_);
             stats_.moved++;
         } else {
             tp.msn = msn_send_;
@@ -396,7 +399,7 @@ void MrSender::Timer() {
 // connection are still coming back, so ours waits in a queue.
 bool MrSender::TimerEarly(Path &p, uint32_t psn) {
     const TxPkt &tp = p.pkt[psn % MR_SACK_WINDOW];
-    if (!mr_rto_early(tp.order, acked_front_, kAckEvery * ps_.count, p.armed_ns, acked_ns_,
+    if (!mr_rto_early(tp.order, acked_front_, MR_ACK_EVERY * ps_.count, p.armed_ns, acked_ns_,
                       p.deferred))
         return false;
     p.deferred |= acked_front_ >= tp.order;
@@ -452,7 +455,12 @@ void MrSender::Failover(uint32_t id) {
         const TxPkt &tp = p.pkt[psn % MR_SACK_WINDOW];
         if (mr_seq_before(tp.msn, peer_done_))
             continue;
-        requeue_.push_back({tp.msn, tp.offset});
+        const mr_requeue e{tp.msn, tp.offset, 0, false};
+        // It holds every scoreboard's worth: cannot fill up (a model bug).
+        if (mr_requeue_push(&requeue_, &e)) {
+            std::fprintf(stderr, "mr-scale: qpn %u: requeue ring full\n", qpn_);
+            std::abort();
+        }
     }
     mr_cc_path_exit(&p.cc, &cc_, &params_.cc);
     mr_paths_restart(&ps_, id);
@@ -476,10 +484,10 @@ void MrSender::Finish() {
 
 void MrSender::Dump() const {
     std::fprintf(stderr,
-                 "  qpn %u: msn_send %u/%u send_off %u peer_done %u inflight %u/%u requeued %zu "
+                 "  qpn %u: msn_send %u/%u send_off %u peer_done %u inflight %u/%u requeued %u "
                  "rtos %u timer %s at %.0f us pace %s\n",
                  qpn_, msn_send_, msgs_, send_off_, peer_done_, ps_.inflight,
-                 mr_cc_conn_window(&params_.cc, &cc_), requeue_.size(), rtos_,
+                 mr_cc_conn_window(&params_.cc, &cc_), requeue_.count, rtos_,
                  timer_.IsRunning() ? "armed" : "idle", timer_at_ / 1e3,
                  pace_.IsRunning() ? "armed" : "idle");
     for (uint32_t i = 0; i < ps_.count; i++) {
@@ -621,9 +629,8 @@ void MrReceiver::OnData(Conn &c, const mr_pkt &pkt, uint16_t sport, bool ce, uin
     case MR_SACK_NEW:
         break;
     }
-    // At once for a packet that leaves a new hole behind it or fills one.
-    bool ack_now = (pkt.base.flags & MR_FLAG_ACK_REQ) || !r.seen || prev_epoch != pkt.base.epoch ||
-                   psn != r.last_psn + 1 || (psn == prev_cum && r.win.cum != psn + 1);
+    // At once for a new hole or a filled one (proto/coalesce.c).
+    bool ack_now = mr_coalesce_at_once(&pkt, r.seen, r.last_psn, prev_epoch, prev_cum, r.win.cum);
     r.sport = sport;
     r.seen = true;
     r.epoch = r.win.epoch;
@@ -638,7 +645,7 @@ void MrReceiver::OnData(Conn &c, const mr_pkt &pkt, uint16_t sport, bool ce, uin
     }
     if (complete) {
         AckAll(c);
-    } else if (ack_now || r.unacked >= kAckEvery) {
+    } else if (ack_now || mr_coalesce_due(r.unacked)) {
         Ack(c, id, psn);
     } else if (!c.ack_held) {
         // ack.c: mr_ack_coalesce(): a held ACK waits at most ack_delay.
@@ -663,7 +670,7 @@ bool MrReceiver::Place(Conn &c, const mr_pkt &pkt, bool *complete) {
     if (pkt.base.opcode != MR_OP_WRITE)
         return false; // an empty SEND of a completed message
     const uint32_t msn = pkt.write.msn;
-    if (mr_seq_before(msn, c.msn_done) || msn - c.msn_done >= kMsgWindow)
+    if (mr_seq_before(msn, c.msn_done) || !mr_window_in(msn, c.msn_done))
         return false;
     RxMsg &m = c.msgs[msn];
     if (m.landed.empty())

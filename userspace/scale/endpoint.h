@@ -18,7 +18,6 @@
 
 #include <array>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -26,8 +25,6 @@
 namespace mrscale {
 
 constexpr uint16_t kRoceV2Port = 4791;
-constexpr uint32_t kAckEvery = 4;    // the responder's ACK coalescing (MR_ACK_EVERY)
-constexpr uint32_t kMsgWindow = 128; // messages started and not complete
 constexpr uint32_t kFailAfter = MR_PATH_DEFAULT_FAIL_AFTER;
 constexpr uint32_t kRetryCnt = 7; // the QP's retry_cnt
 constexpr uint8_t kEct0 = 0x02;   // IP ECN field
@@ -129,11 +126,6 @@ private:
         bool deferred = false; // waited once for ACK coalescing
         ns3::Ptr<ns3::Socket> sock;
     };
-    struct Requeued {
-        uint32_t msn;
-        uint32_t offset;
-    };
-
     void Start();
     void OpenSocket(uint32_t id);
     uint32_t MsgLen(uint32_t msn) const;
@@ -166,8 +158,9 @@ private:
     std::vector<Path> path_;
     ns3::Ptr<ns3::Socket> ack_sock_;
     std::vector<ns3::Ptr<ns3::Socket>> old_socks_; // of restarted paths
-    std::deque<Requeued> requeue_;
-    uint32_t msn_send_ = 0; // next message to start
+    std::vector<mr_requeue> requeue_slots_;        // mr_requeue_slots() of them
+    mr_requeue_ring requeue_{};                    // packets moved off failed paths
+    uint32_t msn_send_ = 0;                        // next message to start
     uint32_t send_off_ = 0;
     uint32_t peer_done_ = 0; // the receiver's MSN done
     uint64_t tx_order_ = 0;

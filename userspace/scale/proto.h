@@ -6,9 +6,12 @@
 
 extern "C" {
 #include "cc.h"
+#include "coalesce.h"
 #include "path.h"
+#include "requeue.h"
 #include "rto.h"
 #include "sack.h"
 #include "share.h"
+#include "window.h"
 #include "wire.h"
 }
