@@ -574,8 +574,8 @@ out:
 	mutex_unlock(&qp->state_lock);
 	/* Not under state_lock: completion handlers may modify the QP. */
 	if (flush) {
-		mr_wq_flush(qp, true);
-		mr_wq_flush(qp, false);
+		mr_wq_flush(qp, MR_WQ_SQ);
+		mr_wq_flush(qp, MR_WQ_RQ);
 	}
 	if (last_wqe) {
 		mr_srq_qp_error(qp);
@@ -657,10 +657,10 @@ int mr_qp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			break;
 		}
 	}
-	flush = mr_wq_flushes(qp->state, false);
+	flush = mr_wq_flushes(qp->state, MR_WQ_RQ);
 	spin_unlock_irqrestore(&qp->rq.lock, flags);
 	if (flush)
-		mr_wq_flush(qp, false);
+		mr_wq_flush(qp, MR_WQ_RQ);
 	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(mr_qp_post_recv);
@@ -895,7 +895,7 @@ static int mr_qp_send_queue(struct mr_qp *qp, const struct mr_send_wqe *wqe,
 			ibdev_dbg(qp->ibqp.device, "QP %u: send queue full (%u)\n",
 				  qp->ibqp.qp_num, sq->depth);
 			err = -ENOMEM;
-		} else if (mr_wq_flushes(qp->state, true)) {
+		} else if (mr_wq_flushes(qp->state, MR_WQ_SQ)) {
 			memcpy(mr_wq_slot(sq, sq->head + sq->count), wqe,
 			       sq->stride);
 			sq->count++;
@@ -959,7 +959,7 @@ int mr_qp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	else if (kick)
 		mr_ud_kick(qp);
 	if (flush)
-		mr_wq_flush(qp, true);
+		mr_wq_flush(qp, MR_WQ_SQ);
 	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(mr_qp_post_send);
