@@ -204,24 +204,16 @@ static int mr_qp_check_init(struct mr_dev *dev,
 	return mr_qp_check_cap(dev, &init->cap);
 }
 
-int mr_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
-		 struct ib_udata *udata)
+/*
+ * Size the send and receive rings from @init's caps, which get the values
+ * granted; a QP on an SRQ gets the ring of the receives it binds instead.
+ */
+static int mr_qp_queues_init(struct mr_qp *qp, struct ib_qp_init_attr *init)
 {
-	struct mr_dev *dev = to_mr_dev(ibqp->device);
-	struct mr_qp *qp = to_mr_qp(ibqp);
 	struct ib_qp_cap *cap = &init->cap;
-	u32 sq_sge, rq_sge, qpn;
+	u32 sq_sge, rq_sge;
 	size_t sq_stride;
 	int err;
-
-	err = mr_qp_check_init(dev, init, !!udata);
-	if (err)
-		return err;
-	if (atomic_inc_return(&dev->num_qp) > MR_MAX_QP) {
-		ibdev_dbg(&dev->ib_dev, "QP limit of %u reached\n", MR_MAX_QP);
-		err = -ENOMEM;
-		goto err_count;
-	}
 
 	/* A queue holds at least one WR of at least one SGE. */
 	cap->max_send_wr = max(cap->max_send_wr, 1U);
@@ -233,7 +225,7 @@ int mr_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 				    cap->max_inline_data));
 	err = mr_wq_init(&qp->sq, cap->max_send_wr, sq_sge, sq_stride);
 	if (err)
-		goto err_count;
+		return err;
 	if (init->srq) {
 		err = mr_srq_qp_init(qp, init->srq);
 		cap->max_recv_wr = 0;
@@ -243,10 +235,19 @@ int mr_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 				 struct_size((struct mr_recv_wqe *)NULL, sge,
 					     rq_sge));
 	}
-	if (err)
-		goto err_sq;
+	if (err) {
+		kvfree(qp->sq.buf);
+		return err;
+	}
 	cap->max_send_sge = sq_sge;
 	cap->max_recv_sge = rq_sge;
+	return 0;
+}
+
+/* Locks, reference, state and attributes of a new QP, in RESET. */
+static void mr_qp_fields_init(struct mr_qp *qp,
+			      const struct ib_qp_init_attr *init)
+{
 	/* Two call sites, two lock classes: modify_qp nests them. */
 	spin_lock_init(&qp->sq.lock);
 	spin_lock_init(&qp->rq.lock);
@@ -255,7 +256,7 @@ int mr_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	refcount_set(&qp->ref, 1);
 	init_completion(&qp->released);
 	qp->state = IB_QPS_RESET;
-	qp->max_inline = cap->max_inline_data;
+	qp->max_inline = init->cap.max_inline_data;
 	qp->sq_sig_type = init->sq_sig_type;
 	qp->scq = to_mr_cq(init->send_cq);
 	qp->rcq = to_mr_cq(init->recv_cq);
@@ -264,30 +265,77 @@ int mr_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->attr.ah_attr.type = RDMA_AH_ATTR_TYPE_ROCE;
 	qp->attr.ah_attr.port_num = MR_PORT;
 	memset(&qp->flow, 0, sizeof(qp->flow));
-	err = mr_local_init(qp, init->qp_type == IB_QPT_RC);
-	if (!err && !mr_qp_is_ud_type(init->qp_type))
-		err = mr_xport_create(qp);
-	else if (!err)
-		mr_ud_qp_init(qp);
-	if (err)
-		goto err_rq;
+}
 
-	/* Reserve the number, then publish the QP that carries it. */
-	if (init->qp_type == IB_QPT_GSI) {
-		qpn = MR_QPN_GSI;
-		err = xa_insert(&dev->qp_xa, qpn, NULL, GFP_KERNEL);
+/* The local-operation ring, then the transport (RC, UC) or ud.c's part. */
+static int mr_qp_type_init(struct mr_qp *qp, enum ib_qp_type type)
+{
+	int err;
+
+	err = mr_local_init(qp, type == IB_QPT_RC);
+	if (err)
+		return err;
+	if (mr_qp_is_ud_type(type)) {
+		mr_ud_qp_init(qp);
+		return 0;
+	}
+	return mr_xport_create(qp);
+}
+
+/*
+ * Reserve a QPN in the xarray, with no QP behind it yet: the GSI QP's
+ * fixed one, or the next free one for the others.
+ */
+static int mr_qp_reserve_qpn(struct mr_dev *dev, enum ib_qp_type type,
+			     u32 *qpn)
+{
+	int err;
+
+	if (type == IB_QPT_GSI) {
+		*qpn = MR_QPN_GSI;
+		err = xa_insert(&dev->qp_xa, *qpn, NULL, GFP_KERNEL);
 		if (err)
 			ibdev_dbg(&dev->ib_dev, "a GSI QP exists already\n");
-	} else {
-		err = xa_alloc_cyclic(&dev->qp_xa, &qpn, NULL,
-				      XA_LIMIT(MR_QPN_MIN, MR_QPN_MAX),
-				      &dev->qp_next, GFP_KERNEL);
-		if (err < 0) {
-			ibdev_dbg(&dev->ib_dev, "no QPN left\n");
-			err = err == -EBUSY ? -ENOMEM : err;
-		}
+		return err;
 	}
-	if (err < 0)
+	err = xa_alloc_cyclic(&dev->qp_xa, qpn, NULL,
+			      XA_LIMIT(MR_QPN_MIN, MR_QPN_MAX),
+			      &dev->qp_next, GFP_KERNEL);
+	if (err < 0) {
+		ibdev_dbg(&dev->ib_dev, "no QPN left\n");
+		return err == -EBUSY ? -ENOMEM : err;
+	}
+	/* 1 says the numbers wrapped around: a success too. */
+	return 0;
+}
+
+int mr_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		 struct ib_udata *udata)
+{
+	struct mr_dev *dev = to_mr_dev(ibqp->device);
+	struct mr_qp *qp = to_mr_qp(ibqp);
+	u32 qpn;
+	int err;
+
+	err = mr_qp_check_init(dev, init, !!udata);
+	if (err)
+		return err;
+	if (atomic_inc_return(&dev->num_qp) > MR_MAX_QP) {
+		ibdev_dbg(&dev->ib_dev, "QP limit of %u reached\n", MR_MAX_QP);
+		err = -ENOMEM;
+		goto err_count;
+	}
+	err = mr_qp_queues_init(qp, init);
+	if (err)
+		goto err_count;
+	mr_qp_fields_init(qp, init);
+	err = mr_qp_type_init(qp, init->qp_type);
+	if (err)
+		goto err_queues;
+
+	/* Reserve the number, then publish the QP that carries it. */
+	err = mr_qp_reserve_qpn(dev, init->qp_type, &qpn);
+	if (err)
 		goto err_xport;
 	ibqp->qp_num = qpn;
 	xa_store(&dev->qp_xa, qpn, qp, GFP_KERNEL);
@@ -296,11 +344,10 @@ int mr_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 err_xport:
 	if (qp->xp)
 		mr_qp_xport_destroy(qp);
-err_rq:
+err_queues:
 	mr_local_fini(qp);
 	mutex_destroy(&qp->state_lock);
 	kvfree(qp->rq.buf);
-err_sq:
 	kvfree(qp->sq.buf);
 err_count:
 	atomic_dec(&dev->num_qp);
@@ -334,12 +381,11 @@ EXPORT_SYMBOL_IF_KUNIT(mr_qp_destroy);
 
 /* modify_qp and query_qp */
 
-/* Check everything before changing anything: modify_qp is all or nothing. */
-static int mr_qp_check_attr(struct mr_qp *qp, const struct ib_qp_attr *attr,
-			    int mask, struct mr_flow *flow)
+/* The state transition, and the features the mask asks for. */
+static int mr_qp_check_transition(struct mr_qp *qp,
+				  const struct ib_qp_attr *attr, int mask)
 {
-	struct mr_dev *dev = to_mr_dev(qp->ibqp.device);
-	struct ib_device *ibdev = &dev->ib_dev;
+	struct ib_device *ibdev = qp->ibqp.device;
 	enum ib_qp_state cur, next;
 
 	cur = mask & IB_QP_CUR_STATE ? attr->cur_qp_state : qp->state;
@@ -363,6 +409,16 @@ static int mr_qp_check_attr(struct mr_qp *qp, const struct ib_qp_attr *attr,
 			  qp->ibqp.qp_num);
 		return -EOPNOTSUPP;
 	}
+	return 0;
+}
+
+/* The value of each attribute in the mask, against what we support. */
+static int mr_qp_check_values(struct mr_qp *qp, const struct ib_qp_attr *attr,
+			      int mask)
+{
+	struct mr_dev *dev = to_mr_dev(qp->ibqp.device);
+	struct ib_device *ibdev = &dev->ib_dev;
+
 	if ((mask & IB_QP_PORT) && attr->port_num != MR_PORT) {
 		ibdev_dbg(ibdev, "QP %u: no port %u\n", qp->ibqp.qp_num,
 			  attr->port_num);
@@ -413,8 +469,24 @@ static int mr_qp_check_attr(struct mr_qp *qp, const struct ib_qp_attr *attr,
 			  qp->ibqp.qp_num);
 		return -EINVAL;
 	}
+	return 0;
+}
+
+/* Check everything before changing anything: modify_qp is all or nothing. */
+static int mr_qp_check_attr(struct mr_qp *qp, const struct ib_qp_attr *attr,
+			    int mask, struct mr_flow *flow)
+{
+	int err;
+
+	err = mr_qp_check_transition(qp, attr, mask);
+	if (err)
+		return err;
+	err = mr_qp_check_values(qp, attr, mask);
+	if (err)
+		return err;
 	if (mask & IB_QP_AV)
-		return mr_ah_av_to_flow(dev, &attr->ah_attr, flow);
+		return mr_ah_av_to_flow(to_mr_dev(qp->ibqp.device),
+					&attr->ah_attr, flow);
 	return 0;
 }
 
@@ -502,8 +574,8 @@ out:
 	mutex_unlock(&qp->state_lock);
 	/* Not under state_lock: completion handlers may modify the QP. */
 	if (flush) {
-		mr_wq_flush(qp, true);
-		mr_wq_flush(qp, false);
+		mr_wq_flush(qp, MR_WQ_SQ);
+		mr_wq_flush(qp, MR_WQ_RQ);
 	}
 	if (last_wqe) {
 		mr_srq_qp_error(qp);
@@ -585,10 +657,10 @@ int mr_qp_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			break;
 		}
 	}
-	flush = mr_wq_flushes(qp->state, false);
+	flush = mr_wq_flushes(qp->state, MR_WQ_RQ);
 	spin_unlock_irqrestore(&qp->rq.lock, flags);
 	if (flush)
-		mr_wq_flush(qp, false);
+		mr_wq_flush(qp, MR_WQ_RQ);
 	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(mr_qp_post_recv);
@@ -620,18 +692,15 @@ static int mr_qp_copy_inline(struct mr_qp *qp, const struct ib_send_wr *wr,
 	return 0;
 }
 
-/* Check @wr as a send WR of the QP's type and copy it into @wqe (of sq.stride bytes). */
-static int mr_qp_send_build(struct mr_qp *qp, const struct ib_send_wr *wr,
-			    struct mr_send_wqe *wqe)
+/* The checks every send WR passes, whatever its opcode; its length in *@len. */
+static int mr_qp_send_check(struct mr_qp *qp, const struct ib_send_wr *wr,
+			    const struct mr_opcode_info *o, u64 *len)
 {
 	static const char *const qpt_name[MR_OPC_NQPT] = {
 		[MR_OPC_RC] = "RC", [MR_OPC_UC] = "UC", [MR_OPC_UD] = "UD",
 	};
-	const struct mr_opcode_info *o = mr_opcode_get(wr->opcode);
 	struct ib_device *ibdev = qp->ibqp.device;
 	u32 qpn = qp->ibqp.qp_num;
-	bool inl = wr->send_flags & IB_SEND_INLINE;
-	u64 len = 0;
 	int i;
 
 	if (wr->num_sge < 0 || wr->num_sge > qp->sq.max_sge) {
@@ -644,11 +713,12 @@ static int mr_qp_send_build(struct mr_qp *qp, const struct ib_send_wr *wr,
 			  wr->send_flags & ~MR_SEND_FLAGS);
 		return -EINVAL;
 	}
+	*len = 0;
 	for (i = 0; i < wr->num_sge; i++)
-		len += wr->sg_list[i].length;
-	if (len > MR_MAX_MSG_SIZE) {
+		*len += wr->sg_list[i].length;
+	if (*len > MR_MAX_MSG_SIZE) {
 		ibdev_dbg(ibdev, "QP %u: message of %llu bytes exceeds %lu\n",
-			  qpn, len, MR_MAX_MSG_SIZE);
+			  qpn, *len, MR_MAX_MSG_SIZE);
 		return -EINVAL;
 	}
 	if (!mr_opcode_wire(o, qp->ibqp.qp_type)) {
@@ -656,28 +726,39 @@ static int mr_qp_send_build(struct mr_qp *qp, const struct ib_send_wr *wr,
 			  wr->opcode, qpt_name[mr_opcode_qpt(qp->ibqp.qp_type)]);
 		return -EINVAL;
 	}
+	return 0;
+}
 
-	memset(wqe, 0, sizeof(*wqe));
-	wqe->wr_id = wr->wr_id;
-	wqe->opcode = wr->opcode;
-	wqe->send_flags = wr->send_flags;
-	wqe->length = len;
-	if (mr_qp_is_ud(qp)) {
-		if (!ud_wr(wr)->ah || ud_wr(wr)->remote_qpn > MR_QPN_MAX) {
-			ibdev_dbg(ibdev, "QP %u: UD send WR without an AH or with QPN %#x\n",
-				  qpn, ud_wr(wr)->remote_qpn);
-			return -EINVAL;
-		}
-		/* One P_Key, at index 0: ib_mad passes the index it has. */
-		if (qp->ibqp.qp_type == IB_QPT_GSI && ud_wr(wr)->pkey_index) {
-			ibdev_dbg(ibdev, "QP %u: no P_Key index %u\n", qpn,
-				  ud_wr(wr)->pkey_index);
-			return -EINVAL;
-		}
-		wqe->ud.flow = to_mr_ah(ud_wr(wr)->ah)->flow;
-		wqe->ud.remote_qpn = ud_wr(wr)->remote_qpn;
-		wqe->ud.remote_qkey = ud_wr(wr)->remote_qkey;
+/* A UD send WR's destination, copied: the AH may go before the WQE does. */
+static int mr_qp_send_build_ud(struct mr_qp *qp, const struct ib_send_wr *wr,
+			       struct mr_send_wqe *wqe)
+{
+	struct ib_device *ibdev = qp->ibqp.device;
+	u32 qpn = qp->ibqp.qp_num;
+
+	if (!ud_wr(wr)->ah || ud_wr(wr)->remote_qpn > MR_QPN_MAX) {
+		ibdev_dbg(ibdev, "QP %u: UD send WR without an AH or with QPN %#x\n",
+			  qpn, ud_wr(wr)->remote_qpn);
+		return -EINVAL;
 	}
+	/* One P_Key, at index 0: ib_mad passes the index it has. */
+	if (qp->ibqp.qp_type == IB_QPT_GSI && ud_wr(wr)->pkey_index) {
+		ibdev_dbg(ibdev, "QP %u: no P_Key index %u\n", qpn,
+			  ud_wr(wr)->pkey_index);
+		return -EINVAL;
+	}
+	wqe->ud.flow = to_mr_ah(ud_wr(wr)->ah)->flow;
+	wqe->ud.remote_qpn = ud_wr(wr)->remote_qpn;
+	wqe->ud.remote_qkey = ud_wr(wr)->remote_qkey;
+	return 0;
+}
+
+/* The fields of @wr that its opcode has: immediate, rkey, remote address. */
+static int mr_qp_send_build_opcode(struct mr_qp *qp,
+				   const struct ib_send_wr *wr,
+				   const struct mr_opcode_info *o, u64 len,
+				   struct mr_send_wqe *wqe)
+{
 	if (o->flags & MR_OPC_IMM)
 		wqe->ex.imm_data = wr->ex.imm_data;
 	if (o->flags & MR_OPC_INV)
@@ -689,16 +770,27 @@ static int mr_qp_send_build(struct mr_qp *qp, const struct ib_send_wr *wr,
 		wqe->swap = atomic_wr(wr)->swap;
 		if (wr->num_sge != 1 || len != sizeof(u64) ||
 		    !IS_ALIGNED(wqe->remote_addr, sizeof(u64))) {
-			ibdev_dbg(ibdev, "QP %u: atomic needs one 8-byte SGE and an aligned address\n",
-				  qpn);
+			ibdev_dbg(qp->ibqp.device, "QP %u: atomic needs one 8-byte SGE and an aligned address\n",
+				  qp->ibqp.qp_num);
 			return -EINVAL;
 		}
 	} else if (o->flags & MR_OPC_REMOTE) {
 		wqe->remote_addr = rdma_wr(wr)->remote_addr;
 		wqe->rkey = rdma_wr(wr)->rkey;
 	}
+	return 0;
+}
 
-	if (!inl) {
+/* The data of @wr: its SGEs, or with IB_SEND_INLINE a copy of the bytes. */
+static int mr_qp_send_build_data(struct mr_qp *qp, const struct ib_send_wr *wr,
+				 const struct mr_opcode_info *o, u64 len,
+				 struct mr_send_wqe *wqe)
+{
+	struct ib_device *ibdev = qp->ibqp.device;
+	u32 qpn = qp->ibqp.qp_num;
+	int i;
+
+	if (!(wr->send_flags & IB_SEND_INLINE)) {
 		wqe->num_sge = wr->num_sge;
 		for (i = 0; i < wr->num_sge; i++) {
 			wqe->sge[i].addr = wr->sg_list[i].addr;
@@ -718,6 +810,33 @@ static int mr_qp_send_build(struct mr_qp *qp, const struct ib_send_wr *wr,
 		return -EINVAL;
 	}
 	return mr_qp_copy_inline(qp, wr, wqe->inline_data);
+}
+
+/* Check @wr as a send WR of the QP's type and copy it into @wqe (of sq.stride bytes). */
+static int mr_qp_send_build(struct mr_qp *qp, const struct ib_send_wr *wr,
+			    struct mr_send_wqe *wqe)
+{
+	const struct mr_opcode_info *o = mr_opcode_get(wr->opcode);
+	u64 len;
+	int err;
+
+	err = mr_qp_send_check(qp, wr, o, &len);
+	if (err)
+		return err;
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr_id = wr->wr_id;
+	wqe->opcode = wr->opcode;
+	wqe->send_flags = wr->send_flags;
+	wqe->length = len;
+	if (mr_qp_is_ud(qp)) {
+		err = mr_qp_send_build_ud(qp, wr, wqe);
+		if (err)
+			return err;
+	}
+	err = mr_qp_send_build_opcode(qp, wr, o, len, wqe);
+	if (err)
+		return err;
+	return mr_qp_send_build_data(qp, wr, o, len, wqe);
 }
 
 /*
@@ -776,7 +895,7 @@ static int mr_qp_send_queue(struct mr_qp *qp, const struct mr_send_wqe *wqe,
 			ibdev_dbg(qp->ibqp.device, "QP %u: send queue full (%u)\n",
 				  qp->ibqp.qp_num, sq->depth);
 			err = -ENOMEM;
-		} else if (mr_wq_flushes(qp->state, true)) {
+		} else if (mr_wq_flushes(qp->state, MR_WQ_SQ)) {
 			memcpy(mr_wq_slot(sq, sq->head + sq->count), wqe,
 			       sq->stride);
 			sq->count++;
@@ -840,7 +959,7 @@ int mr_qp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	else if (kick)
 		mr_ud_kick(qp);
 	if (flush)
-		mr_wq_flush(qp, true);
+		mr_wq_flush(qp, MR_WQ_SQ);
 	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(mr_qp_post_send);

@@ -149,7 +149,7 @@ static void mr_ud_drain(struct mr_qp *qp)
 		(qp->state == IB_QPS_ERR || qp->state == IB_QPS_SQE);
 	spin_unlock_irqrestore(&sq->lock, flags);
 	if (flush)
-		mr_wq_flush(qp, true);
+		mr_wq_flush(qp, MR_WQ_SQ);
 }
 
 static void mr_ud_work(struct work_struct *work)

@@ -72,14 +72,15 @@ int mr_wq_recv_add(struct ib_device *ibdev, struct mr_wq *rq,
 }
 
 /*
- * Complete every WQE of the send (@send) or receive queue with
+ * Complete every WQE of the QP's queue @kind (MR_WQ_SQ or MR_WQ_RQ) with
  * IB_WC_WR_FLUSH_ERR while the QP is in a flushing state, oldest first,
  * whatever the WR's signalling. One context flushes a queue at a time and
  * the others leave their WQEs to it, so completions stay in post order.
  * The queue lock is dropped around mr_cq_post(), whose handler may post.
  */
-void mr_wq_flush(struct mr_qp *qp, bool send)
+void mr_wq_flush(struct mr_qp *qp, enum mr_wq_kind kind)
 {
+	bool send = kind == MR_WQ_SQ;
 	struct mr_wq *wq = send ? &qp->sq : &qp->rq;
 	struct mr_cq *cq = send ? qp->scq : qp->rcq;
 	unsigned long flags;
@@ -89,7 +90,7 @@ void mr_wq_flush(struct mr_qp *qp, bool send)
 	if (wq->flushing)
 		goto out;
 	wq->flushing = true;
-	while (wq->count && mr_wq_flushes(qp->state, send)) {
+	while (wq->count && mr_wq_flushes(qp->state, kind)) {
 		memset(&wc, 0, sizeof(wc));
 		wc.qp = &qp->ibqp;
 		wc.status = IB_WC_WR_FLUSH_ERR;

@@ -14,10 +14,16 @@ static inline void *mr_wq_slot(struct mr_wq *wq, u32 i)
 	return wq->buf + (size_t)(i % wq->depth) * wq->stride;
 }
 
-/* Whether WQEs of the send (@send) or receive queue complete as flushed. */
-static inline bool mr_wq_flushes(enum ib_qp_state state, bool send)
+/* Which of a QP's two queues a call is about. */
+enum mr_wq_kind {
+	MR_WQ_SQ,
+	MR_WQ_RQ,
+};
+
+/* Whether WQEs of the QP's queue @kind complete as flushed in @state. */
+static inline bool mr_wq_flushes(enum ib_qp_state state, enum mr_wq_kind kind)
 {
-	return state == IB_QPS_ERR || (send && state == IB_QPS_SQE);
+	return state == IB_QPS_ERR || (kind == MR_WQ_SQ && state == IB_QPS_SQE);
 }
 
 /* How many WQEs @wq holds now, read under its lock. */
@@ -35,7 +41,7 @@ static inline u32 mr_wq_count(struct mr_wq *wq)
 int mr_wq_init(struct mr_wq *wq, u32 depth, u32 max_sge, size_t stride);
 int mr_wq_recv_add(struct ib_device *ibdev, struct mr_wq *rq,
 		   const struct ib_recv_wr *wr, const char *owner, u32 num);
-void mr_wq_flush(struct mr_qp *qp, bool send);
+void mr_wq_flush(struct mr_qp *qp, enum mr_wq_kind kind);
 void mr_wq_set_state(struct mr_qp *qp, enum ib_qp_state state);
 
 #endif /* METAROCE_WQ_H */

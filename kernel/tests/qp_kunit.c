@@ -208,7 +208,7 @@ static void qp_flush_in_order(struct kunit *test)
 	spin_lock_irq(&qp->sq.lock);
 	qp->sq.flushing = false;
 	spin_unlock_irq(&qp->sq.lock);
-	mr_wq_flush(qp, true);
+	mr_wq_flush(qp, MR_WQ_SQ);
 	expect_flushed(test, f->scq, 100, 1, IB_WC_SEND);
 
 	/* RESET drops without completions. */
