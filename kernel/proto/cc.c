@@ -401,6 +401,12 @@ struct mr_cc_signal {
 	u64 sent_order;
 };
 
+/* Whether ECN marks at a low delay decrease a window. */
+enum mr_cc_ecn_gate {
+	MR_CC_ECN_ALWAYS,		/* a path's: it decreases */
+	MR_CC_ECN_UNLESS_LOW_DELAY,	/* the connection's: it holds */
+};
+
 /*
  * Loss bursts first, then ECN x delay, at most one decrease per round
  * trip (and no increase while it holds):
@@ -410,14 +416,16 @@ struct mr_cc_signal {
  *   ECN, high or unknown delay  decrease by alpha / 2 (DCTCP)
  *   ECN, low delay              the connection holds: the marked paths
  *                               shrink, and spraying moves its packets;
- *                               a path decreases by alpha / 2 (@gate 0)
+ *                               a path decreases by alpha / 2
+ *                               (@gate MR_CC_ECN_ALWAYS)
  *   no ECN, low delay           + ai per round
  *   no ECN, high delay          + ai / 4 per round
  * A loss at low delay, not in a burst, is not congestion.
  */
 static enum mr_cc_verdict mr_cc_react(const struct mr_cc_params *prm,
 				      struct mr_cc_win *w, u32 max_pkts,
-				      u32 ai, u32 share, bool gate,
+				      u32 ai, u32 share,
+				      enum mr_cc_ecn_gate gate,
 				      const struct mr_cc_signal *s)
 {
 	u64 cwnd = w->cwnd, step;
@@ -454,7 +462,7 @@ static enum mr_cc_verdict mr_cc_react(const struct mr_cc_params *prm,
 		w->round_lost = 0;
 		w->undo_cwnd = old;
 	} else if (s->marks && !w->holding &&
-		   (!gate || !s->known || s->high)) {
+		   (gate == MR_CC_ECN_ALWAYS || !s->known || s->high)) {
 		v = MR_CC_DECREASE_ECN;
 		cwnd -= (cwnd * w->alpha) >> 17;
 		w->undo_cwnd = 0;	/* marks are never spurious */
@@ -564,7 +572,8 @@ static enum mr_cc_verdict mr_cc_react_path(const struct mr_cc_params *prm,
 	enum mr_cc_verdict v;
 
 	v = mr_cc_react(prm, &p->w, prm->max_path_window, prm->ai,
-			(u32)mr_cc_max(c->paths_cwnd, p->w.cwnd), false, s);
+			(u32)mr_cc_max(c->paths_cwnd, p->w.cwnd),
+			MR_CC_ECN_ALWAYS, s);
 	c->paths_cwnd = c->paths_cwnd - cwnd + p->w.cwnd;
 	return v;
 }
@@ -577,7 +586,7 @@ static enum mr_cc_verdict mr_cc_react_conn(const struct mr_cc_params *prm,
 	enum mr_cc_verdict v;
 
 	v = mr_cc_react(prm, &c->w, prm->max_conn_window, prm->ai_conn,
-			c->w.cwnd, true, s);
+			c->w.cwnd, MR_CC_ECN_UNLESS_LOW_DELAY, s);
 	/* Rate-limited by the hint: no growth past what the hint fills. */
 	if (v == MR_CC_INCREASE && c->hint_kbps && c->pace_rtt) {
 		c->w.cwnd = (u32)mr_cc_max(cwnd,
