@@ -134,7 +134,7 @@ static void mr_comp_resend(struct mr_xport *x, u32 id, u32 psn, bool charge,
 	tp = p->pkt[psn % MR_SACK_WINDOW];
 	trace_metaroce_retransmit(x->qp->ibqp.qp_num, id, p->sb.epoch, psn,
 				  tp.msn, tp.offset, tp.resp, why);
-	n = mr_tx_send(x, id, psn, &tp, true);
+	n = mr_tx_send(x, id, psn, &tp, MR_TX_RESEND);
 	if (n == -EFAULT)
 		mr_comp_fail(x, tp.msn, IB_WC_LOC_PROT_ERR);
 	else if (n > 0)

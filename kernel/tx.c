@@ -122,7 +122,7 @@ static u32 mr_tx_response_header(struct mr_xport *x,
  */
 static int mr_tx_gather_response(struct mr_xport *x,
 				 const struct mr_tx_pkt *tp, u8 *dst, u32 len,
-				 bool resend)
+				 enum mr_tx_kind kind)
 {
 	struct mr_qp *qp = x->qp;
 	const struct mr_resp *r = &x->resp[tp->msn % MR_MSG_WINDOW];
@@ -135,7 +135,7 @@ static int mr_tx_gather_response(struct mr_xport *x,
 				      MR_ACC_REMOTE_READ);
 		mr_mr_put(mr);
 	}
-	if (err && resend)
+	if (err && kind == MR_TX_RESEND)
 		return -ENODATA;
 	return err ? -EACCES : 0;
 }
@@ -146,14 +146,15 @@ static int mr_tx_gather_response(struct mr_xport *x,
  * reads from, if any.
  */
 static u32 mr_tx_header(struct mr_xport *x, u32 id, u32 psn,
-			const struct mr_tx_pkt *tp, bool resend,
+			const struct mr_tx_pkt *tp, enum mr_tx_kind kind,
 			struct mr_pkt *pkt, struct mr_send_wqe **wqe)
 {
 	struct mr_tx_path *p = &x->path[id];
 	struct mr_tx_pkt *rec = &p->pkt[psn % MR_SACK_WINDOW];
 
 	*rec = *tp;
-	rec->sends = resend && tp->sends < U8_MAX ? tp->sends + 1 : 1;
+	rec->sends = kind == MR_TX_RESEND && tp->sends < U8_MAX ?
+			     tp->sends + 1 : 1;
 	rec->sent_ns = mr_xport_now();
 	rec->order = ++x->tx_order;
 	pkt->base.path = id;
@@ -184,7 +185,7 @@ static u32 mr_tx_header(struct mr_xport *x, u32 id, u32 psn,
  * -EACCES or -EFAULT, as mr_tx_send() returns them.
  */
 static int mr_tx_payload(struct mr_xport *x, const struct mr_tx_pkt *tp,
-			 const struct mr_send_wqe *wqe, bool resend,
+			 const struct mr_send_wqe *wqe, enum mr_tx_kind kind,
 			 struct mr_pkt *pkt, struct sk_buff *skb, u32 hlen)
 {
 	struct mr_qp *qp = x->qp;
@@ -194,7 +195,7 @@ static int mr_tx_payload(struct mr_xport *x, const struct mr_tx_pkt *tp,
 	int err;
 
 	if (len && tp->resp) {
-		err = mr_tx_gather_response(x, tp, payload, len, resend);
+		err = mr_tx_gather_response(x, tp, payload, len, kind);
 		if (err == -ENODATA) {
 			/* Its region is gone: the slice goes empty. */
 			pkt->payload_len = 0;
@@ -223,7 +224,8 @@ static int mr_tx_payload(struct mr_xport *x, const struct mr_tx_pkt *tp,
  * @id: the path
  * @psn: its PSN on the path, taken from the scoreboard
  * @tp: which message and offset, and whether a request or a response
- * @resend: a retransmission (counted as such)
+ * @kind: %MR_TX_FIRST_SEND, or %MR_TX_RESEND for a retransmission
+ *	(counted as such)
  *
  * A packet of a message already complete (its WQE is gone) goes out as an
  * empty SEND with its MSN: the responder only acknowledges it, and the
@@ -238,7 +240,7 @@ static int mr_tx_payload(struct mr_xport *x, const struct mr_tx_pkt *tp,
  * cannot read the region (the caller refuses the READ).
  */
 int mr_tx_send(struct mr_xport *x, u32 id, u32 psn, const struct mr_tx_pkt *tp,
-	       bool resend)
+	       enum mr_tx_kind kind)
 {
 	struct mr_qp *qp = x->qp;
 	struct mr_dev *dev = to_mr_dev(qp->ibqp.device);
@@ -250,13 +252,13 @@ int mr_tx_send(struct mr_xport *x, u32 id, u32 psn, const struct mr_tx_pkt *tp,
 	int bytes = 0;
 	u32 hlen;
 
-	pkt.payload_len = mr_tx_header(x, id, psn, tp, resend, &pkt, &wqe);
+	pkt.payload_len = mr_tx_header(x, id, psn, tp, kind, &pkt, &wqe);
 	hlen = mr_wire_hdr_len(pkt.base.opcode);
 
 	skb = mr_socket_new_pkt(dev, &pkt, GFP_ATOMIC);
 	if (!skb)
 		goto arm;
-	bytes = mr_tx_payload(x, tp, wqe, resend, &pkt, skb, hlen);
+	bytes = mr_tx_payload(x, tp, wqe, kind, &pkt, skb, hlen);
 	if (bytes)
 		goto arm;
 	flow = qp->flow;
@@ -264,7 +266,7 @@ int mr_tx_send(struct mr_xport *x, u32 id, u32 psn, const struct mr_tx_pkt *tp,
 	bytes = skb->len;
 	mr_socket_xmit(dev, skb, &flow);
 	p->n_sent++;
-	if (resend) {
+	if (kind == MR_TX_RESEND) {
 		mr_stats_inc(dev, MR_CNT_RETRANSMITS);
 		p->n_resent++;
 	}
