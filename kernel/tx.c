@@ -24,7 +24,8 @@ static int mr_tx_gather_request(struct mr_qp *qp,
 		return 0;
 	}
 	return mr_mr_sgl_copy(to_mr_dev(qp->ibqp.device), qp->ibqp.pd,
-			      wqe->sge, wqe->num_sge, off, dst, len, false);
+			      wqe->sge, wqe->num_sge, off, dst, len,
+			      MR_COPY_FROM_SGL);
 }
 
 /*
