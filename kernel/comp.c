@@ -134,7 +134,7 @@ static void mr_comp_resend(struct mr_xport *x, u32 id, u32 psn, bool charge,
 	tp = p->pkt[psn % MR_SACK_WINDOW];
 	trace_metaroce_retransmit(x->qp->ibqp.qp_num, id, p->sb.epoch, psn,
 				  tp.msn, tp.offset, tp.resp, why);
-	n = mr_tx_send(x, id, psn, &tp, true);
+	n = mr_tx_send(x, id, psn, &tp, MR_TX_RESEND);
 	if (n == -EFAULT)
 		mr_comp_fail(x, tp.msn, IB_WC_LOC_PROT_ERR);
 	else if (n > 0)
@@ -208,14 +208,14 @@ bool mr_comp_resp_rcv(struct mr_xport *x, const struct mr_pkt *pkt,
 		}
 		set_bit(off / x->mtu, wt->resp_map);
 		err = mr_mr_sgl_copy(dev, qp->ibqp.pd, wqe->sge, wqe->num_sge,
-				     off, (void *)data, want, true);
+				     off, (void *)data, want, MR_COPY_TO_SGL);
 		wt->resp_done = ++wt->resp_got ==
 				max_t(u32, 1, DIV_ROUND_UP(wqe->length, x->mtu));
 	} else {
 		u64 orig = pkt->atomic_resp.orig;
 
 		err = mr_mr_sgl_copy(dev, qp->ibqp.pd, wqe->sge, wqe->num_sge, 0,
-				     &orig, sizeof(orig), true);
+				     &orig, sizeof(orig), MR_COPY_TO_SGL);
 		wt->resp_done = true;
 	}
 	/* Counted while started: see mr_req_rd_recount(). */

@@ -678,7 +678,8 @@ EXPORT_SYMBOL_IF_KUNIT(mr_mr_copy_from);
  * @off: where in the list's bytes to start
  * @buf: the other side of the copy
  * @len: bytes to copy
- * @to_sgl: copy @buf into the list (needs local write), else out of it
+ * @dir: %MR_COPY_TO_SGL copies @buf into the list (needs local write),
+ *	%MR_COPY_FROM_SGL copies out of it (needs local read)
  *
  * Each lkey is looked up again: the MR may be gone since post time.
  * Returns 0, -EINVAL (no such MR, or the list is shorter than @off +
@@ -686,7 +687,7 @@ EXPORT_SYMBOL_IF_KUNIT(mr_mr_copy_from);
  */
 int mr_mr_sgl_copy(struct mr_dev *dev, struct ib_pd *pd,
 		   const struct mr_sge *sge, u32 num_sge, u32 off, void *buf,
-		u32 len, bool to_sgl)
+		u32 len, enum mr_mr_copy_dir dir)
 {
 	u8 *p = buf;
 	u32 i;
@@ -704,7 +705,7 @@ int mr_mr_sgl_copy(struct mr_dev *dev, struct ib_pd *pd,
 		mr = mr_mr_get(dev, pd, sge[i].lkey, NULL);
 		if (!mr)
 			return -EINVAL;
-		if (to_sgl)
+		if (dir == MR_COPY_TO_SGL)
 			err = mr_mr_copy_to(mr, sge[i].addr + off, p, n,
 					    MR_ACC_LOCAL_WRITE);
 		else

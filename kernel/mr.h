@@ -37,8 +37,14 @@ int mr_mr_copy_from(struct mr_mr *mr, u64 iova, void *dst, u64 len, u32 need);
 int mr_mr_check(struct mr_mr *mr, u64 iova, u64 len, u32 need);
 int mr_mr_atomic(struct mr_mr *mr, u64 iova, bool cmp_swap, u64 swap_add,
 		 u64 compare, u64 *orig);
+/* Which way mr_mr_sgl_copy() copies: into the SGE list's memory, or out. */
+enum mr_mr_copy_dir {
+	MR_COPY_TO_SGL,
+	MR_COPY_FROM_SGL,
+};
+
 int mr_mr_sgl_copy(struct mr_dev *dev, struct ib_pd *pd,
 		   const struct mr_sge *sge, u32 num_sge, u32 off, void *buf,
-		   u32 len, bool to_sgl);
+		   u32 len, enum mr_mr_copy_dir dir);
 
 #endif /* METAROCE_MR_H */

@@ -133,7 +133,8 @@ int mr_req_submit(struct mr_qp *qp, const struct mr_send_wqe *wqe)
 static void mr_req_send(struct mr_xport *x, u32 id, u32 psn,
 			const struct mr_tx_pkt *tp, bool resend)
 {
-	int n = mr_tx_send(x, id, psn, tp, resend);
+	int n = mr_tx_send(x, id, psn, tp,
+			   resend ? MR_TX_RESEND : MR_TX_FIRST_SEND);
 
 	if (n == -EFAULT)
 		mr_comp_fail(x, tp->msn, IB_WC_LOC_PROT_ERR);
@@ -213,7 +214,7 @@ static void mr_req_push_responses(struct mr_xport *x)
 		tp.msn = r->msn;
 		tp.offset = r->sent++ * x->mtu;
 		tp.resp = true;
-		n = mr_tx_send(x, id, psn, &tp, false);
+		n = mr_tx_send(x, id, psn, &tp, MR_TX_FIRST_SEND);
 		if (n > 0)
 			mr_congestion_sent(x, n);
 		/* The region went since the request was checked: refuse it. */

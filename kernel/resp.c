@@ -266,7 +266,7 @@ static int mr_resp_scatter(struct mr_xport *x, u32 recv, u32 msg_len,
 	else
 		err = mr_mr_sgl_copy(to_mr_dev(qp->ibqp.device), qp->ibqp.pd,
 				     wqe->sge, wqe->num_sge, off, (void *)src,
-				  len, true);
+				  len, MR_COPY_TO_SGL);
 	spin_unlock_irqrestore(&rq->lock, flags);
 	return err;
 }

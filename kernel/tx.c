@@ -24,7 +24,8 @@ static int mr_tx_gather_request(struct mr_qp *qp,
 		return 0;
 	}
 	return mr_mr_sgl_copy(to_mr_dev(qp->ibqp.device), qp->ibqp.pd,
-			      wqe->sge, wqe->num_sge, off, dst, len, false);
+			      wqe->sge, wqe->num_sge, off, dst, len,
+			      MR_COPY_FROM_SGL);
 }
 
 /*
@@ -122,7 +123,7 @@ static u32 mr_tx_response_header(struct mr_xport *x,
  */
 static int mr_tx_gather_response(struct mr_xport *x,
 				 const struct mr_tx_pkt *tp, u8 *dst, u32 len,
-				 bool resend)
+				 enum mr_tx_kind kind)
 {
 	struct mr_qp *qp = x->qp;
 	const struct mr_resp *r = &x->resp[tp->msn % MR_MSG_WINDOW];
@@ -135,9 +136,87 @@ static int mr_tx_gather_response(struct mr_xport *x,
 				      MR_ACC_REMOTE_READ);
 		mr_mr_put(mr);
 	}
-	if (err && resend)
+	if (err && kind == MR_TX_RESEND)
 		return -ENODATA;
 	return err ? -EACCES : 0;
+}
+
+/*
+ * Record packet @tp as sent at @psn on path @id, and build its headers
+ * into @pkt; returns its payload length, and in @wqe the send WQE it
+ * reads from, if any.
+ */
+static u32 mr_tx_header(struct mr_xport *x, u32 id, u32 psn,
+			const struct mr_tx_pkt *tp, enum mr_tx_kind kind,
+			struct mr_pkt *pkt, struct mr_send_wqe **wqe)
+{
+	struct mr_tx_path *p = &x->path[id];
+	struct mr_tx_pkt *rec = &p->pkt[psn % MR_SACK_WINDOW];
+
+	*rec = *tp;
+	rec->sends = kind == MR_TX_RESEND && tp->sends < U8_MAX ?
+			     tp->sends + 1 : 1;
+	rec->sent_ns = mr_xport_now();
+	rec->order = ++x->tx_order;
+	pkt->base.path = id;
+	pkt->base.epoch = p->sb.epoch;
+	pkt->base.qpn = x->qp->attr.dest_qp_num;
+	pkt->base.psn = psn;
+	pkt->base.tag = x->hello.peer;
+	/*
+	 * The packet that fills its path's window asks for an ACK at once:
+	 * the receiver coalesces ACKs over packets this path may not send.
+	 */
+	if (x->ps.path[id].inflight >= x->ps.path[id].window)
+		pkt->base.flags |= MR_FLAG_ACK_REQ;
+	if (tp->resp)
+		return mr_tx_response_header(x, tp, pkt);
+	if (mr_seq_before(tp->msn, x->msn_head)) {
+		pkt->base.opcode = MR_OP_SEND;
+		pkt->send.msn = tp->msn;
+		return 0;
+	}
+	*wqe = mr_xport_wqe(x, tp->msn);
+	return mr_tx_request_header(x, *wqe, tp, pkt);
+}
+
+/*
+ * Put the @pkt->payload_len bytes of packet @tp after its @hlen bytes of
+ * headers in @skb. On an error, the packet is dropped (and @skb freed):
+ * -EACCES or -EFAULT, as mr_tx_send() returns them.
+ */
+static int mr_tx_payload(struct mr_xport *x, const struct mr_tx_pkt *tp,
+			 const struct mr_send_wqe *wqe, enum mr_tx_kind kind,
+			 struct mr_pkt *pkt, struct sk_buff *skb, u32 hlen)
+{
+	struct mr_qp *qp = x->qp;
+	struct mr_dev *dev = to_mr_dev(qp->ibqp.device);
+	u32 len = pkt->payload_len;
+	u8 *payload = skb->data + hlen;
+	int err;
+
+	if (len && tp->resp) {
+		err = mr_tx_gather_response(x, tp, payload, len, kind);
+		if (err == -ENODATA) {
+			/* Its region is gone: the slice goes empty. */
+			pkt->payload_len = 0;
+			skb_trim(skb, hlen);
+			err = mr_wire_encode(pkt, skb->data, hlen);
+		}
+		if (err < 0) {
+			mr_stats_inc(dev, MR_CNT_TX_DROP_ERROR);
+			kfree_skb(skb);
+			return -EACCES;
+		}
+	} else if (len && mr_tx_gather_request(qp, wqe, tp->offset, payload,
+					       len)) {
+		ibdev_dbg(&dev->ib_dev, "QP %u: MSN %u: local data unreadable\n",
+			  qp->ibqp.qp_num, tp->msn);
+		mr_stats_inc(dev, MR_CNT_TX_DROP_ERROR);
+		kfree_skb(skb);
+		return -EFAULT;
+	}
+	return 0;
 }
 
 /**
@@ -146,7 +225,8 @@ static int mr_tx_gather_response(struct mr_xport *x,
  * @id: the path
  * @psn: its PSN on the path, taken from the scoreboard
  * @tp: which message and offset, and whether a request or a response
- * @resend: a retransmission (counted as such)
+ * @kind: %MR_TX_FIRST_SEND, or %MR_TX_RESEND for a retransmission
+ *	(counted as such)
  *
  * A packet of a message already complete (its WQE is gone) goes out as an
  * empty SEND with its MSN: the responder only acknowledges it, and the
@@ -161,80 +241,33 @@ static int mr_tx_gather_response(struct mr_xport *x,
  * cannot read the region (the caller refuses the READ).
  */
 int mr_tx_send(struct mr_xport *x, u32 id, u32 psn, const struct mr_tx_pkt *tp,
-	       bool resend)
+	       enum mr_tx_kind kind)
 {
 	struct mr_qp *qp = x->qp;
 	struct mr_dev *dev = to_mr_dev(qp->ibqp.device);
 	struct mr_tx_path *p = &x->path[id];
 	struct mr_send_wqe *wqe = NULL;
-	struct mr_tx_pkt *rec = &p->pkt[psn % MR_SACK_WINDOW];
 	struct mr_pkt pkt = {};
 	struct mr_flow flow;
 	struct sk_buff *skb;
-	u32 len = 0, hlen;
-	int err, bytes = 0;
-	u8 *payload;
+	int bytes = 0;
+	u32 hlen;
 
-	*rec = *tp;
-	rec->sends = resend && tp->sends < U8_MAX ? tp->sends + 1 : 1;
-	rec->sent_ns = mr_xport_now();
-	rec->order = ++x->tx_order;
-	pkt.base.path = id;
-	pkt.base.epoch = p->sb.epoch;
-	pkt.base.qpn = qp->attr.dest_qp_num;
-	pkt.base.psn = psn;
-	pkt.base.tag = x->hello.peer;
-	/*
-	 * The packet that fills its path's window asks for an ACK at once:
-	 * the receiver coalesces ACKs over packets this path may not send.
-	 */
-	if (x->ps.path[id].inflight >= x->ps.path[id].window)
-		pkt.base.flags |= MR_FLAG_ACK_REQ;
-	if (tp->resp) {
-		len = mr_tx_response_header(x, tp, &pkt);
-	} else if (mr_seq_before(tp->msn, x->msn_head)) {
-		pkt.base.opcode = MR_OP_SEND;
-		pkt.send.msn = tp->msn;
-	} else {
-		wqe = mr_xport_wqe(x, tp->msn);
-		len = mr_tx_request_header(x, wqe, tp, &pkt);
-	}
-	pkt.payload_len = len;
+	pkt.payload_len = mr_tx_header(x, id, psn, tp, kind, &pkt, &wqe);
 	hlen = mr_wire_hdr_len(pkt.base.opcode);
 
 	skb = mr_socket_new_pkt(dev, &pkt, GFP_ATOMIC);
 	if (!skb)
 		goto arm;
-	payload = skb->data + hlen;
-	if (len && tp->resp) {
-		err = mr_tx_gather_response(x, tp, payload, len, resend);
-		if (err == -ENODATA) {
-			/* Its region is gone: the slice goes empty. */
-			pkt.payload_len = 0;
-			skb_trim(skb, hlen);
-			err = mr_wire_encode(&pkt, skb->data, hlen);
-		}
-		if (err < 0) {
-			mr_stats_inc(dev, MR_CNT_TX_DROP_ERROR);
-			kfree_skb(skb);
-			bytes = -EACCES;
-			goto arm;
-		}
-	} else if (len && mr_tx_gather_request(qp, wqe, tp->offset, payload,
-					       len)) {
-		ibdev_dbg(&dev->ib_dev, "QP %u: MSN %u: local data unreadable\n",
-			  qp->ibqp.qp_num, tp->msn);
-		mr_stats_inc(dev, MR_CNT_TX_DROP_ERROR);
-		kfree_skb(skb);
-		bytes = -EFAULT;
+	bytes = mr_tx_payload(x, tp, wqe, kind, &pkt, skb, hlen);
+	if (bytes)
 		goto arm;
-	}
 	flow = qp->flow;
 	flow.sport = htons(x->ps.path[id].sport);
 	bytes = skb->len;
 	mr_socket_xmit(dev, skb, &flow);
 	p->n_sent++;
-	if (resend) {
+	if (kind == MR_TX_RESEND) {
 		mr_stats_inc(dev, MR_CNT_RETRANSMITS);
 		p->n_resent++;
 	}

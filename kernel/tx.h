@@ -9,8 +9,14 @@
 
 #include "xport.h"
 
+/* Whether mr_tx_send() sends a packet the first time, or again. */
+enum mr_tx_kind {
+	MR_TX_FIRST_SEND,
+	MR_TX_RESEND,
+};
+
 int mr_tx_send(struct mr_xport *x, u32 id, u32 psn, const struct mr_tx_pkt *tp,
-	       bool resend);
+	       enum mr_tx_kind kind);
 void mr_tx_control(struct mr_xport *x, struct mr_pkt *pkt, __be16 sport);
 
 #endif /* METAROCE_TX_H */

@@ -81,7 +81,7 @@ static enum ib_wc_status mr_ud_xmit(struct mr_qp *qp,
 		err = 0;
 	} else {
 		err = mr_mr_sgl_copy(dev, qp->ibqp.pd, wqe->sge, wqe->num_sge,
-				     0, buf, wqe->length, false);
+				     0, buf, wqe->length, MR_COPY_FROM_SGL);
 	}
 	if (err < 0) {
 		ibdev_dbg(&dev->ib_dev, "QP %u: send WR %#llx: local data unreadable (%d)\n",
@@ -243,11 +243,12 @@ void mr_ud_rcv(struct mr_qp *qp, struct sk_buff *skb,
 		mr_stats_inc(dev, MR_CNT_UD_RX_TOO_LONG);
 	} else {
 		err = mr_mr_sgl_copy(dev, qp->ibqp.pd, wqe->sge, wqe->num_sge, 0,
-				     &grh, need, true);
+				     &grh, need, MR_COPY_TO_SGL);
 		if (!err && len)
 			err = mr_mr_sgl_copy(dev, qp->ibqp.pd, wqe->sge,
 					     wqe->num_sge, need,
-					  skb->data + pkt->hdr_len, len, true);
+					  skb->data + pkt->hdr_len, len,
+					  MR_COPY_TO_SGL);
 		wc.status = err ? IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS;
 	}
 	wc.wr_id = wqe->wr_id;

@@ -401,6 +401,12 @@ struct mr_cc_signal {
 	u64 sent_order;
 };
 
+/* Whether ECN marks at a low delay decrease a window. */
+enum mr_cc_ecn_gate {
+	MR_CC_ECN_ALWAYS,		/* a path's: it decreases */
+	MR_CC_ECN_UNLESS_LOW_DELAY,	/* the connection's: it holds */
+};
+
 /*
  * Loss bursts first, then ECN x delay, at most one decrease per round
  * trip (and no increase while it holds):
@@ -410,14 +416,16 @@ struct mr_cc_signal {
  *   ECN, high or unknown delay  decrease by alpha / 2 (DCTCP)
  *   ECN, low delay              the connection holds: the marked paths
  *                               shrink, and spraying moves its packets;
- *                               a path decreases by alpha / 2 (@gate 0)
+ *                               a path decreases by alpha / 2
+ *                               (@gate MR_CC_ECN_ALWAYS)
  *   no ECN, low delay           + ai per round
  *   no ECN, high delay          + ai / 4 per round
  * A loss at low delay, not in a burst, is not congestion.
  */
 static enum mr_cc_verdict mr_cc_react(const struct mr_cc_params *prm,
 				      struct mr_cc_win *w, u32 max_pkts,
-				      u32 ai, u32 share, bool gate,
+				      u32 ai, u32 share,
+				      enum mr_cc_ecn_gate gate,
 				      const struct mr_cc_signal *s)
 {
 	u64 cwnd = w->cwnd, step;
@@ -454,7 +462,7 @@ static enum mr_cc_verdict mr_cc_react(const struct mr_cc_params *prm,
 		w->round_lost = 0;
 		w->undo_cwnd = old;
 	} else if (s->marks && !w->holding &&
-		   (!gate || !s->known || s->high)) {
+		   (gate == MR_CC_ECN_ALWAYS || !s->known || s->high)) {
 		v = MR_CC_DECREASE_ECN;
 		cwnd -= (cwnd * w->alpha) >> 17;
 		w->undo_cwnd = 0;	/* marks are never spurious */
@@ -503,27 +511,14 @@ static void mr_cc_round(const struct mr_cc_params *prm, struct mr_cc_win *w,
 	w->round_lost = 0;
 }
 
-enum mr_cc_verdict mr_cc_ack(const struct mr_cc_params *prm,
+/*
+ * Take the ACK's RTT sample @rtt (0: none) and its SRTT into the path's
+ * and the connection's estimates.
+ */
+static void mr_cc_rtt_sample(const struct mr_cc_params *prm,
 			     struct mr_cc_conn *c, struct mr_cc_path *p,
-			     const struct mr_cc_ack_info *a)
+			     const struct mr_cc_ack_info *a, u64 rtt)
 {
-	u64 rtt = mr_cc_min(a->rtt_ns, MR_CC_RTT_MAX_NS), delay, target;
-	struct mr_cc_signal s = {
-		.acked = (u32)mr_cc_min(a->acked, MR_CC_COUNT_MAX),
-		.lost = (u32)mr_cc_min(a->lost, MR_CC_COUNT_MAX),
-		.spurious = (u32)mr_cc_min(a->spurious, MR_CC_COUNT_MAX),
-		.marks = mr_cc_new_marks(p, a->ecn_count),
-		.acked_order = a->acked_order,
-		.sent_order = a->sent_order,
-	};
-	enum mr_cc_verdict v, vc;
-	u32 cwnd;
-
-	if (!prm->enabled || !p->w.cwnd)
-		return MR_CC_HOLD;
-	if (!prm->ecn)
-		s.marks = 0;
-	c->marks += s.marks;
 	if (a->srtt_ns)
 		p->srtt = mr_cc_min(a->srtt_ns, MR_CC_RTT_MAX_NS);
 	if (rtt) {
@@ -543,6 +538,87 @@ enum mr_cc_verdict mr_cc_ack(const struct mr_cc_params *prm,
 	c->pace_rtt = c->srtt;
 	if (mr_cc_conn_base(c))
 		c->pace_rtt = mr_cc_min(c->srtt, 2 * mr_cc_conn_base(c));
+}
+
+/* Set the delay part of @s from the sample @rtt (0: none) and the path's. */
+static void mr_cc_delay_signal(const struct mr_cc_params *prm,
+			       const struct mr_cc_path *p, u64 rtt,
+			       struct mr_cc_signal *s)
+{
+	u64 delay, target;
+
+	/* Delay: the lower of sample and SRTT, so one stall is not a queue. */
+	delay = rtt && p->srtt ? mr_cc_min(rtt, p->srtt) : rtt ? rtt : p->srtt;
+	target = prm->delay ? mr_cc_path_target(prm, p) : 0;
+	s->known = delay && target;
+	s->high = s->known && delay > target;
+	if (s->high)
+		s->mdf = (u32)mr_cc_min(mr_cc_div64((delay - target) << 16,
+						    delay),
+					MR_CC_ALPHA_ONE / 2);
+}
+
+/*
+ * The paths' increase is coupled (MPTCP's LIA, RFC 6356): together they
+ * grow by ai per round, so spraying over P paths is no more aggressive
+ * than one flow; a path's share is its window's.
+ */
+static enum mr_cc_verdict mr_cc_react_path(const struct mr_cc_params *prm,
+					   struct mr_cc_conn *c,
+					   struct mr_cc_path *p,
+					   const struct mr_cc_signal *s)
+{
+	u32 cwnd = p->w.cwnd;
+	enum mr_cc_verdict v;
+
+	v = mr_cc_react(prm, &p->w, prm->max_path_window, prm->ai,
+			(u32)mr_cc_max(c->paths_cwnd, p->w.cwnd),
+			MR_CC_ECN_ALWAYS, s);
+	c->paths_cwnd = c->paths_cwnd - cwnd + p->w.cwnd;
+	return v;
+}
+
+static enum mr_cc_verdict mr_cc_react_conn(const struct mr_cc_params *prm,
+					   struct mr_cc_conn *c,
+					   const struct mr_cc_signal *s)
+{
+	u32 cwnd = c->w.cwnd;
+	enum mr_cc_verdict v;
+
+	v = mr_cc_react(prm, &c->w, prm->max_conn_window, prm->ai_conn,
+			c->w.cwnd, MR_CC_ECN_UNLESS_LOW_DELAY, s);
+	/* Rate-limited by the hint: no growth past what the hint fills. */
+	if (v == MR_CC_INCREASE && c->hint_kbps && c->pace_rtt) {
+		c->w.cwnd = (u32)mr_cc_max(cwnd,
+					   mr_cc_min(c->w.cwnd,
+						     mr_cc_hint_window(c, c->hint_kbps)));
+		if (c->w.cwnd == cwnd)
+			v = MR_CC_HOLD;
+	}
+	return v;
+}
+
+enum mr_cc_verdict mr_cc_ack(const struct mr_cc_params *prm,
+			     struct mr_cc_conn *c, struct mr_cc_path *p,
+			     const struct mr_cc_ack_info *a)
+{
+	u64 rtt = mr_cc_min(a->rtt_ns, MR_CC_RTT_MAX_NS);
+	struct mr_cc_signal s = {
+		.acked = (u32)mr_cc_min(a->acked, MR_CC_COUNT_MAX),
+		.lost = (u32)mr_cc_min(a->lost, MR_CC_COUNT_MAX),
+		.spurious = (u32)mr_cc_min(a->spurious, MR_CC_COUNT_MAX),
+		.marks = mr_cc_new_marks(p, a->ecn_count),
+		.acked_order = a->acked_order,
+		.sent_order = a->sent_order,
+	};
+	enum mr_cc_verdict v, vc;
+
+	if (!prm->enabled || !p->w.cwnd)
+		return MR_CC_HOLD;
+	if (!prm->ecn)
+		s.marks = 0;
+	c->marks += s.marks;
+	mr_cc_rtt_sample(prm, c, p, a, rtt);
 	mr_cc_hint(prm, c, a->hint_kbps, a->sent_order);
 	if (a->acked_order > c->acked_high)
 		c->acked_high = a->acked_order;
@@ -550,38 +626,12 @@ enum mr_cc_verdict mr_cc_ack(const struct mr_cc_params *prm,
 		s.marks = 0;
 		s.lost = 0;
 	}
-
-	/* Delay: the lower of sample and SRTT, so one stall is not a queue. */
-	delay = rtt && p->srtt ? mr_cc_min(rtt, p->srtt) : rtt ? rtt : p->srtt;
-	target = prm->delay ? mr_cc_path_target(prm, p) : 0;
-	s.known = delay && target;
-	s.high = s.known && delay > target;
-	if (s.high)
-		s.mdf = (u32)mr_cc_min(mr_cc_div64((delay - target) << 16, delay),
-				       MR_CC_ALPHA_ONE / 2);
+	mr_cc_delay_signal(prm, p, rtt, &s);
 
 	mr_cc_round(prm, &p->w, &s);
 	mr_cc_round(prm, &c->w, &s);
-	cwnd = p->w.cwnd;
-	/*
-	 * The paths' increase is coupled (MPTCP's LIA, RFC 6356): together
-	 * they grow by ai per round, so spraying over P paths is no more
-	 * aggressive than one flow; a path's share is its window's.
-	 */
-	v = mr_cc_react(prm, &p->w, prm->max_path_window, prm->ai,
-			(u32)mr_cc_max(c->paths_cwnd, p->w.cwnd), false, &s);
-	c->paths_cwnd = c->paths_cwnd - cwnd + p->w.cwnd;
-	cwnd = c->w.cwnd;
-	vc = mr_cc_react(prm, &c->w, prm->max_conn_window, prm->ai_conn,
-			 c->w.cwnd, true, &s);
-	/* Rate-limited by the hint: no growth past what the hint fills. */
-	if (vc == MR_CC_INCREASE && c->hint_kbps && c->pace_rtt) {
-		c->w.cwnd = (u32)mr_cc_max(cwnd,
-					   mr_cc_min(c->w.cwnd,
-						     mr_cc_hint_window(c, c->hint_kbps)));
-		if (c->w.cwnd == cwnd)
-			vc = MR_CC_HOLD;
-	}
+	v = mr_cc_react_path(prm, c, p, &s);
+	vc = mr_cc_react_conn(prm, c, &s);
 	c->decreases += (v >= MR_CC_DECREASE_ECN) + (vc >= MR_CC_DECREASE_ECN);
 	mr_cc_pace_update(prm, c);
 	return v > vc ? v : vc;
