@@ -131,10 +131,9 @@ int mr_req_submit(struct mr_qp *qp, const struct mr_send_wqe *wqe)
  * local data may be gone.
  */
 static void mr_req_send(struct mr_xport *x, u32 id, u32 psn,
-			const struct mr_tx_pkt *tp, bool resend)
+			const struct mr_tx_pkt *tp, enum mr_tx_kind kind)
 {
-	int n = mr_tx_send(x, id, psn, tp,
-			   resend ? MR_TX_RESEND : MR_TX_FIRST_SEND);
+	int n = mr_tx_send(x, id, psn, tp, kind);
 
 	if (n == -EFAULT)
 		mr_comp_fail(x, tp->msn, IB_WC_LOC_PROT_ERR);
@@ -263,7 +262,7 @@ void mr_req_push(struct mr_xport *x)
 						  x->path[id].sb.epoch, psn,
 						  tp.msn, tp.offset, tp.resp,
 						  "moved");
-			mr_req_send(x, id, psn, &tp, true);
+			mr_req_send(x, id, psn, &tp, MR_TX_RESEND);
 			if (!x->tx_on)
 				return;
 		}
@@ -305,7 +304,7 @@ void mr_req_push(struct mr_xport *x)
 			if (mr_seq_before(x->msn_hi, x->msn_send))
 				x->msn_hi = x->msn_send;
 		}
-		mr_req_send(x, id, psn, &tp, false);
+		mr_req_send(x, id, psn, &tp, MR_TX_FIRST_SEND);
 		if (!x->tx_on || x->tx_err)
 			return;
 		/*
@@ -319,7 +318,7 @@ void mr_req_push(struct mr_xport *x)
 			id = mr_req_take_other(x, id, &psn);
 			if (id < 0)
 				return;
-			mr_req_send(x, id, psn, &tp, false);
+			mr_req_send(x, id, psn, &tp, MR_TX_FIRST_SEND);
 			if (!x->tx_on || x->tx_err)
 				return;
 		}

@@ -145,8 +145,7 @@ static void mr_ud_drain(struct mr_qp *qp)
 		spin_lock_irqsave(&sq->lock, flags);
 	}
 	sq->flushing = false;
-	flush = sq->count &&
-		(qp->state == IB_QPS_ERR || qp->state == IB_QPS_SQE);
+	flush = sq->count && mr_wq_flushes(qp->state, MR_WQ_SQ);
 	spin_unlock_irqrestore(&sq->lock, flags);
 	if (flush)
 		mr_wq_flush(qp, MR_WQ_SQ);
