@@ -57,7 +57,7 @@ void mr_ack_path(struct mr_xport *x, u32 id, u32 psn)
 	pkt.base.qpn = x->qp->attr.dest_qp_num;
 	pkt.base.psn = psn;
 	mr_sack_rx_fill_ack(&r->win, &pkt.ack);
-	pkt.ack.msn_done = x->msn_done;
+	pkt.ack.msn_done = x->rsp.msn_done;
 	pkt.ack.ecn_count = r->ecn;
 	pkt.ack.rate_hint = mr_share_hint(x);
 	r->unacked = 0;

@@ -195,7 +195,7 @@ static void mr_req_rd_recount(struct mr_xport *x)
  */
 static void mr_req_push_responses(struct mr_xport *x)
 {
-	while (x->resp_send != x->msn_done && !x->fatal) {
+	while (x->resp_send != x->rsp.msn_done && !x->fatal) {
 		struct mr_resp *r = &x->resp[x->resp_send % MR_MSG_WINDOW];
 		struct mr_tx_pkt tp = {};
 		u32 psn;

@@ -19,7 +19,7 @@
  * requester's side.
  *
  * A message of more than 64 slices has an allocated slice map; the maps
- * of a QP's messages in progress hold at most x->map_budget bits
+ * of a QP's messages in progress hold at most x->rsp.map_budget bits
  * (proto/bounds.h). A message whose map would pass it is refused at its
  * first packet, before anything is allocated: RC NAKs it INVALID_REQUEST
  * (a length beyond what the responder supports), UC drops it. After a
@@ -62,15 +62,15 @@
 void mr_resp_init(struct mr_xport *x)
 {
 	mr_ack_init(x);
-	x->msn_done = 0;
-	x->rsn_head = 0;
-	x->rsn_skipped = 0;
-	x->uc_skips = 0;
+	x->rsp.msn_done = 0;
+	x->rsp.rsn_head = 0;
+	x->rsp.rsn_skipped = 0;
+	x->rsp.uc_skips = 0;
 	x->fatal = 0;
 	x->fatal_nak_ns = 0;
 	mr_resp_reset(x);
 	x->mtu = mr_mtu_bytes((enum mr_mtu)x->qp->attr.path_mtu);
-	x->map_budget = mr_bounds_map_budget(x->mtu);
+	x->rsp.map_budget = mr_bounds_map_budget(x->mtu);
 	x->rx_on = true;
 }
 
@@ -131,10 +131,10 @@ static bool mr_resp_is_uc(const struct mr_xport *x)
  */
 VISIBLE_IF_KUNIT u32 mr_resp_recv(const struct mr_xport *x, u32 rsn)
 {
-	u32 skipped = x->rsn_skipped, i;
+	u32 skipped = x->rsp.rsn_skipped, i;
 
-	for (i = 0; x->uc_skips && i < MR_MSG_WINDOW; i++) {
-		const struct mr_rx_msg *m = &x->msg[i];
+	for (i = 0; x->rsp.uc_skips && i < MR_MSG_WINDOW; i++) {
+		const struct mr_rx_msg *m = &x->rsp.msg[i];
 
 		if (m->used && m->skipped && mr_seq_before(m->rsn, rsn))
 			skipped++;
@@ -151,9 +151,9 @@ static bool mr_resp_posted(struct mr_xport *x, u32 recv)
 	bool ok;
 
 	if (x->qp->ibqp.srq)
-		return mr_srq_bind(x->qp, x->rsn_head, recv);
+		return mr_srq_bind(x->qp, x->rsp.rsn_head, recv);
 	spin_lock_irqsave(&rq->lock, flags);
-	ok = recv - x->rsn_head < rq->count;
+	ok = recv - x->rsp.rsn_head < rq->count;
 	spin_unlock_irqrestore(&rq->lock, flags);
 	return ok;
 }
@@ -197,12 +197,13 @@ VISIBLE_IF_KUNIT int mr_resp_msg_init(struct mr_xport *x, struct mr_rx_msg *m,
 
 	memset(m, 0, sizeof(*m));
 	if (nslices > BITS_PER_TYPE(m->map1)) {
-		if (!mr_bounds_map_admit(x->map_bits, nslices, x->map_budget))
+		if (!mr_bounds_map_admit(x->rsp.map_bits, nslices,
+					 x->rsp.map_budget))
 			return -ENOSPC;
 		m->map = bitmap_zalloc(nslices, GFP_ATOMIC);
 		if (!m->map)
 			return -ENOMEM;
-		x->map_bits += nslices;
+		x->rsp.map_bits += nslices;
 	} else {
 		m->map = (unsigned long *)&m->map1;
 	}
@@ -216,7 +217,7 @@ VISIBLE_IF_KUNIT void mr_resp_msg_free(struct mr_xport *x, struct mr_rx_msg *m)
 {
 	if (m->map && m->map != (unsigned long *)&m->map1) {
 		bitmap_free(m->map);
-		x->map_bits -= m->nslices;
+		x->rsp.map_bits -= m->nslices;
 	}
 	memset(m, 0, sizeof(*m));
 }
@@ -244,9 +245,9 @@ void mr_resp_free(struct mr_xport *x)
 	u32 i;
 
 	for (i = 0; i < MR_MSG_WINDOW; i++)
-		mr_resp_msg_free(x, &x->msg[i]);
-	WARN_ON_ONCE(x->map_bits);
-	x->map_bits = 0;
+		mr_resp_msg_free(x, &x->rsp.msg[i]);
+	WARN_ON_ONCE(x->rsp.map_bits);
+	x->rsp.map_bits = 0;
 }
 
 /* SEND: scatter @len bytes at message offset @off into receive @recv. */
@@ -260,7 +261,7 @@ static int mr_resp_scatter(struct mr_xport *x, u32 recv, u32 msg_len,
 	int err;
 
 	spin_lock_irqsave(&rq->lock, flags);
-	wqe = mr_wq_slot(rq, rq->head + (recv - x->rsn_head));
+	wqe = mr_wq_slot(rq, rq->head + (recv - x->rsp.rsn_head));
 	if (msg_len > wqe->length)
 		err = -EMSGSIZE;
 	else
@@ -401,7 +402,7 @@ static void mr_resp_complete_recv(struct mr_xport *x, struct mr_rx_msg *m,
 	rq->head = (rq->head + 1) % rq->depth;
 	rq->count--;
 	spin_unlock_irqrestore(&rq->lock, flags);
-	x->rsn_head++;
+	x->rsp.rsn_head++;
 
 	wc.status = status;
 	wc.qp = &qp->ibqp;
@@ -433,21 +434,22 @@ static bool mr_resp_advance(struct mr_xport *x)
 	u8 nak;
 
 	while (!x->fatal) {
-		struct mr_rx_msg *m = &x->msg[x->msn_done % MR_MSG_WINDOW];
+		u32 slot = x->rsp.msn_done % MR_MSG_WINDOW;
+		struct mr_rx_msg *m = &x->rsp.msg[slot];
 
-		if (!m->used || !m->done || m->msn != x->msn_done)
+		if (!m->used || !m->done || m->msn != x->rsp.msn_done)
 			break;
 		if (m->dropped) {
 			mr_stats_inc(to_mr_dev(x->qp->ibqp.device),
 				     m->drop_counter);
 			if (m->skipped) {
-				x->uc_skips--;
-				x->rsn_skipped++;
+				x->rsp.uc_skips--;
+				x->rsp.rsn_skipped++;
 			} else if (m->consume) {
 				mr_resp_complete_recv(x, m, m->drop_status);
 			}
 			mr_resp_msg_free(x, m);
-			x->msn_done++;
+			x->rsp.msn_done++;
 			continue;
 		}
 		if (mr_wire_op_flags(m->opcode) & MR_WIRE_F_READ_OR_ATOMIC) {
@@ -462,7 +464,7 @@ static bool mr_resp_advance(struct mr_xport *x)
 			mr_resp_complete_recv(x, m, IB_WC_SUCCESS);
 		}
 		mr_resp_msg_free(x, m);
-		x->msn_done++;
+		x->rsp.msn_done++;
 	}
 	return respond;
 }
@@ -633,16 +635,16 @@ static void mr_resp_admit(struct mr_xport *x, struct mr_resp_rx *rx)
 		return;
 	}
 	mr_resp_info(rx->pkt, ri);
-	if (mr_seq_before(ri->msn, x->msn_done)) {
+	if (mr_seq_before(ri->msn, x->rsp.msn_done)) {
 		rx->kind = MR_RESP_RX_OLD;
 		return;
 	}
 	/* A conforming requester stays within the message window. */
-	if (!mr_window_in(ri->msn, x->msn_done)) {
+	if (!mr_window_in(ri->msn, x->rsp.msn_done)) {
 		mr_stats_inc(dev, MR_CNT_RX_DROP_MALFORMED);
 		return;
 	}
-	m = &x->msg[ri->msn % MR_MSG_WINDOW];
+	m = &x->rsp.msg[ri->msn % MR_MSG_WINDOW];
 	if (!m->used) {
 		u32 recv = uc ? mr_resp_recv(x, ri->rsn) : ri->rsn;
 		bool posted = !ri->consume || mr_resp_posted(x, recv);
@@ -670,7 +672,7 @@ static void mr_resp_admit(struct mr_xport *x, struct mr_resp_rx *rx)
 			m->dropped = true;
 			m->skipped = true;
 			m->drop_counter = MR_CNT_UC_RX_DROP_NO_RECV;
-			x->uc_skips++;
+			x->rsp.uc_skips++;
 		}
 	}
 	rx->kind = MR_RESP_RX_MESSAGE;
@@ -690,7 +692,7 @@ static bool mr_resp_record(struct mr_xport *x, struct mr_resp_rx *rx, bool ce)
 		return true;
 	if (rx->fresh) {
 		if (rx->m->skipped)
-			x->uc_skips--;
+			x->rsp.uc_skips--;
 		mr_resp_msg_free(x, rx->m);
 	}
 	if (res == MR_SACK_DUP && rx->kind == MR_RESP_RX_RNR)

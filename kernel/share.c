@@ -68,13 +68,13 @@ void mr_share_link_speed(struct mr_dev *dev, u32 mbps)
 /* Remove entry @i, under the lock: the last one takes its place. */
 static void mr_share_remove(struct mr_share *sh, u32 i)
 {
-	WRITE_ONCE(sh->owner[i]->share_slot, -1);
-	WRITE_ONCE(sh->owner[i]->share_hint, 0);
+	WRITE_ONCE(sh->owner[i]->share.slot, -1);
+	WRITE_ONCE(sh->owner[i]->share.hint, 0);
 	sh->n--;
 	if (i != sh->n) {
 		sh->flows[i] = sh->flows[sh->n];
 		sh->owner[i] = sh->owner[sh->n];
-		WRITE_ONCE(sh->owner[i]->share_slot, i);
+		WRITE_ONCE(sh->owner[i]->share.slot, i);
 	}
 }
 
@@ -119,7 +119,7 @@ static void mr_share_compute(struct mr_share *sh, u64 now)
 
 	mr_cc_params_default(&prm);
 	for (i = 0; i < sh->n; i++) {
-		sh->flows[i].bytes = atomic64_xchg(&sh->owner[i]->share_bytes,
+		sh->flows[i].bytes = atomic64_xchg(&sh->owner[i]->share.bytes,
 						   0);
 		total += sh->flows[i].bytes;
 	}
@@ -134,9 +134,15 @@ static void mr_share_compute(struct mr_share *sh, u64 now)
 			mr_share_remove(sh, i);
 			continue;
 		}
-		WRITE_ONCE(sh->owner[i]->share_hint, sh->flows[i].hint_kbps);
+		WRITE_ONCE(sh->owner[i]->share.hint, sh->flows[i].hint_kbps);
 	}
 	sh->start_ns = now;
+}
+
+/* A new connection: in no device's table until its first data packet. */
+void mr_share_init(struct mr_xport *x)
+{
+	x->share.slot = -1;
 }
 
 /* A new data packet of @bytes for @x (the transport is locked). */
@@ -144,15 +150,15 @@ void mr_share_rx(struct mr_xport *x, u32 bytes)
 {
 	struct mr_share *sh = &to_mr_dev(x->qp->ibqp.device)->share;
 
-	atomic64_add(bytes, &x->share_bytes);
-	if (READ_ONCE(x->share_slot) >= 0)
+	atomic64_add(bytes, &x->share.bytes);
+	if (READ_ONCE(x->share.slot) >= 0)
 		return;
 	spin_lock(&sh->lock);
-	if (x->share_slot < 0 && sh->n < MR_MAX_QP) {
+	if (x->share.slot < 0 && sh->n < MR_MAX_QP) {
 		memset(&sh->flows[sh->n], 0, sizeof(sh->flows[sh->n]));
 		sh->owner[sh->n] = x;
-		WRITE_ONCE(x->share_slot, sh->n);
-		WRITE_ONCE(x->share_hint, sh->newcomer_kbps);
+		WRITE_ONCE(x->share.slot, sh->n);
+		WRITE_ONCE(x->share.hint, sh->newcomer_kbps);
 		sh->n++;
 		/*
 		 * Until the next computation everyone it joined gets at most
@@ -184,7 +190,7 @@ u32 mr_share_hint(struct mr_xport *x)
 			mr_share_compute(sh, now);
 		spin_unlock(&sh->lock);
 	}
-	hint = READ_ONCE(x->share_hint);
+	hint = READ_ONCE(x->share.hint);
 	even = READ_ONCE(sh->even_kbps);
 	return even && (!hint || even < hint) ? even : hint;
 }
@@ -199,11 +205,11 @@ void mr_share_leave(struct mr_xport *x)
 {
 	struct mr_share *sh = &to_mr_dev(x->qp->ibqp.device)->share;
 
-	if (READ_ONCE(x->share_slot) >= 0) {
+	if (READ_ONCE(x->share.slot) >= 0) {
 		spin_lock_bh(&sh->lock);
-		if (x->share_slot >= 0)
-			mr_share_remove(sh, x->share_slot);
+		if (x->share.slot >= 0)
+			mr_share_remove(sh, x->share.slot);
 		spin_unlock_bh(&sh->lock);
 	}
-	atomic64_set(&x->share_bytes, 0);
+	atomic64_set(&x->share.bytes, 0);
 }

@@ -68,7 +68,7 @@ int mr_xport_create(struct mr_qp *qp)
 	x->qp = qp;
 	spin_lock_init(&x->lock);
 	mr_timers_init(x);
-	x->share_slot = -1;
+	mr_share_init(x);
 	qp->xp = x;
 	return 0;
 }
@@ -223,8 +223,8 @@ void mr_xport_telemetry(struct mr_qp *qp, struct mr_xport_info *info,
 	info->hint_limited = x->cc.hint_limited;
 	info->path_failovers = x->n_failovers;
 	info->rnr_naks = x->n_rnr_naks;
-	info->map_bits = x->map_bits;
-	info->map_budget = x->map_budget;
+	info->map_bits = x->rsp.map_bits;
+	info->map_budget = x->rsp.map_budget;
 	info->retransmits = 0;
 	info->sack_gaps = 0;
 	info->rto_events = 0;

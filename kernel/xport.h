@@ -148,6 +148,28 @@ struct mr_rx_path {
 	bool seen;
 };
 
+/*
+ * The responder's messages and what they hold, which only resp.c writes
+ * (ack.c and req.c read msn_done, xport.c the map charge).
+ */
+struct mr_responder {
+	/* slice-map bits the messages in the window hold, of map_budget */
+	u32 map_bits;
+	u32 map_budget;		/* mr_bounds_map_budget() at the MTU */
+	u32 msn_done;
+	u32 rsn_head;
+	u32 rsn_skipped;	/* UC: RSNs skipped by messages gone by */
+	u32 uc_skips;		/* ... and by messages in the window */
+	struct mr_rx_msg msg[MR_MSG_WINDOW];
+};
+
+/* The share of the device's ingress the peer gets, which share.c owns. */
+struct mr_conn_share {
+	atomic64_t bytes;	/* received since the shares were computed */
+	u32 hint;		/* kbit/s, in every ACK; 0: no hint */
+	s32 slot;		/* in the device's table; -1: not in it */
+};
+
 /* The transport's timers, which only timers.c touches. */
 struct mr_timers {
 	struct timer_list timer;	/* RTOs, tail probes, RNR wait, HELLOs */
@@ -206,21 +228,11 @@ struct mr_xport {
 	u8 fatal;		/* NAK code answering everything, or 0 */
 	u32 fatal_msn;
 	u64 fatal_nak_ns;	/* when the fatal NAK last went */
-	/* slice-map bits the messages in the window hold, of map_budget */
-	u32 map_bits;
-	u32 map_budget;		/* mr_bounds_map_budget() at the MTU */
-	u32 msn_done;
-	u32 rsn_head;
-	u32 rsn_skipped;	/* UC: RSNs skipped by messages gone by */
-	u32 uc_skips;		/* ... and by messages in the window */
+	struct mr_responder rsp;
 	u32 resp_send;		/* the oldest MSN that may have a response to send */
 	struct mr_rx_path rx[MR_WIRE_MAX_PATHS];
-	struct mr_rx_msg msg[MR_MSG_WINDOW];
 	struct mr_resp resp[MR_MSG_WINDOW];	/* by MSN % window */
-	/* the share of the device's ingress the peer gets (share.c) */
-	atomic64_t share_bytes;	/* received since the shares were computed */
-	u32 share_hint;		/* kbit/s, in every ACK; 0: no hint */
-	s32 share_slot;		/* in the device's table; -1: not in it */
+	struct mr_conn_share share;
 };
 
 /* What an engine's receive left for the entry point to do (receive.c). */

@@ -27,13 +27,13 @@ static struct mr_xport *uc_xport(struct kunit *test, enum ib_qp_type type)
 /* Skip the RSN of message @msn, as a UC drop for want of a receive does. */
 static void uc_skip(struct mr_xport *x, u32 msn, u32 rsn)
 {
-	struct mr_rx_msg *m = &x->msg[msn % MR_MSG_WINDOW];
+	struct mr_rx_msg *m = &x->rsp.msg[msn % MR_MSG_WINDOW];
 
 	m->used = true;
 	m->skipped = true;
 	m->msn = msn;
 	m->rsn = rsn;
-	x->uc_skips++;
+	x->rsp.uc_skips++;
 }
 
 /* Receives move up past skipped RSNs: in the window and gone by. */
@@ -50,9 +50,9 @@ static void uc_recv_after_skips(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mr_resp_recv(x, 6), 5u);
 	KUNIT_EXPECT_EQ(test, mr_resp_recv(x, 11), 9u);
 	/* The first one gone by: counted in rsn_skipped instead. */
-	x->msg[3].used = false;
-	x->uc_skips--;
-	x->rsn_skipped++;
+	x->rsp.msg[3].used = false;
+	x->rsp.uc_skips--;
+	x->rsp.rsn_skipped++;
 	KUNIT_EXPECT_EQ(test, mr_resp_recv(x, 11), 9u);
 	KUNIT_EXPECT_EQ(test, mr_resp_recv(x, 8), 7u);
 
@@ -120,39 +120,39 @@ static void map_budget(struct kunit *test)
 	struct mr_pkt pkt;
 
 	x->mtu = 1024;
-	x->map_budget = mr_bounds_map_budget(x->mtu);
-	KUNIT_EXPECT_EQ(test, x->map_budget, MR_BOUNDS_MAP_MSGS * big);
+	x->rsp.map_budget = mr_bounds_map_budget(x->mtu);
+	KUNIT_EXPECT_EQ(test, x->rsp.map_budget, MR_BOUNDS_MAP_MSGS * big);
 	for (i = 0; i < MR_BOUNDS_MAP_MSGS; i++) {
 		map_write(&pkt, &ri, i, MR_WIRE_MAX_MSG_LEN);
-		KUNIT_ASSERT_EQ(test, mr_resp_msg_init(x, &x->msg[i], &pkt, &ri),
+		KUNIT_ASSERT_EQ(test, mr_resp_msg_init(x, &x->rsp.msg[i], &pkt, &ri),
 				0);
-		KUNIT_EXPECT_EQ(test, x->map_bits, (i + 1) * big);
-		KUNIT_EXPECT_EQ(test, x->msg[i].nslices, big);
+		KUNIT_EXPECT_EQ(test, x->rsp.map_bits, (i + 1) * big);
+		KUNIT_EXPECT_EQ(test, x->rsp.msg[i].nslices, big);
 	}
 	/* Full: the next message of 65 slices is refused, one of 64 is not. */
 	map_write(&pkt, &ri, i, 65 * 1024);
-	KUNIT_EXPECT_EQ(test, mr_resp_msg_init(x, &x->msg[i], &pkt, &ri),
+	KUNIT_EXPECT_EQ(test, mr_resp_msg_init(x, &x->rsp.msg[i], &pkt, &ri),
 			-ENOSPC);
-	KUNIT_EXPECT_FALSE(test, x->msg[i].used);
-	KUNIT_EXPECT_NULL(test, x->msg[i].map);
-	KUNIT_EXPECT_EQ(test, x->map_bits, x->map_budget);
+	KUNIT_EXPECT_FALSE(test, x->rsp.msg[i].used);
+	KUNIT_EXPECT_NULL(test, x->rsp.msg[i].map);
+	KUNIT_EXPECT_EQ(test, x->rsp.map_bits, x->rsp.map_budget);
 	map_write(&pkt, &ri, i, 64 * 1024);
-	KUNIT_EXPECT_EQ(test, mr_resp_msg_init(x, &x->msg[i], &pkt, &ri), 0);
-	KUNIT_EXPECT_PTR_EQ(test, x->msg[i].map,
-			    (unsigned long *)&x->msg[i].map1);
-	KUNIT_EXPECT_EQ(test, x->map_bits, x->map_budget);
-	mr_resp_msg_free(x, &x->msg[i]);
+	KUNIT_EXPECT_EQ(test, mr_resp_msg_init(x, &x->rsp.msg[i], &pkt, &ri), 0);
+	KUNIT_EXPECT_PTR_EQ(test, x->rsp.msg[i].map,
+			    (unsigned long *)&x->rsp.msg[i].map1);
+	KUNIT_EXPECT_EQ(test, x->rsp.map_bits, x->rsp.map_budget);
+	mr_resp_msg_free(x, &x->rsp.msg[i]);
 	/* One freed: room for one more of 2 GiB, not two. */
-	mr_resp_msg_free(x, &x->msg[0]);
-	KUNIT_EXPECT_EQ(test, x->map_bits, x->map_budget - big);
+	mr_resp_msg_free(x, &x->rsp.msg[0]);
+	KUNIT_EXPECT_EQ(test, x->rsp.map_bits, x->rsp.map_budget - big);
 	map_write(&pkt, &ri, i, MR_WIRE_MAX_MSG_LEN);
-	KUNIT_EXPECT_EQ(test, mr_resp_msg_init(x, &x->msg[i], &pkt, &ri), 0);
+	KUNIT_EXPECT_EQ(test, mr_resp_msg_init(x, &x->rsp.msg[i], &pkt, &ri), 0);
 	map_write(&pkt, &ri, i + 1, MR_WIRE_MAX_MSG_LEN);
-	KUNIT_EXPECT_EQ(test, mr_resp_msg_init(x, &x->msg[i + 1], &pkt, &ri),
+	KUNIT_EXPECT_EQ(test, mr_resp_msg_init(x, &x->rsp.msg[i + 1], &pkt, &ri),
 			-ENOSPC);
 	for (i = 0; i < MR_MSG_WINDOW; i++)
-		mr_resp_msg_free(x, &x->msg[i]);
-	KUNIT_EXPECT_EQ(test, x->map_bits, 0u);
+		mr_resp_msg_free(x, &x->rsp.msg[i]);
+	KUNIT_EXPECT_EQ(test, x->rsp.map_bits, 0u);
 }
 
 static struct kunit_case uc_cases[] = {
