@@ -51,14 +51,13 @@ capture_start() {
 # packets over a ring block at a time, a block at most a second after its
 # first packet: those still in a block when tcpdump stops are neither
 # captured nor counted as dropped, so capture_stop waits for the count.
+_capture_counts() { grep -c 'packets\{0,1\} captured,' "$CAPTURE_LOG"; }
+_capture_answered() { [ "$(_capture_counts)" -gt "$1" ]; }
 _capture_count() {
 	local before
-	before=$(grep -c 'packets\{0,1\} captured,' "$CAPTURE_LOG")
+	before=$(_capture_counts)
 	kill -USR1 "$CAPTURE_PID" 2>/dev/null || return 1
-	for _ in $(seq 20); do
-		[ "$(grep -c 'packets\{0,1\} captured,' "$CAPTURE_LOG")" -gt "$before" ] && break
-		sleep 0.05
-	done
+	topo_wait 1 _capture_answered "$before"
 	sed -n 's/^tcpdump: \([0-9]*\) packets\{0,1\} captured,.*/\1/p' "$CAPTURE_LOG" | tail -n 1
 }
 
