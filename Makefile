@@ -1,7 +1,12 @@
 # soft-MetaRoCE top-level Makefile.
 #   make            build the module (for Debian's 6.1 kernel) and the provider
 #   make demo       install what is missing, build, boot a guest, show devices
-#   make check      install what is missing and run every test
+#   make check      install what is missing and run the quick tier of the
+#                   tests (about 20 minutes; selftests/README.md, "Tiers")
+#   make check-full every test on both guest kernels (a release; a change
+#                   to locking, lifetimes or memory handling)
+#   make coverage   which functions of metaroce.ko the quick tier reaches on
+#                   the debug kernel, against the full suite (scripts/coverage)
 #   make install    install module, provider, driver file and the Wireshark
 #                   dissector (DESTDIR-aware; depmod only without DESTDIR)
 #   make dkms-install   install the module through DKMS (rebuilt for every
@@ -23,7 +28,7 @@ KERNEL ?= stock
 MODULE_FLAGS ?= W=1
 
 .PHONY: all deps module module-debug test-kernel userspace guest-artifacts \
-	install check demo bench checkpatch unit-tests clean \
+	install check check-full coverage demo bench checkpatch unit-tests clean \
 	dkms-source dkms-install dkms-uninstall dissector-test install-test dkms-test \
 	plot-test host-run-test json-test tools-test scale scale-check scale-tables
 
@@ -135,6 +140,12 @@ tools-test:
 check: deps
 	@scripts/check
 
+check-full: deps
+	@scripts/check --full
+
+coverage: deps
+	@scripts/coverage
+
 demo: deps
 	@selftests/run --demo
 
@@ -152,12 +163,11 @@ scale-check:
 scale-tables:
 	$(MAKE) -C userspace/scale tables
 
-# Kernel style: checkpatch from Debian's linux-source tarball, as unpacked
-# for the test kernel.
+# Kernel style: checkpatch --strict from Debian's linux-source tarball, as
+# unpacked for the test kernel, on the files changed since their last clean
+# run (scripts/checkpatch --no-cache checks every one).
 checkpatch: test-kernel
-	@$(shell selftests/kernel/build-test-kernel.sh)/scripts/checkpatch.pl --strict \
-		--no-tree -q \
-		-f $$(find kernel uapi -name '*.[ch]')
+	@scripts/checkpatch
 
 clean:
 	rm -rf $(BUILD)

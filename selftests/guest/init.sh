@@ -4,6 +4,9 @@
 #   MODE=tests|demo|bench  FLAVOUR=stock|debug  TESTS="00-harness.sh ..."
 #   TEST_TIMEOUT=<s per test, unless the test has a "# timeout: N" line;
 #                 the whole script in demo and bench mode>
+#   TIER=quick|full  quick: only the tests whose "# quick:" line names this
+#                 flavour (no line: stock), exported to them as METAROCE_TIER
+#   COVERAGE=0|1  1: the function profiler on metaroce.ko, its list per test
 #   BENCH_* settings passed on to bench/bench.sh
 #
 # Output contract with the host (selftests/host/summary.awk), on ttyS0; the
@@ -15,6 +18,9 @@
 #   ok N+1 no kmemleak report        WARNING:, KASAN..., kmemleak (debug)
 #   #@ end NAME rc=RC secs=S
 #   #@ kunit NAME ... #@ end NAME rc=RC secs=S   a KUnit module's KTAP
+#   #@ coverage ... #@ end-coverage  COVERAGE=1: "TEST FUNCTION CALLS" per
+#                                    function reached, "- FUNCTION" for each
+#                                    one ftrace can trace
 #   #@ done                          sentinel: the guest finished
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root TERM=dumb LANG=C
 
@@ -62,7 +68,79 @@ BOOT_LINKS=$(cd /sys/class/net && echo *)
 KMEMLEAK=/sys/kernel/debug/kmemleak
 KMEMLEAK_AGE=5 # kmemleak only reports objects older than 5 s
 [ -w $KMEMLEAK ] || KMEMLEAK=
+# The full tier checks kmemleak after each test (two scans, about 15 s
+# under KASAN and TCG); the quick tier once, after every test and KUnit
+# suite: a leak is still caught, and its backtrace names where it was
+# allocated, but not which test leaked it.
+KMEMLEAK_EACH=
+[ -z "$KMEMLEAK" ] || [ "${TIER:-full}" = quick ] || KMEMLEAK_EACH=1
 SPLAT_RE='BUG:|WARNING:|KASAN|UBSAN|possible .*locking|inconsistent lock state|Call Trace|Oops|general protection|kernel BUG|blocked for more than|self-detected stall|RCU stall'
+
+export METAROCE_TIER=${TIER:-full}
+
+# Coverage: the function profiler (the graph tracer's, which honours
+# set_ftrace_filter) counts the calls of every function of metaroce.ko.
+# The filter's :mod: form names the module's functions if it is loaded,
+# else those of its next load: so it is set before each test, and again by
+# modprobe (an install line) whenever the module loads. A test's counts
+# are read when it ends, and by an rmmod of our own (first in the tests'
+# PATH) before the module goes: its records name nothing once it is gone.
+TRACEFS=/sys/kernel/tracing
+COVERAGE_LOG=/tmp/coverage.txt
+COVERAGE_DIR=/run/coverage
+coverage_start() {
+	local real_rmmod
+	[ "${COVERAGE:-0}" = 1 ] || return 0
+	if [ ! -w $TRACEFS/function_profile_enabled ]; then
+		echo "# harness: no function profiler in this kernel: no coverage"
+		COVERAGE=0
+		return 0
+	fi
+	: >$COVERAGE_LOG
+	real_rmmod=$(command -v rmmod)
+	mkdir -p $COVERAGE_DIR/bin /etc/modprobe.d
+	# dump TEST: "TEST FUNCTION CALLS" for every function counted, all CPUs
+	cat >$COVERAGE_DIR/dump <<-EOF
+		#!/bin/bash
+		cat $TRACEFS/trace_stat/function[0-9]* 2>/dev/null |
+			awk -v t="\$1" '\$2 ~ /^[0-9]+\$/ && \$1 != "Function" { n[\$1] += \$2 } END { for (f in n) print t, f, n[f] }' \
+				>>$COVERAGE_LOG
+	EOF
+	cat >$COVERAGE_DIR/bin/rmmod <<-EOF
+		#!/bin/bash
+		# the counts of the module going away, then the real rmmod
+		$COVERAGE_DIR/dump "\${COVERAGE_TEST:-unknown}"
+		echo 0 >$TRACEFS/function_profile_enabled
+		$real_rmmod "\$@"
+		rc=\$?
+		echo 1 >$TRACEFS/function_profile_enabled
+		exit \$rc
+	EOF
+	chmod 755 $COVERAGE_DIR/dump $COVERAGE_DIR/bin/rmmod
+	echo "install metaroce /sbin/modprobe --ignore-install metaroce \$CMDLINE_OPTS && echo :mod:metaroce >>$TRACEFS/set_ftrace_filter" \
+		>/etc/modprobe.d/metaroce-coverage.conf
+	export PATH=$COVERAGE_DIR/bin:$PATH
+}
+coverage_begin() { # a test starts: counts from zero
+	[ "${COVERAGE:-0}" = 1 ] || return 0
+	echo 0 >$TRACEFS/function_profile_enabled
+	echo ':mod:metaroce' >$TRACEFS/set_ftrace_filter
+	echo 1 >$TRACEFS/function_profile_enabled
+}
+coverage_end() { # $1 test: its functions and call counts
+	[ "${COVERAGE:-0}" = 1 ] || return 0
+	echo 0 >$TRACEFS/function_profile_enabled # the counts stay readable
+	$COVERAGE_DIR/dump "$1"
+}
+coverage_finish() { # the lists, and what the module offers (loaded for it)
+	[ "${COVERAGE:-0}" = 1 ] || return 0
+	modprobe metaroce
+	grep ' \[metaroce\]$' $TRACEFS/available_filter_functions | awk '{ print "-", $1 }' >>$COVERAGE_LOG
+	echo "#@ coverage functions"
+	# one line per test and function, the counts of its module loads added
+	awk '$1 == "-" { print; next } { n[$1 " " $2] += $3 } END { for (k in n) print k, n[k] }' $COVERAGE_LOG | sort -u
+	echo "#@ end-coverage"
+}
 
 # $1 = case number: "no kernel splat", listing the offending lines on failure
 check_splat() {
@@ -106,13 +184,13 @@ check_kmemleak() {
 }
 
 harness_cases() { # number of cases check_after appends
-	if [ -n "$KMEMLEAK" ]; then echo 2; else echo 1; fi
+	if [ -n "$KMEMLEAK_EACH" ]; then echo 2; else echo 1; fi
 }
 
 # $1 = last case number the test printed
 check_after() {
 	check_splat $(($1 + 1))
-	[ -z "$KMEMLEAK" ] || check_kmemleak $(($1 + 2))
+	[ -z "$KMEMLEAK_EACH" ] || check_kmemleak $(($1 + 2))
 }
 
 # Give the next test a clean slate even if this one did not tear down: remove
@@ -154,8 +232,17 @@ last_case() { # last top-level case number in a KTAP log
 }
 
 run_test() {
-	local path=$1 name tmo start rc log pid kernels
+	local path=$1 name tmo start rc log pid kernels quick
 	name=$(basename "$path" .sh)
+	# the quick tier runs a test on the flavours its "# quick:" line names
+	if [ "$METAROCE_TIER" = quick ]; then
+		quick=$(sed -n 's/^# *quick: *//p' "$path" | head -n 1)
+		if [[ " ${quick:-stock} " != *" $FLAVOUR "* ]]; then
+			printf '#@ test %s\nKTAP version 1\n1..0 # SKIP check-full only on the %s kernel\n#@ end %s rc=0 secs=0\n' \
+				"$name" "$FLAVOUR" "$name"
+			return
+		fi
+	fi
 	# "# kernels: stock" (or "debug", or both): the flavours it runs on
 	kernels=$(sed -n 's/^# *kernels: *//p' "$path" | head -n 1)
 	if [ -n "$kernels" ] && [[ " $kernels " != *" $FLAVOUR "* ]]; then
@@ -173,7 +260,8 @@ run_test() {
 	# cannot hold the harness; tail streams it meanwhile. The file exists
 	# before tail starts, or tail could give up on it.
 	: >"$log"
-	(cd /tmp && KTAP_EXTRA_CASES=$(harness_cases) exec timeout -k 10 "$tmo" bash "$path") >>"$log" 2>&1 &
+	coverage_begin
+	(cd /tmp && KTAP_EXTRA_CASES=$(harness_cases) COVERAGE_TEST=$name exec timeout -k 10 "$tmo" bash "$path") >>"$log" 2>&1 &
 	pid=$!
 	tail -s 0.1 -n +1 -f --pid=$pid "$log" 2>/dev/null &
 	wait $pid
@@ -182,7 +270,8 @@ run_test() {
 	# timeout made its own process group: kill whatever the test left running
 	kill -KILL -- -"$pid" 2>/dev/null
 	[ $rc -eq 124 ] || [ $rc -eq 137 ] && echo "# $name: timed out after ${tmo}s"
-	[ -z "$KMEMLEAK" ] || kmemleak_first_scan
+	coverage_end "$name"
+	[ -z "$KMEMLEAK_EACH" ] || kmemleak_first_scan
 	reset_state "$name"
 	check_after "$(last_case "$log")"
 	echo "#@ end $name rc=$rc secs=$(($(date +%s) - start))"
@@ -196,13 +285,15 @@ run_kunit() {
 	dmesg -C
 	echo "#@ kunit $name"
 	start=$(date +%s)
+	coverage_begin
 	modprobe "$name"
 	rc=$?
+	coverage_end "$name"
 	dmesg --notime | grep -E '^ *(KTAP version|TAP version|1\.\.[0-9]|(not )?ok [0-9]|#)' >"$log"
 	cat "$log"
 	modprobe -r "$name" 2>/dev/null
 	[ $rc -eq 0 ] || echo "# modprobe $name failed (exit $rc)"
-	[ -z "$KMEMLEAK" ] || kmemleak_first_scan
+	[ -z "$KMEMLEAK_EACH" ] || kmemleak_first_scan
 	check_after "$(last_case "$log")"
 	echo "#@ end $name rc=$rc secs=$(($(date +%s) - start))"
 }
@@ -220,6 +311,7 @@ demo | bench)
 	echo "#@ end $MODE rc=$?"
 	;;
 tests)
+	coverage_start
 	for t in $TESTS; do
 		run_test "/selftests/tests/$t"
 	done
@@ -228,5 +320,14 @@ tests)
 			[ -e "$ko" ] && run_kunit "$ko"
 		done
 	fi
+	if [ -n "$KMEMLEAK" ] && [ -z "$KMEMLEAK_EACH" ]; then
+		start=$(date +%s)
+		echo "#@ test kmemleak"
+		printf 'KTAP version 1\n1..1\n'
+		kmemleak_first_scan
+		check_kmemleak 1
+		echo "#@ end kmemleak rc=0 secs=$(($(date +%s) - start))"
+	fi
+	coverage_finish
 	;;
 esac

@@ -31,7 +31,7 @@ make -s tinyconfig >&2
 scripts/kconfig/merge_config.sh -m .config "$here/debug.config" >&2
 make -s olddefconfig >&2
 # merge_config warns about symbols it could not set; fail if a checker fell out.
-for sym in KUNIT KASAN PROVE_LOCKING DEBUG_ATOMIC_SLEEP DEBUG_KMEMLEAK INFINIBAND_USER_ACCESS VETH NET_SCH_NETEM; do
+for sym in KUNIT KASAN PROVE_LOCKING FUNCTION_PROFILER DEBUG_ATOMIC_SLEEP DEBUG_KMEMLEAK INFINIBAND_USER_ACCESS VETH NET_SCH_NETEM; do
 	grep -q "^CONFIG_$sym=y" .config || { echo "test kernel: CONFIG_$sym did not stick" >&2; exit 1; }
 done
 grep -q '^CONFIG_RDMA_RXE=m' .config || { echo "test kernel: CONFIG_RDMA_RXE=m did not stick" >&2; exit 1; }

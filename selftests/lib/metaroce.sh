@@ -41,6 +41,13 @@
 #                          the case DESC: mr_verify, started in the background
 #                          as PID with its output in LOG, exited 0 and
 #                          reported no failed case
+#   mr_quick               true in the quick tier (`make check`, METAROCE_TIER
+#                          quick), false in the full one (`make check-full`)
+#   tiered FULL QUICK      FULL in the full tier, QUICK in the quick one: a
+#                          loop's count, a run's seconds
+#   mr_full_only DESC CMD...  CMD in the full tier; in the quick one the case
+#                          DESC is skipped ("check-full only"): for long
+#                          variants whose paths a shorter case takes too
 #   mr_on_stock DESC CMD...  CMD on the stock kernel; on the debug one the
 #                          case DESC is skipped: for tool runs (tens of
 #                          seconds each there) whose kernel paths other
@@ -174,6 +181,16 @@ MR_PSK=/sys/module/metaroce/parameters/psk
 mr_psk() {
 	[ -e "$MR_PSK" ] || modprobe metaroce || return
 	echo "$1" >"$MR_PSK"
+}
+
+mr_quick() { [ "${METAROCE_TIER:-full}" = quick ]; }
+
+tiered() { if mr_quick; then echo "$2"; else echo "$1"; fi; }
+
+mr_full_only() {
+	local desc=$1
+	shift
+	if mr_quick; then ktap_skip "$desc" "check-full only"; else "$@"; fi
 }
 
 mr_on_stock() {

@@ -5,6 +5,7 @@
 # timeout: 180
 # kernels: stock
 # (The harness is the same on both kernels.)
+# quick: stock
 . "$(dirname "$0")/../lib/ktap.sh"
 . "$(dirname "$0")/../lib/topology.sh"
 trap topo_teardown EXIT

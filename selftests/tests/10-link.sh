@@ -1,6 +1,7 @@
 #!/bin/bash
 # rdma link add/show/delete on a veth inside a network namespace, and the
 # device as libibverbs shows it through our provider: port state, MTU, GIDs.
+# quick: stock debug
 here=$(dirname "$0")
 . "$here/../lib/ktap.sh"
 . "$here/../lib/topology.sh"

@@ -5,6 +5,7 @@
 # load/unload cycles with devices present (3 on the debug kernel, where
 # each costs ~7 s and kmemleak finds a leak in one).
 # timeout: 600
+# quick: stock debug
 here=$(dirname "$0")
 . "$here/../lib/ktap.sh"
 . "$here/../lib/topology.sh"
@@ -85,7 +86,8 @@ mr_add h1 mrc3 mrdum1
 ktap_run "rmmod with devices present" rmmod metaroce
 ktap_check "no metaroce device remains" "$(ls /sys/class/infiniband | grep -c '^mrc')" -eq 0
 
-cycles=$(mr_debug_kernel && echo 3 || echo 20)
+# the quick tier: 5 cycles (2 on the debug kernel) reload as often as 20
+cycles=$(if mr_debug_kernel; then tiered 3 2; else tiered 20 5; fi)
 cycles_ok=0
 for i in $(seq 1 "$cycles"); do
 	modprobe metaroce || break

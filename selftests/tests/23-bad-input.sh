@@ -15,6 +15,7 @@
 # tag from the same address are each dropped as rx_drop_bad_tag.
 # Both programs live in userspace/tests/guest/; their KTAP cases are relayed.
 # timeout: 600
+# quick: stock debug
 here=$(dirname "$0")
 . "$here/../lib/ktap.sh"
 . "$here/../lib/topology.sh"
@@ -46,7 +47,7 @@ declare -A before
 for c in $drops; do before[$c]=$(mr_stat mrc1 "$c"); done
 
 # Traffic alongside the storm: a pingpong between the hosts.
-iters=$(scaled 3000)
+iters=$(scaled "$(tiered 3000 1000)")
 log=$(mktemp)
 in_h2 timeout 300 ibv_rc_pingpong -d mrc1 -g "$gid2" -n "$iters" -s 1024 >"$log" 2>&1 &
 srv=$!

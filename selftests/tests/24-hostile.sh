@@ -13,6 +13,7 @@
 # QPs must stay in RTS and carry verified data after, and a transfer checked
 # byte for byte (mr_verify, every RC operation) runs through it all.
 # timeout: 300
+# quick: stock debug
 here=$(dirname "$0")
 . "$here/../lib/ktap.sh"
 . "$here/../lib/topology.sh"
@@ -39,7 +40,7 @@ ktap_check "IPv4 RoCE v2 GID indexes (inc_s1 $gid_s1, inc_rcv $gid_rcv)" \
 
 # Both devices are visible from every namespace (the RDMA netns mode is
 # shared): the verifier runs in init_net, the attacker in p.
-if mr_debug_kernel; then secs=10 count=32; else secs=15 count=256; fi
+if mr_debug_kernel; then secs=$(tiered 10 5) count=32; else secs=$(tiered 15 8) count=256; fi
 log=$(mktemp)
 timeout -k 5 120 /usr/local/bin/mr_verify --dev-a inc_s1 --dev-b inc_rcv \
 	--gid-a "$gid_s1" --gid-b "$gid_rcv" --ops all --seconds "$secs" \

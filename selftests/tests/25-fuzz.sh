@@ -15,6 +15,7 @@
 # It is meant for KASAN, lockdep and kmemleak:
 # kernels: debug
 # timeout: 300
+# quick: debug
 here=$(dirname "$0")
 . "$here/../lib/ktap.sh"
 . "$here/../lib/topology.sh"
@@ -31,7 +32,7 @@ cleanup() {
 trap cleanup EXIT
 
 craft_cases=10
-fuzz_secs=10 verify_secs=10
+fuzz_secs=$(tiered 10 4) verify_secs=$(tiered 10 4)
 seed=${MR_FUZZ_SEED:-1}
 
 ktap_plan $((2 + craft_cases + 1 + 2 + 2))

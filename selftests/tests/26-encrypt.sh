@@ -18,6 +18,7 @@
 # within bounded time, and the receivers count rx_drop_auth (or
 # rx_drop_encrypted / rx_drop_not_encrypted).
 # timeout: 300
+# quick: stock debug
 here=$(dirname "$0")
 . "$here/../lib/ktap.sh"
 . "$here/../lib/topology.sh"
@@ -62,7 +63,7 @@ declare -A C0
 for dev in mrc0 mrc1; do
 	for c in tx_encrypted rx_decrypted rx_drop_auth; do C0[$dev:$c]=$(mr_stat "$dev" "$c"); done
 done
-secs=8
+secs=$(tiered 8 4)
 timeout -k 5 120 /usr/local/bin/mr_verify --dev-a mrc0 --dev-b mrc1 --gid-a "$gid1" --gid-b "$gid2" \
 	--ops all --seconds "$secs" --max-size 65536 --random 4 >"$log" 2>&1 &
 mr_verify_wait $! "$log" "mr_verify (every RC operation, $secs s, every byte checked) encrypted"

@@ -7,6 +7,7 @@
 # timeout: 600
 # kernels: stock
 # (31-verify runs every RC operation on the debug kernel.)
+# quick: stock
 here=$(dirname "$0")
 . "$here/../lib/ktap.sh"
 . "$here/../lib/topology.sh"

@@ -9,6 +9,7 @@
 # duplicate_packets, UDP checksum errors). Reproduce one run by hand with the
 # "$ mr_verify ..." line printed before it.
 # timeout: 480
+# quick: stock debug
 here=$(dirname "$0")
 . "$here/../lib/ktap.sh"
 . "$here/../lib/topology.sh"
@@ -28,9 +29,9 @@ ktap_plan $((3 + conditions * (prog_cases + 2) + 1 + 6 + 1 + 2))
 # The debug kernel (KASAN, kmemleak) under TCG moves about 1000 packets a
 # second: smaller messages there, 8 s per condition (about 8000 packets).
 if [ -e /sys/kernel/debug/kmemleak ]; then
-	run_args=(--seconds 8 --max-size 65536 --random 4)
+	run_args=(--seconds "$(tiered 8 3)" --max-size 65536 --random 4)
 else
-	run_args=(--seconds 8)
+	run_args=(--seconds "$(tiered 8 3)")
 fi
 seed=${MR_VERIFY_SEED:-1}
 

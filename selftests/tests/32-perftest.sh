@@ -8,6 +8,7 @@
 # debug guest about 17 s, mostly start-up).
 # kernels: stock
 # timeout: 900
+# quick: stock
 here=$(dirname "$0")
 . "$here/../lib/ktap.sh"
 . "$here/../lib/topology.sh"

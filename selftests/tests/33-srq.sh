@@ -7,6 +7,7 @@
 # SRQ and one CQ with every byte checked, ERR flushing no SRQ WQE, and
 # destroy refused while a QP uses the SRQ.
 # timeout: 600
+# quick: stock debug
 here=$(dirname "$0")
 . "$here/../lib/ktap.sh"
 . "$here/../lib/topology.sh"

@@ -7,6 +7,7 @@
 # others; WRITE, SEND and READ traffic completes with every byte, and no
 # work request fails.
 # timeout: 600
+# quick: stock debug
 here=$(dirname "$0")
 . "$here/../lib/ktap.sh"
 . "$here/../lib/topology.sh"
@@ -39,15 +40,16 @@ fo0=$(mr_sum path_failovers)
 # ib_write_bw runs on both too: its connection's black-holed paths fail
 # once each, so the share checked below rests on more than one QP.
 if mr_debug_kernel; then
-	perf_case ib_write_bw 65536 100
+	perf_case ib_write_bw 65536 "$(tiered 100 50)"
 else
-	perf_case ib_write_bw 65536 300
+	perf_case ib_write_bw 65536 "$(tiered 300 150)"
 fi
+n=$(tiered 300 150)
 for tool in ib_send_bw ib_read_bw; do
-	mr_on_stock "$tool -s 65536 -n 300" perf_case "$tool" 65536 300
+	mr_on_stock "$tool -s 65536 -n $n" perf_case "$tool" 65536 "$n"
 done
 verify_out=$(/usr/local/bin/mr_verify --dev-a mrc0 --dev-b mrc1 --gid-a "$gid1" --gid-b "$gid2" \
-	--ops all --seconds "$(if mr_debug_kernel; then echo 20; else echo 10; fi)" 2>&1)
+	--ops all --seconds "$(if mr_debug_kernel; then tiered 20 10; else tiered 10 5; fi)" 2>&1)
 ktap_result $? "mr_verify, every operation: every byte and completion right"
 ktap_diag "$(grep -E '^# summary|^not ok' <<<"$verify_out")"
 fo1=$(mr_sum path_failovers)

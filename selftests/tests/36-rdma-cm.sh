@@ -8,6 +8,7 @@
 # lives in its own netns, as do the tools. `rdma resource` shows QP1, and
 # the gsi_* counters its MADs.
 # timeout: 900
+# quick: stock debug
 here=$(dirname "$0")
 . "$here/../lib/ktap.sh"
 . "$here/../lib/topology.sh"

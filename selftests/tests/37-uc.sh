@@ -8,6 +8,7 @@
 # responder's drops (wrong rkey, out of bounds, no receive posted, too
 # long), each counted in its uc_rx_drop_* counter, with both QPs in RTS.
 # timeout: 600
+# quick: stock debug
 here=$(dirname "$0")
 . "$here/../lib/ktap.sh"
 . "$here/../lib/topology.sh"

@@ -12,6 +12,7 @@
 # mode (`rdma statistic qp`), whose counts survive unbind and destroy and
 # are not counted twice.
 # timeout: 300
+# quick: stock debug
 here=$(dirname "$0")
 . "$here/../lib/ktap.sh"
 . "$here/../lib/topology.sh"

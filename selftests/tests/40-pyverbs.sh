@@ -13,6 +13,7 @@
 # come (about 30 on metaroce today: 5 min), which the debug kernel (~10x
 # slower per packet) would stretch past the debug stage's budget.
 # timeout: 1400
+# quick: stock
 here=$(dirname "$0")
 . "$here/../lib/ktap.sh"
 . "$here/../lib/topology.sh"

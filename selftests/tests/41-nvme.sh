@@ -11,6 +11,7 @@
 # 64 MiB per round on the stock kernel (about a thousand netem drops at
 # 1%), 4 MiB on the debug kernel (about 1 MB/s there).
 # timeout: 600
+# quick: stock
 here=$(dirname "$0")
 . "$here/../lib/ktap.sh"
 . "$here/../lib/topology.sh"
@@ -21,7 +22,7 @@ trap 'nvme_cleanup; topo_teardown' EXIT
 
 ktap_plan 18
 
-if mr_debug_kernel; then mib=4; else mib=64; fi
+if mr_debug_kernel; then mib=4; else mib=$(tiered 64 16); fi
 a_sum() { mr_stat mrc_a "$1"; }
 both_sum() { echo $(($(mr_stat mrc_a "$1") + $(mr_stat mrc_b "$1"))); }
 

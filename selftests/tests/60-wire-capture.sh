@@ -15,6 +15,7 @@
 # QPNs of the fresh devices, lengths), and every opcode shows up.
 # kernels: stock
 # timeout: 240
+# quick: stock
 here=$(dirname "$0")
 . "$here/../lib/ktap.sh"
 . "$here/../lib/topology.sh"
