@@ -15,7 +15,9 @@
 #   #@ test NAME                     a test script's KTAP follows (its plan
 #   ...KTAP...                       counts the harness cases appended below)
 #   ok N no kernel splat             harness cases: dmesg checked for BUG:,
-#   ok N+1 no kmemleak report        WARNING:, KASAN..., kmemleak (debug)
+#   ok N+1 no kmemleak report        WARNING:, KASAN..., kmemleak (debug,
+#                                    full tier; the quick tier's is one
+#                                    "#@ test kmemleak" section at the end)
 #   #@ end NAME rc=RC secs=S
 #   #@ kunit NAME ... #@ end NAME rc=RC secs=S   a KUnit module's KTAP
 #   #@ coverage ... #@ end-coverage  COVERAGE=1: "TEST FUNCTION CALLS" per

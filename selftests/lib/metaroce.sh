@@ -48,6 +48,12 @@
 #   mr_full_only DESC CMD...  CMD in the full tier; in the quick one the case
 #                          DESC is skipped ("check-full only"): for long
 #                          variants whose paths a shorter case takes too
+#   mr_smoke               true in the debug kernel's smoke set (the quick
+#                          tier on the debug kernel)
+#   mr_not_smoke DESC CMD...  CMD, but in the smoke set the case DESC is
+#                          skipped ("check-full only on the debug kernel"):
+#                          for variants whose paths the smoke run takes in
+#                          another case (selftests/README.md, "Tiers")
 #   mr_on_stock DESC CMD...  CMD on the stock kernel; on the debug one the
 #                          case DESC is skipped: for tool runs (tens of
 #                          seconds each there) whose kernel paths other
@@ -191,6 +197,14 @@ mr_full_only() {
 	local desc=$1
 	shift
 	if mr_quick; then ktap_skip "$desc" "check-full only"; else "$@"; fi
+}
+
+mr_smoke() { mr_quick && mr_debug_kernel; }
+
+mr_not_smoke() {
+	local desc=$1
+	shift
+	if mr_smoke; then ktap_skip "$desc" "check-full only on the debug kernel"; else "$@"; fi
 }
 
 mr_on_stock() {

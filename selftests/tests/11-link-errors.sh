@@ -2,7 +2,7 @@
 # Every refused `rdma link add` gets a clear errno, and the kernel log says
 # why: a netdev with a device already, a taken name, no such netdev,
 # non-Ethernet netdevs (loopback, tun), an MTU too small to carry RDMA.
-# quick: stock debug
+# quick: stock
 here=$(dirname "$0")
 . "$here/../lib/ktap.sh"
 . "$here/../lib/topology.sh"

@@ -2,7 +2,7 @@
 # Network namespaces: in shared mode every namespace sees every device; in
 # exclusive mode a device starts in init_net and can be moved next to its
 # netdev with `rdma dev set ... netns`, where libibverbs then finds it.
-# quick: stock debug
+# quick: stock
 here=$(dirname "$0")
 . "$here/../lib/ktap.sh"
 . "$here/../lib/topology.sh"

@@ -5,7 +5,7 @@
 # checks are in mr_verbs_objects (userspace/tests/guest/), whose KTAP cases
 # are relayed here one by one.
 # timeout: 180
-# quick: stock debug
+# quick: stock
 here=$(dirname "$0")
 . "$here/../lib/ktap.sh"
 . "$here/../lib/topology.sh"

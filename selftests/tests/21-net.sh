@@ -3,7 +3,7 @@
 # open (IPv4 and IPv6) and only then; crafted and garbage datagrams land in
 # the right per-device drop counter of `rdma statistic`, over IPv4 and IPv6.
 # timeout: 240
-# quick: stock debug
+# quick: stock
 here=$(dirname "$0")
 . "$here/../lib/ktap.sh"
 . "$here/../lib/topology.sh"

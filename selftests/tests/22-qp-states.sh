@@ -7,7 +7,7 @@
 # that completes on both ends. The checks are in mr_qp_states
 # (userspace/tests/guest/), whose KTAP cases are relayed here one by one.
 # timeout: 180
-# quick: stock debug
+# quick: stock
 here=$(dirname "$0")
 . "$here/../lib/ktap.sh"
 . "$here/../lib/topology.sh"

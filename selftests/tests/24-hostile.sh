@@ -13,7 +13,7 @@
 # QPs must stay in RTS and carry verified data after, and a transfer checked
 # byte for byte (mr_verify, every RC operation) runs through it all.
 # timeout: 300
-# quick: stock debug
+# quick: stock
 here=$(dirname "$0")
 . "$here/../lib/ktap.sh"
 . "$here/../lib/topology.sh"

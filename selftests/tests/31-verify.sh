@@ -29,9 +29,9 @@ ktap_plan $((3 + conditions * (prog_cases + 2) + 1 + 6 + 1 + 2))
 # The debug kernel (KASAN, kmemleak) under TCG moves about 1000 packets a
 # second: smaller messages there, 8 s per condition (about 8000 packets).
 if [ -e /sys/kernel/debug/kmemleak ]; then
-	run_args=(--seconds "$(tiered 8 3)" --max-size 65536 --random 4)
+	run_args=(--seconds "$(tiered 8 2)" --max-size 65536 --random 4)
 else
-	run_args=(--seconds "$(tiered 8 3)")
+	run_args=(--seconds "$(tiered 8 2)")
 fi
 seed=${MR_VERIFY_SEED:-1}
 
@@ -79,6 +79,19 @@ verify() {
 	seed=$((seed + 1))
 }
 
+# skip_condition NAME CHECKS: in the debug kernel's smoke set, a condition
+# whose paths another takes (1 % loss: 10 %'s; corruption: the UDP
+# checksum drops it before MetaRoCE; bursty loss: 10 %'s) is skipped, its
+# netem setup, relayed cases and CHECKS counter checks
+skip_condition() {
+	local i
+	mr_smoke || return 1
+	ktap_skip "$1: netem" "check-full only on the debug kernel"
+	for i in $(seq $((prog_cases + 1 + $2))); do
+		ktap_skip "$1 ($i)" "check-full only on the debug kernel"
+	done
+}
+
 verify "loss-free"
 ktap_check "loss-free: packets went both ways (rx_packets +${D[rx_packets]})" "${D[rx_packets]}" -gt 0
 # Every connection settles its tags by HELLOs, and then every packet has
@@ -87,9 +100,11 @@ ktap_check "loss-free: tags agreed by HELLO (hello_rx +${D[hello_rx]}), none dro
 	"${D[hello_rx]:-0}" -gt 0 -a "${D[rx_drop_bad_tag]:-1}" -eq 0
 start_stats=$(stats_both)
 
-ktap_run "netem loss 1% on both ends" topo_loss both 1%
-verify "loss 1%"
-ktap_check "loss 1%: retransmits (+${D[retransmits]})" "${D[retransmits]}" -gt 0
+if ! skip_condition "loss 1%" 1; then
+	ktap_run "netem loss 1% on both ends" topo_loss both 1%
+	verify "loss 1%"
+	ktap_check "loss 1%: retransmits (+${D[retransmits]})" "${D[retransmits]}" -gt 0
+fi
 
 ktap_run "netem loss 10% on both ends" topo_loss both 10%
 verify "loss 10%"
@@ -108,24 +123,28 @@ ktap_check "duplicate 5%: duplicates counted (+${D[duplicate_packets]})" \
 # receiving namespace drops the datagram (Udp InCsumErrors) before MetaRoCE
 # sees it; a flip in the IP header is an Ip InHdrErrors, in the MAC header
 # the packet is not for us. None reaches MetaRoCE's own checks.
-ktap_run "netem corrupt 1% on both ends" topo_corrupt both 1%
-csum0=$(csum_errors)
-hdr0=$(($(topo_snmp h1 Ip InHdrErrors) + $(topo_snmp h2 Ip InHdrErrors)))
-verify "corrupt 1%"
-csum1=$(csum_errors)
-hdr1=$(($(topo_snmp h1 Ip InHdrErrors) + $(topo_snmp h2 Ip InHdrErrors)))
-ktap_diag "corrupt 1%: Udp InCsumErrors $csum0 -> $csum1, Ip InHdrErrors $hdr0 -> $hdr1"
-ktap_check "corrupt 1%: corrupted datagrams dropped by the UDP checksum (Udp InCsumErrors +$((csum1 - csum0)))" \
-	"$csum1" -gt "$csum0"
-rx_drops=$((D[rx_drop_short] + D[rx_drop_version] + D[rx_drop_malformed] + D[rx_drop_no_csum]))
-ktap_check "corrupt 1%: none got past it (MetaRoCE rx_drop_short/version/malformed/no_csum +$rx_drops)" \
-	"$rx_drops" -eq 0
+if ! skip_condition "corrupt 1%" 2; then
+	ktap_run "netem corrupt 1% on both ends" topo_corrupt both 1%
+	csum0=$(csum_errors)
+	hdr0=$(($(topo_snmp h1 Ip InHdrErrors) + $(topo_snmp h2 Ip InHdrErrors)))
+	verify "corrupt 1%"
+	csum1=$(csum_errors)
+	hdr1=$(($(topo_snmp h1 Ip InHdrErrors) + $(topo_snmp h2 Ip InHdrErrors)))
+	ktap_diag "corrupt 1%: Udp InCsumErrors $csum0 -> $csum1, Ip InHdrErrors $hdr0 -> $hdr1"
+	ktap_check "corrupt 1%: corrupted datagrams dropped by the UDP checksum (Udp InCsumErrors +$((csum1 - csum0)))" \
+		"$csum1" -gt "$csum0"
+	rx_drops=$((D[rx_drop_short] + D[rx_drop_version] + D[rx_drop_malformed] + D[rx_drop_no_csum]))
+	ktap_check "corrupt 1%: none got past it (MetaRoCE rx_drop_short/version/malformed/no_csum +$rx_drops)" \
+		"$rx_drops" -eq 0
+fi
 
 # Gilbert-Elliott: 1% good->bad, 10% bad->good (bursts of ~10 packets), 70%
 # loss in the bad state, 0.1% in the good one: about 6% loss, in bursts.
-ktap_run "netem loss gemodel 1% 10% 70% 0.1% on both ends" topo_netem both loss gemodel 1% 10% 70% 0.1%
-verify "bursty loss"
-ktap_check "bursty loss: retransmits (+${D[retransmits]})" "${D[retransmits]}" -gt 0
+if ! skip_condition "bursty loss" 1; then
+	ktap_run "netem loss gemodel 1% 10% 70% 0.1% on both ends" topo_netem both loss gemodel 1% 10% 70% 0.1%
+	verify "bursty loss"
+	ktap_check "bursty loss: retransmits (+${D[retransmits]})" "${D[retransmits]}" -gt 0
+fi
 
 delta "$start_stats" "$(stats_both)"
 ktap_diag "after the loss-free run: hello_tx +${D[hello_tx]} hello_rx +${D[hello_rx]} rx_drop_early +${D[rx_drop_early]}"

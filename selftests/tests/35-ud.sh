@@ -9,7 +9,7 @@
 # does not recover datagrams, so only the device's health afterwards is
 # checked.
 # timeout: 900
-# quick: stock debug
+# quick: stock
 here=$(dirname "$0")
 . "$here/../lib/ktap.sh"
 . "$here/../lib/topology.sh"
