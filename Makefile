@@ -43,8 +43,8 @@ define build_module
 	@mkdir -p $(2)
 	@cp -rsf $(TOP)/kernel $(TOP)/uapi $(2)/
 	@find $(2)/kernel $(2)/uapi -xtype l -delete
-	$(MAKE) -C $(1) M=$(2)/kernel $(MODULE_FLAGS) modules
-	@cp $(2)/kernel/*.ko $(2)/
+	+$(MAKE) -C $(1) M=$(2)/kernel $(MODULE_FLAGS) modules
+	@cp -u $(2)/kernel/*.ko $(2)/
 endef
 
 module:

@@ -166,16 +166,29 @@ relink() {
 	gid1=$(topo_gid_index mrc0 "$TOPO_H1_IP") && gid2=$(topo_gid_index mrc1 "$TOPO_H2_IP")
 }
 
-ktap_run "new mrc0 with key A and mrc1 with key B" relink "$key_a" "$key_b"
-ktap_check "psk now reads key B" "$(cat "$MR_PSK")" = "$key_b"
-connect_fails "keys A and B"
-auth0=$(mr_stat mrc0 rx_drop_auth) auth1=$(mr_stat mrc1 rx_drop_auth)
-ktap_diag "rx_drop_auth: mrc0 $auth0, mrc1 $auth1; rx_drop_no_key $(mr_sum rx_drop_no_key), tx_drop_no_key $(mr_sum tx_drop_no_key)"
-ktap_check "mrc1 dropped mrc0's packets for their tag (rx_drop_auth $auth1)" "$auth1" -gt 0
-ktap_check "nothing was decrypted across the keys (rx_decrypted $(mr_sum rx_decrypted))" \
-	"$(mr_sum rx_decrypted)" -eq 0
-ktap_check "both ports still active" "$(mr_port_state mrc0) $(mr_port_state mrc1)" = \
-	"PORT_ACTIVE PORT_ACTIVE"
+keys_differ() {
+	ktap_run "new mrc0 with key A and mrc1 with key B" relink "$key_a" "$key_b"
+	ktap_check "psk now reads key B" "$(cat "$MR_PSK")" = "$key_b"
+	connect_fails "keys A and B"
+	auth0=$(mr_stat mrc0 rx_drop_auth) auth1=$(mr_stat mrc1 rx_drop_auth)
+	ktap_diag "rx_drop_auth: mrc0 $auth0, mrc1 $auth1; rx_drop_no_key $(mr_sum rx_drop_no_key), tx_drop_no_key $(mr_sum tx_drop_no_key)"
+	ktap_check "mrc1 dropped mrc0's packets for their tag (rx_drop_auth $auth1)" "$auth1" -gt 0
+	ktap_check "nothing was decrypted across the keys (rx_decrypted $(mr_sum rx_decrypted))" \
+		"$(mr_sum rx_decrypted)" -eq 0
+	ktap_check "both ports still active" "$(mr_port_state mrc0) $(mr_port_state mrc1)" = \
+		"PORT_ACTIVE PORT_ACTIVE"
+}
+# The smoke set (the quick tier on the debug kernel) leaves a wrong key's
+# drops (rx_drop_auth) to mr_craft --tamper's flipped tags above.
+if mr_smoke; then
+	for d in "new mrc0 with key A and mrc1 with key B" "psk now reads key B" \
+		"keys A and B: the client fails" "mrc1 dropped mrc0's packets for their tag" \
+		"nothing was decrypted across the keys" "both ports still active"; do
+		ktap_skip "$d" "check-full only on the debug kernel"
+	done
+else
+	keys_differ
+fi
 
 # --- a key on one side only (stock: its drops are one test of a flag;
 # the debug kernel takes the cleartext drop in mr_craft --tamper)

@@ -7,7 +7,7 @@
 # others; WRITE, SEND and READ traffic completes with every byte, and no
 # work request fails.
 # timeout: 600
-# quick: stock debug
+# quick: stock
 here=$(dirname "$0")
 . "$here/../lib/ktap.sh"
 . "$here/../lib/topology.sh"
@@ -49,7 +49,7 @@ for tool in ib_send_bw ib_read_bw; do
 	mr_on_stock "$tool -s 65536 -n $n" perf_case "$tool" 65536 "$n"
 done
 verify_out=$(/usr/local/bin/mr_verify --dev-a mrc0 --dev-b mrc1 --gid-a "$gid1" --gid-b "$gid2" \
-	--ops all --seconds "$(if mr_debug_kernel; then tiered 20 10; else tiered 10 5; fi)" 2>&1)
+	--ops all --seconds "$(if mr_debug_kernel; then tiered 20 6; else tiered 10 5; fi)" 2>&1)
 ktap_result $? "mr_verify, every operation: every byte and completion right"
 ktap_diag "$(grep -E '^# summary|^not ok' <<<"$verify_out")"
 fo1=$(mr_sum path_failovers)
