@@ -37,6 +37,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 st=$(cd "$here/.." && pwd)
 top=$(cd "$st/.." && pwd)
+. "$st/lib/cache.sh"
 
 usage() { sed -n '7s/^# \{0,1\}//p' "$0"; exit "${1:-0}"; }
 module_file='' clear_dmesg=0 kmemleak=0 no_module=0 private=0 tests=()
@@ -124,7 +125,7 @@ fi
 logdir=$top/build/selftests/$(date +%Y%m%d-%H%M%S)-host-tests-$$
 mkdir -p "$logdir" "$logdir/work"
 ln -sfn "$(basename "$logdir")" "$top/build/selftests/latest"
-ls -1dt "$top"/build/selftests/*-*-*/ 2>/dev/null | tail -n +11 | xargs -r rm -rf
+prune_run_logs "$top/build/selftests"
 console=$logdir/console.log
 
 # --- what the host had before, to put back at the end

@@ -16,3 +16,16 @@ test_kernel_key() {
 test_kernel_tree() {
 	echo "$METAROCE_CACHE/testkernel-$(test_kernel_key)/linux-source-6.1"
 }
+
+# prune_run_logs DIR: keep the 10 newest run directories in DIR
+# (<date>-<kind>-<pid>), never one whose run is still going: a host test
+# may start runs of its own while a guest writes its logs.
+prune_run_logs() {
+	local d pid
+	ls -1dt "$1"/*-*-*/ 2>/dev/null | tail -n +11 | while read -r d; do
+		pid=${d%/}
+		pid=${pid##*-}
+		[[ $pid =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null && continue
+		rm -rf "$d"
+	done
+}
