@@ -54,6 +54,8 @@
 #                          skipped ("check-full only on the debug kernel"):
 #                          for variants whose paths the smoke run takes in
 #                          another case (selftests/README.md, "Tiers")
+#   mr_skip_cases N DESC REASON  N skipped cases "DESC (i of N)": the
+#                          cases of a block a tier leaves out
 #   mr_on_stock DESC CMD...  CMD on the stock kernel; on the debug one the
 #                          case DESC is skipped: for tool runs (tens of
 #                          seconds each there) whose kernel paths other
@@ -200,6 +202,11 @@ mr_full_only() {
 }
 
 mr_smoke() { mr_quick && mr_debug_kernel; }
+
+mr_skip_cases() {
+	local i
+	for i in $(seq "$1"); do ktap_skip "$2 ($i of $1)" "$3"; done
+}
 
 mr_not_smoke() {
 	local desc=$1

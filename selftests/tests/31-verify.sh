@@ -84,12 +84,8 @@ verify() {
 # checksum drops it before MetaRoCE; bursty loss: 10 %'s) is skipped, its
 # netem setup, relayed cases and CHECKS counter checks
 skip_condition() {
-	local i
 	mr_smoke || return 1
-	ktap_skip "$1: netem" "check-full only on the debug kernel"
-	for i in $(seq $((prog_cases + 1 + $2))); do
-		ktap_skip "$1 ($i)" "check-full only on the debug kernel"
-	done
+	mr_skip_cases $((1 + prog_cases + 1 + $2)) "$1" "check-full only on the debug kernel"
 }
 
 verify "loss-free"
