@@ -30,7 +30,8 @@ MODULE_FLAGS ?= W=1
 .PHONY: all deps module module-debug test-kernel userspace guest-artifacts \
 	install check check-full coverage demo bench checkpatch unit-tests clean \
 	dkms-source dkms-install dkms-uninstall dissector-test install-test dkms-test \
-	plot-test host-run-test json-test tools-test scale scale-check scale-tables
+	plot-test host-run-test json-test tools-test scale scale-check scale-tables \
+	engine-test
 
 all: module userspace
 
@@ -67,6 +68,11 @@ guest-artifacts: userspace $(if $(filter debug,$(KERNEL)),module-debug,module)
 unit-tests:
 	$(MAKE) -C userspace test
 	$(if $(wildcard kernel/proto/tests/Makefile),$(MAKE) -C kernel/proto/tests)
+
+# The engines of kernel/proto/ on the host, over an in-memory lossy link
+# (seconds; part of unit-tests).
+engine-test:
+	$(MAKE) -C kernel/proto/tests engine
 
 # What `make` built, for KVER: the module in updates/ (ahead of any in-tree
 # module of that name), the provider, its driver file, the CLI (userspace/

@@ -17,6 +17,5 @@ bool mr_comp_resp_rcv(struct mr_xport *x, const struct mr_pkt *pkt,
 void mr_comp_complete(struct mr_xport *x);
 void mr_comp_fail(struct mr_xport *x, u32 msn, enum ib_wc_status status);
 void mr_comp_retry_exceeded(struct mr_xport *x);
-void mr_comp_path_timeout(struct mr_xport *x, u32 id, u64 now);
 
 #endif /* METAROCE_COMP_H */

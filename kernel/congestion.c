@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Congestion control, the sender's side: the glue between the transport
- * and proto/cc.c, which holds the arithmetic (protocol.rst, "Congestion
- * control"). Each ACK of a path feeds its path's and its connection's
+ * Congestion control's settings. The sender engine (proto/sender.c) runs
+ * proto/cc.c, which holds the arithmetic (protocol.rst, "Congestion
+ * control"): each ACK of a path feeds its path's and its connection's
  * windows; the path's window goes to the scheduler (proto/path.c, which
  * sends packets to the paths with the most room), the connection's gates
  * its packets in flight, and new packets, requests and responses alike,
@@ -17,8 +17,6 @@
 #include <linux/module.h>
 
 #include "congestion.h"
-#include "counters.h"
-#include "trace.h"
 
 static bool cc = true;
 /* Bumped by every write of cc: a device's own setting is older then. */
@@ -137,115 +135,4 @@ void mr_congestion_defaults(struct mr_cc_params *prm)
 		*prm = def;
 		prm->enabled = READ_ONCE(cc);
 	}
-}
-
-static void mr_congestion_apply(struct mr_xport *x, u32 id)
-{
-	mr_paths_set_window(&x->ps, id,
-			    mr_cc_path_window(&x->ccp, &x->path[id].cc));
-}
-
-/* The requester starts: every path and the connection from scratch. */
-void mr_congestion_start(struct mr_xport *x)
-{
-	u32 i;
-
-	/* x->ccp: the device's settings when the QP was created. */
-	/* Pacing counts what leaves: headers and a full payload. */
-	mr_cc_conn_init(&x->cc, &x->ccp, x->mtu + MR_TRANSPORT_HDR_RESERVE);
-	for (i = 0; i < x->npaths; i++) {
-		mr_cc_path_init(&x->path[i].cc, &x->cc, &x->ccp);
-		mr_congestion_apply(x, i);
-	}
-	x->pace_ns = 0;
-}
-
-/* Path @id failed and restarts in a new epoch: a new window, too. */
-void mr_congestion_path_restart(struct mr_xport *x, u32 id)
-{
-	struct mr_cc_path *p = &x->path[id].cc;
-
-	mr_cc_path_exit(p, &x->cc, &x->ccp);
-	mr_cc_path_init(p, &x->cc, &x->ccp);
-	mr_congestion_apply(x, id);
-}
-
-/**
- * mr_congestion_ack() - an ACK of path @id, taken by its scoreboard
- * @x: the transport, locked
- * @id: the path
- * @res: what the ACK newly acknowledged and declared lost
- * @spurious: it answers a needless resend (mr_comp_spurious())
- * @rtt_ns: the RTT sample it gave, 0 if none
- * @acked_order: the newest send order it acknowledged, 0 if none
- * @ack: the ACK's header: its CE count and rate hint
- */
-void mr_congestion_ack(struct mr_xport *x, u32 id,
-		       const struct mr_sack_res *res, bool spurious,
-		       u64 rtt_ns, u64 acked_order,
-		       const struct mr_ack_hdr *ack)
-{
-	struct mr_tx_path *p = &x->path[id];
-	struct mr_cc_ack_info info = {
-		.acked = res->n_acked,
-		.lost = res->n_lost,
-		.spurious = spurious,
-		.ecn_count = ack->ecn_count,
-		.rtt_ns = rtt_ns,
-		.srtt_ns = p->rto.srtt,
-		.acked_order = acked_order,
-		.sent_order = x->tx_order,
-		.now_ns = mr_xport_now(),
-		.hint_kbps = ack->rate_hint,
-	};
-	enum mr_cc_verdict v;
-
-	v = mr_cc_ack(&x->ccp, &x->cc, &p->cc, &info);
-	mr_congestion_apply(x, id);
-	if (v == MR_CC_HOLD || v == MR_CC_INCREASE)
-		return;
-	mr_stats_inc(to_mr_dev(x->qp->ibqp.device), MR_CNT_CC_DECREASES);
-	trace_metaroce_cc(x->qp->ibqp.qp_num, id, v, p->cc.w.cwnd,
-			  p->cc.w.alpha, x->cc.w.cwnd, p->rto.srtt,
-			  x->cc.hint_kbps);
-}
-
-/* The RTO of path @id fired (not its tail probe). */
-void mr_congestion_timeout(struct mr_xport *x, u32 id)
-{
-	mr_cc_timeout(&x->ccp, &x->cc, &x->path[id].cc, x->tx_order);
-	mr_congestion_apply(x, id);
-}
-
-/* Whether the connection's window has room for one more packet. */
-bool mr_congestion_room(const struct mr_xport *x)
-{
-	return x->ps.inflight < mr_cc_conn_window(&x->ccp, &x->cc);
-}
-
-/*
- * Whether the next new packet must wait for pacing; then x->pace_ns says
- * until when, and timers.c arms the pacer for it.
- */
-bool mr_congestion_wait(struct mr_xport *x)
-{
-	u64 now = mr_xport_now(), wait;
-
-	wait = mr_cc_pace_delay(&x->ccp, &x->cc, now);
-	if (!wait)
-		return false;
-	x->pace_ns = now + wait;
-	mr_stats_inc(to_mr_dev(x->qp->ibqp.device), MR_CNT_CC_PACED);
-	return true;
-}
-
-/* A data packet of @bytes (headers included) left: pacing counts it. */
-void mr_congestion_sent(struct mr_xport *x, u32 bytes)
-{
-	u32 limited = x->cc.hint_limited;
-
-	mr_cc_pace_sent(&x->ccp, &x->cc, bytes, mr_xport_now());
-	if (x->cc.hint_limited != limited)
-		mr_stats_inc(to_mr_dev(x->qp->ibqp.device),
-			     MR_CNT_CC_HINT_LIMITED);
 }

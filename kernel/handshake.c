@@ -92,15 +92,15 @@ bool mr_handshake_send(struct mr_xport *x)
 	/* Called after every packet received: most often nothing is due. */
 	if (!x->hello.deadline)
 		return false;
-	if (!x->tx_on || !x->npaths ||
+	if (!x->snd.on || !x->snd.npaths ||
 	    !mr_hello_due(&x->hello, mr_xport_now(), MR_RTO_MIN_NS,
 			  MR_RTO_MAX_NS, &hello))
 		return false;
-	if (x->hello.tries > (mr_xport_retries(x) + 1) * x->fail_after) {
+	if (x->hello.tries > (mr_xport_retries(x) + 1) * x->snd.fail_after) {
 		mr_hello_stop(&x->hello);
 		return mr_wq_count(&x->qp->sq) != 0;
 	}
-	id = (x->hello.tries - 1) % x->npaths;
-	mr_tx_control(x, &hello, htons(x->ps.path[id].sport));
+	id = (x->hello.tries - 1) % x->snd.npaths;
+	mr_tx_control(x, &hello, htons(mr_sender_path_port(&x->snd, id)));
 	return false;
 }

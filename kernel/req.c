@@ -1,18 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The requester: cuts send WQEs into MTU-sized packets, sprays them over
- * the paths (proto/path.c), numbers them with each path's PSNs and records
- * them in the path's scoreboard (proto/sack.c); tx.c builds and sends each
- * one. The send ring holds the WQEs until the responder reports their
- * message complete (comp.c). The same paths carry this end's responses to
- * the peer's READs and atomics, before new requests.
+ * The requester: cuts send WQEs into MTU-sized packets and hands them to
+ * the sender engine (proto/sender.c), which picks each one's path and PSN
+ * and keeps it until acknowledged; tx.c builds and sends each one. The
+ * send ring holds the WQEs until the responder reports their message
+ * complete (comp.c). The same paths carry this end's responses to the
+ * peer's READs and atomics, before new requests.
  */
 #include <linux/jhash.h>
 #include <linux/slab.h>
 
 #include "ack.h"
 #include "comp.h"
-#include "congestion.h"
 #include "opcode.h"
 #include "req.h"
 #include "trace.h"
@@ -27,25 +26,8 @@ void mr_req_start(struct mr_xport *x, bool early)
 {
 	struct mr_qp *qp = x->qp;
 	u32 seed = jhash_2words(qp->ibqp.qp_num, qp->attr.dest_qp_num, 0);
-	u32 i;
 
-	mr_paths_init(&x->ps, x->npaths, x->fail_after, seed);
-	for (i = 0; i < x->npaths; i++) {
-		struct mr_tx_path *p = &x->path[i];
-
-		mr_sack_tx_init(&p->sb, qp->attr.sq_psn);
-		if (early) {
-			mr_paths_restart(&x->ps, i);
-			mr_sack_tx_reset(&p->sb, x->ps.path[i].epoch);
-		}
-		mr_rto_init(&p->rto, MR_RTO_INIT_NS, MR_RTO_MIN_NS,
-			    MR_RTO_MAX_NS);
-		p->deadline = 0;
-		p->probed = false;
-		p->deferred = false;
-	}
 	x->mtu = mr_mtu_bytes((enum mr_mtu)qp->attr.path_mtu);
-	mr_congestion_start(x);
 	x->tx_err = false;
 	x->msn_head = 0;
 	x->msn_send = 0;
@@ -54,12 +36,12 @@ void mr_req_start(struct mr_xport *x, bool early)
 	x->peer_done = 0;
 	x->send_off = 0;
 	x->rsn_next = 0;
-	x->rtos = 0;
 	x->gen = 0;
 	x->rnr_wait = false;
 	x->rnr_left = qp->attr.rnr_retry;
-	mr_requeue_reset(&x->requeue);
-	x->tx_on = true;
+	/* Its path count was checked when the QP was created. */
+	mr_sender_start(&x->snd, qp->attr.sq_psn, early, seed,
+			x->mtu + MR_TRANSPORT_HDR_RESERVE);
 	mr_hello_start(&x->hello, mr_xport_now());
 }
 
@@ -126,50 +108,16 @@ int mr_req_submit(struct mr_qp *qp, const struct mr_send_wqe *wqe)
 	return 0;
 }
 
-/*
- * Send a packet of our own message @tp->msn, which pacing counts; its
- * local data may be gone.
- */
+/* Send a packet of our own message @tp->msn, or of a response. */
 static void mr_req_send(struct mr_xport *x, u32 id, u32 psn,
-			const struct mr_tx_pkt *tp, enum mr_tx_kind kind)
+			const struct mr_tx_pkt *tp)
 {
-	int n = mr_tx_send(x, id, psn, tp, kind);
-
-	if (n == -EFAULT)
-		mr_comp_fail(x, tp->msn, IB_WC_LOC_PROT_ERR);
-	else if (n > 0)
-		mr_congestion_sent(x, n);
-}
-
-/*
- * Take a new PSN on a path with room, within the connection's window, or
- * return a negative value; not on path @avoid (-1: any) if another has
- * room. A path whose scoreboard is full (an old hole waits for its probe
- * or RTO while 256 later PSNs went out) is passed over: the others still
- * have room.
- */
-static int mr_req_take_other(struct mr_xport *x, int avoid, u32 *psn)
-{
-	u32 tries;
-	int id;
-
-	if (!mr_congestion_room(x))
-		return -MR_ENOSPC;
-	for (tries = 0; tries < x->npaths; tries++) {
-		id = avoid < 0 ? mr_paths_pick(&x->ps) :
-				 mr_paths_pick_other(&x->ps, avoid);
-		if (id < 0)
-			return id;
-		if (!mr_sack_tx_send(&x->path[id].sb, psn))
-			return id;
-		mr_paths_unpick(&x->ps, id);
-	}
-	return -MR_ENOSPC;
+	mr_sender_send(&x->snd, id, psn, tp, MR_SEND_FIRST, mr_xport_now());
 }
 
 static int mr_req_take(struct mr_xport *x, u32 *psn)
 {
-	return mr_req_take_other(x, -1, psn);
+	return mr_sender_take(&x->snd, -1, psn);
 }
 
 /*
@@ -199,13 +147,13 @@ static void mr_req_push_responses(struct mr_xport *x)
 		struct mr_resp *r = &x->resp[x->resp_send % MR_MSG_WINDOW];
 		struct mr_tx_pkt tp = {};
 		u32 psn;
-		int id, n;
+		int id;
 
 		if (!r->valid || r->msn != x->resp_send || r->sent == r->npkts) {
 			x->resp_send++;
 			continue;
 		}
-		if (mr_congestion_wait(x))
+		if (mr_sender_pace_wait(&x->snd, mr_xport_now()))
 			return;
 		id = mr_req_take(x, &psn);
 		if (id < 0)
@@ -213,14 +161,8 @@ static void mr_req_push_responses(struct mr_xport *x)
 		tp.msn = r->msn;
 		tp.offset = r->sent++ * x->mtu;
 		tp.resp = true;
-		n = mr_tx_send(x, id, psn, &tp, MR_TX_FIRST_SEND);
-		if (n > 0)
-			mr_congestion_sent(x, n);
-		/* The region went since the request was checked: refuse it. */
-		if (n == -EACCES && !x->fatal)
-			mr_ack_refuse_late(x, r->msn, MR_NAK_REMOTE_ACCESS,
-					   r->path);
-		if (!x->tx_on)
+		mr_req_send(x, id, psn, &tp);
+		if (!x->snd.on)
 			return;
 	}
 }
@@ -236,7 +178,7 @@ void mr_req_push(struct mr_xport *x)
 	struct mr_tx_pkt tp;
 	int id;
 
-	if (!x->tx_on)
+	if (!x->snd.on)
 		return;
 	/*
 	 * Nothing goes before the peer's tag is known: the handshake first,
@@ -247,29 +189,10 @@ void mr_req_push(struct mr_xport *x)
 			mr_hello_start(&x->hello, mr_xport_now());
 		return;
 	}
-	while (x->requeue.count) {
-		const struct mr_requeue *e = mr_requeue_front(&x->requeue);
-
-		if (e->resp || !mr_seq_before(e->msn, x->msn_head)) {
-			id = mr_req_take(x, &psn);
-			if (id < 0)
-				return;
-			tp = (struct mr_tx_pkt){ .msn = e->msn,
-						 .offset = e->offset,
-						 .gen = e->gen,
-						 .resp = e->resp };
-			trace_metaroce_retransmit(x->qp->ibqp.qp_num, id,
-						  x->path[id].sb.epoch, psn,
-						  tp.msn, tp.offset, tp.resp,
-						  "moved");
-			mr_req_send(x, id, psn, &tp, MR_TX_RESEND);
-			if (!x->tx_on)
-				return;
-		}
-		mr_requeue_pop(&x->requeue);
-	}
+	if (!mr_sender_push_moved(&x->snd, mr_xport_now()))
+		return;
 	mr_req_push_responses(x);
-	if (!x->tx_on || x->tx_err || x->rnr_wait)
+	if (!x->snd.on || x->tx_err || x->rnr_wait)
 		return;
 
 	count = mr_wq_count(sq);
@@ -284,7 +207,7 @@ void mr_req_push(struct mr_xport *x)
 
 		if (rd && x->rd_out >= rd_max)
 			return;
-		if (mr_congestion_wait(x))
+		if (mr_sender_pace_wait(&x->snd, mr_xport_now()))
 			return;
 		id = mr_req_take(x, &psn);
 		if (id < 0)
@@ -304,8 +227,8 @@ void mr_req_push(struct mr_xport *x)
 			if (mr_seq_before(x->msn_hi, x->msn_send))
 				x->msn_hi = x->msn_send;
 		}
-		mr_req_send(x, id, psn, &tp, MR_TX_FIRST_SEND);
-		if (!x->tx_on || x->tx_err)
+		mr_req_send(x, id, psn, &tp);
+		if (!x->snd.on || x->tx_err)
 			return;
 		/*
 		 * A READ or atomic request goes twice, on two paths: if its
@@ -314,12 +237,12 @@ void mr_req_push(struct mr_xport *x)
 		 * executes nothing after it until it arrives. The responder
 		 * executes it once (the second copy is a duplicate).
 		 */
-		if (rd && x->npaths > 1) {
-			id = mr_req_take_other(x, id, &psn);
+		if (rd && x->snd.npaths > 1) {
+			id = mr_sender_take(&x->snd, id, &psn);
 			if (id < 0)
 				return;
-			mr_req_send(x, id, psn, &tp, MR_TX_FIRST_SEND);
-			if (!x->tx_on || x->tx_err)
+			mr_req_send(x, id, psn, &tp);
+			if (!x->snd.on || x->tx_err)
 				return;
 		}
 	}
@@ -332,7 +255,7 @@ void mr_req_push(struct mr_xport *x)
  */
 void mr_req_respond(struct mr_xport *x)
 {
-	if (!x->tx_on)
+	if (!x->snd.on)
 		mr_req_start(x, true);
 	mr_req_push(x);
 }

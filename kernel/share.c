@@ -181,7 +181,7 @@ u32 mr_share_hint(struct mr_xport *x)
 	u32 hint, even;
 
 	/* Hints go with the QP's congestion control (from its device). */
-	if (!x->ccp.enabled)
+	if (!x->snd.ccp.enabled)
 		return 0;
 	/* One ACK computes for all; the others use what it found. */
 	if (sh->n && now - READ_ONCE(sh->start_ns) >= interval &&

@@ -3,10 +3,10 @@
  * Timers: one timer per QP serves every path's tail probe and RTO, the
  * RNR wait and the next HELLO; two high-resolution ones pace new packets
  * (the pacer) and bound how long an ACK is held (the acker). The engines
- * only write deadlines (struct mr_tx_path.deadline, mr_xport.rnr_deadline,
- * through mr_xport_arm_path(); mr_xport.pace_ns; mr_xport.ack_ns; the
- * handshake's next HELLO); this file arms the timers for them and, when
- * one fires, tells the engines what is due: the completer for a path, the
+ * only write deadlines (the sender engine's, mr_sender_expiry(), and its
+ * pace_ns; mr_xport.rnr_deadline; mr_xport.ack_ns; the handshake's next
+ * HELLO); this file arms the timers for them and, when one fires, tells
+ * the engines what is due: the sender engine for its paths, the
  * handshake for a HELLO, the requester for the end of an RNR wait or of a
  * pacing wait, ack.c for held ACKs.
  * It is one of the transport's entry points, with receive.c and xport.c.
@@ -22,19 +22,13 @@ static void mr_timers_fire(struct timer_list *t)
 {
 	struct mr_xport *x = from_timer(x, t, timers.timer);
 	u64 now = mr_xport_now();
-	u32 i;
 
 	spin_lock_bh(&x->lock);
-	if (!x->tx_on)
+	if (!x->snd.on)
 		goto out;
 	if (x->rnr_wait && x->rnr_deadline <= now)
 		mr_req_rnr_resume(x);
-	for (i = 0; i < x->npaths && x->tx_on; i++) {
-		u64 d = x->path[i].deadline;
-
-		if (d && d <= now)
-			mr_comp_path_timeout(x, i, now);
-	}
+	mr_sender_timeout(&x->snd, now);
 	if (mr_handshake_send(x))
 		mr_comp_retry_exceeded(x);
 	mr_req_push(x);
@@ -50,7 +44,7 @@ static enum hrtimer_restart mr_timers_pace(struct hrtimer *t)
 
 	spin_lock_bh(&x->lock);
 	x->timers.pacer_ns = 0;
-	x->pace_ns = 0;
+	mr_sender_pace_over(&x->snd);
 	mr_req_push(x);
 	mr_timers_sync(x);
 	spin_unlock_bh(&x->lock);
@@ -86,7 +80,7 @@ void mr_timers_init(struct mr_xport *x)
 	x->timers.acker_ns = 0;
 }
 
-/* The transport stopped (tx_on is false): the timers no longer re-arm. */
+/* The transport stopped (not on): the timers no longer re-arm. */
 void mr_timers_stop(struct mr_xport *x)
 {
 	del_timer_sync(&x->timers.timer);
@@ -97,10 +91,12 @@ void mr_timers_stop(struct mr_xport *x)
 /* Arm the pacer when a paced packet waits (pace_ns set). */
 static void mr_timers_sync_pacer(struct mr_xport *x)
 {
-	if (!x->pace_ns || x->pace_ns == x->timers.pacer_ns)
+	u64 pace = x->snd.pace_ns;
+
+	if (!pace || pace == x->timers.pacer_ns)
 		return;
-	x->timers.pacer_ns = x->pace_ns;
-	hrtimer_start(&x->timers.pacer, ns_to_ktime(x->pace_ns),
+	x->timers.pacer_ns = pace;
+	hrtimer_start(&x->timers.pacer, ns_to_ktime(pace),
 		      HRTIMER_MODE_ABS_SOFT);
 }
 
@@ -112,8 +108,7 @@ static void mr_timers_sync_pacer(struct mr_xport *x)
  */
 void mr_timers_sync(struct mr_xport *x)
 {
-	u64 next = x->rnr_wait ? x->rnr_deadline : 0, now;
-	u32 i;
+	u64 next = x->rnr_wait ? x->rnr_deadline : 0, now, d;
 
 	if (x->hello.deadline && (!next || x->hello.deadline < next))
 		next = x->hello.deadline;
@@ -123,15 +118,12 @@ void mr_timers_sync(struct mr_xport *x)
 		hrtimer_start(&x->timers.acker, ns_to_ktime(x->ack_ns),
 			      HRTIMER_MODE_ABS_SOFT);
 	}
-	if (!x->tx_on)
+	if (!x->snd.on)
 		return;
 	mr_timers_sync_pacer(x);
-	for (i = 0; i < x->npaths; i++) {
-		u64 d = x->path[i].deadline;
-
-		if (d && (!next || d < next))
-			next = d;
-	}
+	d = mr_sender_expiry(&x->snd);
+	if (d && (!next || d < next))
+		next = d;
 	if (!next || (next == x->timers.timer_ns &&
 		      timer_pending(&x->timers.timer)))
 		return;

@@ -142,33 +142,19 @@ static int mr_tx_gather_response(struct mr_xport *x,
 }
 
 /*
- * Record packet @tp as sent at @psn on path @id, and build its headers
- * into @pkt; returns its payload length, and in @wqe the send WQE it
- * reads from, if any.
+ * Build the headers of packet @tp, @psn of path @id, into @pkt; returns
+ * its payload length, and in @wqe the send WQE it reads from, if any.
  */
 static u32 mr_tx_header(struct mr_xport *x, u32 id, u32 psn,
-			const struct mr_tx_pkt *tp, enum mr_tx_kind kind,
+			const struct mr_tx_pkt *tp, u8 flags,
 			struct mr_pkt *pkt, struct mr_send_wqe **wqe)
 {
-	struct mr_tx_path *p = &x->path[id];
-	struct mr_tx_pkt *rec = &p->pkt[psn % MR_SACK_WINDOW];
-
-	*rec = *tp;
-	rec->sends = kind == MR_TX_RESEND && tp->sends < U8_MAX ?
-			     tp->sends + 1 : 1;
-	rec->sent_ns = mr_xport_now();
-	rec->order = ++x->tx_order;
 	pkt->base.path = id;
-	pkt->base.epoch = p->sb.epoch;
+	pkt->base.epoch = mr_sender_path_epoch(&x->snd, id);
 	pkt->base.qpn = x->qp->attr.dest_qp_num;
 	pkt->base.psn = psn;
 	pkt->base.tag = x->hello.peer;
-	/*
-	 * The packet that fills its path's window asks for an ACK at once:
-	 * the receiver coalesces ACKs over packets this path may not send.
-	 */
-	if (x->ps.path[id].inflight >= x->ps.path[id].window)
-		pkt->base.flags |= MR_FLAG_ACK_REQ;
+	pkt->base.flags |= flags;
 	if (tp->resp)
 		return mr_tx_response_header(x, tp, pkt);
 	if (mr_seq_before(tp->msn, x->msn_head)) {
@@ -223,58 +209,45 @@ static int mr_tx_payload(struct mr_xport *x, const struct mr_tx_pkt *tp,
  * mr_tx_send() - build and send one packet of a message on a path
  * @x: the transport, locked
  * @id: the path
- * @psn: its PSN on the path, taken from the scoreboard
+ * @psn: its PSN on the path, which the sender engine gave
  * @tp: which message and offset, and whether a request or a response
+ * @flags: base header flags the engine sets (MR_FLAG_ACK_REQ)
  * @kind: %MR_TX_FIRST_SEND, or %MR_TX_RESEND for a retransmission
- *	(counted as such)
  *
  * A packet of a message already complete (its WQE is gone) goes out as an
  * empty SEND with its MSN: the responder only acknowledges it, and the
- * path's PSN hole closes. A packet lost before the wire (no memory, or an
- * error below) counts as sent: its PSN is taken, so the SACK or the RTO
- * resends it, and the path's timer is set when this is its only packet
- * out, whatever the outcome (a PSN out without a timer stalls the path).
+ * path's PSN hole closes.
  *
- * Return: the bytes it put on the wire (the UDP payload), 0 if none;
- * -EFAULT when the request's local data cannot be read (the caller fails
- * message @tp->msn); -EACCES when the first send of a READ response
- * cannot read the region (the caller refuses the READ).
+ * Return: the bytes it put on the wire (the UDP payload), 0 if none (lost
+ * before the wire: no memory, or an error below); -EFAULT when the
+ * request's local data cannot be read (the caller fails message
+ * @tp->msn); -EACCES when the first send of a READ response cannot read
+ * the region (the caller refuses the READ).
  */
 int mr_tx_send(struct mr_xport *x, u32 id, u32 psn, const struct mr_tx_pkt *tp,
-	       enum mr_tx_kind kind)
+	       u8 flags, enum mr_tx_kind kind)
 {
 	struct mr_qp *qp = x->qp;
 	struct mr_dev *dev = to_mr_dev(qp->ibqp.device);
-	struct mr_tx_path *p = &x->path[id];
 	struct mr_send_wqe *wqe = NULL;
 	struct mr_pkt pkt = {};
 	struct mr_flow flow;
 	struct sk_buff *skb;
-	int bytes = 0;
-	u32 hlen;
+	int err;
 
-	pkt.payload_len = mr_tx_header(x, id, psn, tp, kind, &pkt, &wqe);
-	hlen = mr_wire_hdr_len(pkt.base.opcode);
-
+	pkt.payload_len = mr_tx_header(x, id, psn, tp, flags, &pkt, &wqe);
 	skb = mr_socket_new_pkt(dev, &pkt, GFP_ATOMIC);
 	if (!skb)
-		goto arm;
-	bytes = mr_tx_payload(x, tp, wqe, kind, &pkt, skb, hlen);
-	if (bytes)
-		goto arm;
+		return 0;
+	err = mr_tx_payload(x, tp, wqe, kind, &pkt, skb,
+			    mr_wire_hdr_len(pkt.base.opcode));
+	if (err)
+		return err;
 	flow = qp->flow;
-	flow.sport = htons(x->ps.path[id].sport);
-	bytes = skb->len;
+	flow.sport = htons(mr_sender_path_port(&x->snd, id));
+	err = skb->len;
 	mr_socket_xmit(dev, skb, &flow);
-	p->n_sent++;
-	if (kind == MR_TX_RESEND) {
-		mr_stats_inc(dev, MR_CNT_RETRANSMITS);
-		p->n_resent++;
-	}
-arm:
-	if (!p->deadline)
-		mr_xport_arm_path(p, mr_xport_now());
-	return bytes;
+	return err;
 }
 
 /*

@@ -16,7 +16,7 @@ enum mr_tx_kind {
 };
 
 int mr_tx_send(struct mr_xport *x, u32 id, u32 psn, const struct mr_tx_pkt *tp,
-	       enum mr_tx_kind kind);
+	       u8 flags, enum mr_tx_kind kind);
 void mr_tx_control(struct mr_xport *x, struct mr_pkt *pkt, __be16 sport);
 
 #endif /* METAROCE_TX_H */

@@ -38,7 +38,9 @@ int mr_xport_create(struct mr_qp *qp)
 {
 	struct mr_dev *dev = to_mr_dev(qp->ibqp.device);
 	struct mr_dev_settings set;
+	struct mr_sender_timing tm;
 	struct mr_requeue *rq;
+	struct mr_tx_path *path;
 	struct mr_xport *x;
 	u32 npaths;
 
@@ -50,21 +52,20 @@ int mr_xport_create(struct mr_qp *qp)
 	x = kvzalloc(sizeof(*x), GFP_KERNEL_ACCOUNT);
 	if (!x)
 		return -ENOMEM;
-	x->ccp = set.cc;
-	x->ccp.enabled = mr_congestion_dev_enabled(&set);
-	x->fail_after = set.fail_after;
-	x->path = kvcalloc(npaths, sizeof(*x->path), GFP_KERNEL_ACCOUNT);
+	set.cc.enabled = mr_congestion_dev_enabled(&set);
+	path = kvcalloc(npaths, sizeof(*path), GFP_KERNEL_ACCOUNT);
 	x->wtx = kvcalloc(qp->sq.depth, sizeof(*x->wtx), GFP_KERNEL_ACCOUNT);
 	rq = kvcalloc(mr_requeue_slots(npaths), sizeof(*rq), GFP_KERNEL_ACCOUNT);
-	if (!x->path || !x->wtx || !rq) {
-		kvfree(x->path);
+	if (!path || !x->wtx || !rq) {
+		kvfree(path);
 		kvfree(x->wtx);
 		kvfree(rq);
 		kvfree(x);
 		return -ENOMEM;
 	}
-	mr_requeue_init(&x->requeue, rq, mr_requeue_slots(npaths));
-	x->npaths = npaths;
+	mr_sender_timing_default(&tm);
+	mr_sender_setup(&x->snd, path, npaths, rq, set.fail_after, &tm,
+			&set.cc);
 	x->qp = qp;
 	spin_lock_init(&x->lock);
 	mr_timers_init(x);
@@ -77,16 +78,13 @@ int mr_xport_create(struct mr_qp *qp)
 void mr_xport_stop(struct mr_qp *qp)
 {
 	struct mr_xport *x = qp->xp;
-	u32 i;
 
 	spin_lock_bh(&x->lock);
-	x->tx_on = false;
+	mr_sender_stop(&x->snd);
 	x->rx_on = false;
 	x->rnr_wait = false;
-	for (i = 0; i < x->npaths; i++)
-		x->path[i].deadline = 0;
 	spin_unlock_bh(&x->lock);
-	/* The timers re-arm only while tx_on (rx_on for held ACKs). */
+	/* The timers re-arm only while the sender is on (rx_on for held ACKs). */
 	mr_timers_stop(x);
 }
 
@@ -101,9 +99,9 @@ void mr_xport_destroy(struct mr_qp *qp)
 	mr_share_leave(x);
 	mr_resp_free(x);
 	mr_req_free(x);
-	kvfree(x->path);
+	kvfree(x->snd.path);
 	kvfree(x->wtx);
-	kvfree(x->requeue.slot);
+	kvfree(x->snd.requeue.slot);
 	kvfree(x);
 	qp->xp = NULL;
 }
@@ -136,7 +134,7 @@ void mr_xport_modify(struct mr_qp *qp, enum ib_qp_state old,
 		mr_resp_init(x);
 	}
 	if (state == IB_QPS_RTS && old == IB_QPS_RTR) {
-		if (x->tx_on)	/* started in RTR to send responses */
+		if (x->snd.on)	/* started in RTR to send responses */
 			x->rnr_left = qp->attr.rnr_retry;
 		else
 			mr_req_start(x, false);
@@ -163,8 +161,8 @@ void mr_xport_kick(struct mr_qp *qp)
 static void mr_xport_path_telemetry(struct mr_xport *x, u32 id,
 				    struct mr_xport_path_info *pi)
 {
-	const struct mr_path *ps = &x->ps.path[id];
-	const struct mr_tx_path *p = &x->path[id];
+	const struct mr_path *ps = &x->snd.ps.path[id];
+	const struct mr_tx_path *p = &x->snd.path[id];
 	u64 base = p->cc.base_cur;
 
 	if (p->cc.base_prev && (!base || p->cc.base_prev < base))
@@ -177,7 +175,7 @@ static void mr_xport_path_telemetry(struct mr_xport *x, u32 id,
 		.rttvar_ns = p->rto.rttvar,
 		.rto_ns = mr_rto_get(&p->rto),
 		.base_rtt_ns = base,
-		.window = x->ccp.enabled ? p->cc.w.cwnd :
+		.window = x->snd.ccp.enabled ? p->cc.w.cwnd :
 					   ps->window * MR_CC_ONE,
 		.inflight = ps->inflight,
 		.alpha = p->cc.w.alpha,
@@ -202,26 +200,27 @@ void mr_xport_telemetry(struct mr_qp *qp, struct mr_xport_info *info,
 			struct mr_xport_path_info *paths)
 {
 	struct mr_xport *x = qp->xp;
+	const struct mr_sender *s = &x->snd;
 	u64 srtt = 0;
 	u32 i;
 
 	spin_lock_bh(&x->lock);
-	info->npaths = x->ps.count;
+	info->npaths = s->ps.count;
 	info->mtu = x->mtu;
-	info->conn_window = x->ccp.enabled ? x->cc.w.cwnd :
-				x->ccp.max_conn_window * MR_CC_ONE;
-	info->inflight = x->ps.inflight;
+	info->conn_window = s->ccp.enabled ? s->cc.w.cwnd :
+				s->ccp.max_conn_window * MR_CC_ONE;
+	info->inflight = s->ps.inflight;
 	/* The gap is per full packet: its bytes over the gap, in kbit/s. */
-	info->pacing_kbps = x->cc.gap_ns ?
-		(u32)min_t(u64, div64_u64((u64)x->cc.mtu * 8 * USEC_PER_SEC,
-					  x->cc.gap_ns), U32_MAX) : 0;
-	info->hint_kbps = x->cc.hint_kbps;
-	info->alpha = x->cc.w.alpha;
-	info->tx_packets = x->tx_order;
-	info->ce_marks = x->cc.marks;
-	info->cc_decreases = x->cc.decreases;
-	info->hint_limited = x->cc.hint_limited;
-	info->path_failovers = x->n_failovers;
+	info->pacing_kbps = s->cc.gap_ns ?
+		(u32)min_t(u64, div64_u64((u64)s->cc.mtu * 8 * USEC_PER_SEC,
+					  s->cc.gap_ns), U32_MAX) : 0;
+	info->hint_kbps = s->cc.hint_kbps;
+	info->alpha = s->cc.w.alpha;
+	info->tx_packets = s->tx_order;
+	info->ce_marks = s->cc.marks;
+	info->cc_decreases = s->cc.decreases;
+	info->hint_limited = s->cc.hint_limited;
+	info->path_failovers = s->n_failovers;
 	info->rnr_naks = x->n_rnr_naks;
 	info->map_bits = x->rsp.map_bits;
 	info->map_budget = x->rsp.map_budget;
@@ -229,17 +228,17 @@ void mr_xport_telemetry(struct mr_qp *qp, struct mr_xport_info *info,
 	info->sack_gaps = 0;
 	info->rto_events = 0;
 	info->tail_probes = 0;
-	for (i = 0; i < x->ps.count; i++) {
-		const struct mr_tx_path *p = &x->path[i];
-		u64 s = p->rto.srtt;
+	for (i = 0; i < s->ps.count; i++) {
+		const struct mr_tx_path *p = &s->path[i];
+		u64 rtt = p->rto.srtt;
 
 		info->retransmits += p->n_resent;
 		info->sack_gaps += p->n_sack_gaps;
 		info->rto_events += p->n_rtos;
 		info->tail_probes += p->n_probes;
 
-		if (s && (!srtt || s < srtt))
-			srtt = s;
+		if (rtt && (!srtt || rtt < srtt))
+			srtt = rtt;
 		if (paths)
 			mr_xport_path_telemetry(x, i, &paths[i]);
 	}

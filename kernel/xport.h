@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The RC and UC transport of a QP, struct mr_xport, and its lifetime
- * (xport.c). Its engines: the requester (req.c) sends new requests and
- * the responses it owes, the completer (comp.c) processes ACKs and NAKs,
- * resends and completes send WQEs, the responder (resp.c) places what
+ * (xport.c). Its engines: the sender engine (proto/sender.c, its kernel
+ * side in comp.c) owns the paths, their scoreboards, windows and timers,
+ * and resends; the requester (req.c) cuts new requests and the responses
+ * it owes into packets for it; the completer (comp.c) completes send WQEs
+ * from ACKs, NAKs and responses; the responder (resp.c) places what
  * arrives and answers it through ack.c; tx.c builds and sends every
- * packet, timers.c owns the timer. Design.rst draws the layers.
+ * packet, timers.c owns the timers. Design.rst draws the layers.
  *
  * One spin lock per QP, mr_xport.lock, covers all of it; it is taken with
  * BHs off, by the entry points only (receive.c, timers.c, xport.c),
@@ -30,6 +32,7 @@
 #include "proto/requeue.h"
 #include "proto/rto.h"
 #include "proto/sack.h"
+#include "proto/sender.h"
 #include "proto/window.h"
 
 /*
@@ -38,47 +41,6 @@
  * packet the requester resends on a timeout draws one.
  */
 #define MR_FATAL_NAK_GAP_NS (MR_RTO_MIN_NS / 2)
-#define MR_RTO_INIT_NS (20 * NSEC_PER_MSEC)
-#define MR_RTO_MIN_NS (10 * NSEC_PER_MSEC)
-#define MR_RTO_MAX_NS (500 * NSEC_PER_MSEC)
-/*
- * A tail probe goes after twice the path's SRTT (or SRTT + 4 RTTVAR when
- * the RTT jitters more), but not sooner than this.
- */
-#define MR_PTO_MIN_NS (2 * NSEC_PER_MSEC)
-
-/*
- * What a packet in flight is, so that it can be rebuilt: a slice of one
- * of our requests (from its WQE), or of our response to the peer's READ
- * or atomic (from the response record). Both ride the same paths.
- */
-struct mr_tx_pkt {
-	u32 msn;		/* ours, or for a response the peer's */
-	u32 offset;
-	u32 gen;		/* RNR rewind generation it was sent in */
-	u8 sends;		/* times this PSN went out */
-	bool resp;
-	u64 sent_ns;
-	u64 order;		/* the connection's count of packets sent */
-};
-
-struct mr_tx_path {
-	struct mr_sack_tx sb;
-	struct mr_rto rto;
-	u64 deadline;		/* ns when its timer fires; 0: not armed */
-	u64 armed_ns;		/* when the deadline was set */
-	bool probed;		/* the tail probe went: next is the RTO */
-	bool deferred;		/* its timer waited once for the slack */
-	struct mr_cc_path cc;	/* its congestion window (congestion.c) */
-	/* For administrators (mr_xport_telemetry()): over all its epochs. */
-	u64 n_sent;		/* packets, resends included */
-	u64 n_resent;
-	u64 n_sack_gaps;	/* packets the SACKs reported lost */
-	u64 n_rtos;		/* RTOs (tail probes not included) */
-	u64 n_probes;		/* tail probes */
-	struct mr_tx_pkt pkt[MR_SACK_WINDOW];	/* by PSN % 256 */
-};
-
 /* Per send WQE, parallel to the send ring. */
 struct mr_wqe_tx {
 	u32 rsn;
@@ -184,21 +146,16 @@ struct mr_xport {
 	spinlock_t lock;	/* everything below; BH-safe */
 	struct mr_qp *qp;
 	struct mr_timers timers;
-	u64 pace_ns;		/* when paced packets may go on; 0: none wait */
 	u64 ack_ns;		/* when held ACKs go; 0: none held */
 	u32 mtu;
 	/* the connection tags (handshake.c): ours from RTR, the peer's */
 	struct mr_hello hello;
 
 	/* requester */
-	bool tx_on;
+	struct mr_sender snd;	/* paths, windows, timers: proto/sender.c */
 	bool tx_err;		/* a WR failed: send nothing new */
 	u32 err_msn;
 	enum ib_wc_status err_status;
-	u32 npaths;
-	u32 fail_after;		/* the device's when the QP was created */
-	struct mr_paths ps;
-	struct mr_tx_path *path;
 	struct mr_wqe_tx *wtx;		/* sq.depth entries */
 	u32 msn_head;		/* MSN of the WQE at sq.head */
 	u32 msn_send;		/* the WQE whose new packets go out next */
@@ -207,21 +164,12 @@ struct mr_xport {
 	u32 peer_done;		/* the newest "MSN done" the peer reported */
 	u32 send_off;
 	u32 rsn_next;
-	u32 rtos;		/* RTOs in a row, any path, no ACK progress */
-	u64 tx_order;		/* packets sent, resends included */
-	u64 n_failovers;	/* paths failed (telemetry) */
 	u64 n_rnr_naks;		/* RNR NAKs sent (telemetry) */
-	u64 acked_ns;		/* an ACK last acknowledged something new */
-	u64 acked_front;	/* newest order acknowledged: mr_rto_early() */
 	u32 gen;		/* RNR rewinds */
 	bool rnr_wait;
 	u32 rnr_msn;
 	u32 rnr_left;
 	u64 rnr_deadline;
-	struct mr_requeue_ring requeue;	/* packets of failed paths */
-	/* congestion control (congestion.c): the device's when created */
-	struct mr_cc_params ccp;
-	struct mr_cc_conn cc;
 
 	/* responder */
 	bool rx_on;
@@ -331,23 +279,12 @@ static inline struct mr_wqe_tx *mr_xport_wtx(struct mr_xport *x, u32 msn)
 }
 
 /*
- * Set the deadline of path @p: first a tail probe, after about two round
- * trips without an ACK (a lost last packet has nothing behind it to show
- * the gap), then the RTO proper. timers.c arms the timer for it.
- */
-static inline void mr_xport_arm_path(struct mr_tx_path *p, u64 now)
-{
-	p->deadline = now + mr_rto_wait(&p->rto, p->probed, MR_PTO_MIN_NS);
-	p->armed_ns = now;
-}
-
-/*
  * A fatal error of the requester: send nothing more, and move the QP to
  * ERR (which flushes its queues) from process context.
  */
 static inline void mr_xport_fatal(struct mr_xport *x)
 {
-	x->tx_on = false;
+	mr_sender_stop(&x->snd);
 	mr_qp_fatal(x->qp);
 }
 

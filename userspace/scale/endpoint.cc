@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 //
-// The MetaRoCE sender and receiver of the scale model. Function by function
-// they follow the kernel (named in each comment); all protocol state lives
-// in the kernel's structs and is changed only by the kernel's functions.
+// The MetaRoCE sender and receiver of the scale model. The sender is the
+// kernel's sender engine with ns-3 as its host (the functions each comment
+// names are the kernel's side of the same boundary); the receiver follows
+// the kernel's function by function. All protocol state lives in the
+// kernel's structs and is changed only by the kernel's functions.
 #include "endpoint.h"
 
 #include "config.h"
@@ -68,10 +70,6 @@ bool DecodePacket(Ptr<const Packet> p, mr_pkt *pkt) {
     return mr_wire_decode(buf.data(), size, pkt) == 0;
 }
 
-uint32_t Ctz64(uint64_t v) {
-    return static_cast<uint32_t>(__builtin_ctzll(v));
-}
-
 } // namespace
 
 // splitmix64 of the QPN and the direction: well mixed, and 0 only for one
@@ -95,8 +93,7 @@ MrSender::MrSender(Ptr<ns3::Node> node, const TransportParams &params, Ipv4Addre
                    uint32_t qpn, uint32_t seed, uint64_t bytes, Time start)
     : node_(node), params_(params), dst_(dst), qpn_(qpn), tags_(ConnTagsOf(qpn)), bytes_(bytes),
       msgs_(static_cast<uint32_t>((bytes + params.msg_bytes - 1) / params.msg_bytes)),
-      pkt_bytes_(FullPacketBytes(params.mtu)), path_(params.paths),
-      requeue_slots_(mr_requeue_slots(params.paths)) {
+      tx_path_(params.paths), requeue_slots_(mr_requeue_slots(params.paths)), sock_(params.paths) {
     // Every MetaRoCE packet, ACKs too, goes to UDP port 4791.
     ack_sock_ = Socket::CreateSocket(node_, UdpSocketFactory::GetTypeId());
     if (ack_sock_->Bind(InetSocketAddress(Ipv4Address::GetAny(), kRoceV2Port))) {
@@ -105,33 +102,32 @@ MrSender::MrSender(Ptr<ns3::Node> node, const TransportParams &params, Ipv4Addre
     }
     ack_sock_->SetRecvCallback(MakeCallback(&MrSender::RecvAck, this));
     // req.c: mr_req_start().
-    if (mr_paths_init(&ps_, params.paths, kFailAfter, seed)) {
-        std::fprintf(stderr, "mr-scale: mr_paths_init: bad path count %u\n", params.paths);
+    engine_.host = this;
+    mr_sender_setup(&engine_.s, tx_path_.data(), params.paths, requeue_slots_.data(), kFailAfter,
+                    &params_.timing, &params_.cc);
+    if (mr_sender_start(&engine_.s, 0, false, seed, FullPacketBytes(params.mtu))) {
+        std::fprintf(stderr, "mr-scale: mr_sender_start: bad path count %u\n", params.paths);
         std::exit(2);
     }
-    mr_cc_conn_init(&cc_, &params_.cc, pkt_bytes_);
-    mr_requeue_init(&requeue_, requeue_slots_.data(), static_cast<u32>(requeue_slots_.size()));
-    for (uint32_t i = 0; i < params.paths; i++) {
-        Path &p = path_[i];
-        mr_sack_tx_init(&p.sb, 0);
-        mr_cc_path_init(&p.cc, &cc_, &params_.cc);
-        mr_paths_set_window(&ps_, i, mr_cc_path_window(&params_.cc, &p.cc));
-        mr_rto_init(&p.rto, params.rto_init_ns, params.rto_min_ns, params.rto_max_ns);
+    for (uint32_t i = 0; i < params.paths; i++)
         OpenSocket(i);
-    }
     Simulator::Schedule(start, &MrSender::Start, this);
 }
 
+MrSender &MrSender::Of(mr_sender *s) {
+    return *reinterpret_cast<Engine *>(s)->host;
+}
+
 void MrSender::OpenSocket(uint32_t id) {
-    Path &p = path_[id];
-    if (p.sock)
-        old_socks_.push_back(p.sock);
-    p.sock = Socket::CreateSocket(node_, UdpSocketFactory::GetTypeId());
-    if (p.sock->Bind(InetSocketAddress(Ipv4Address::GetAny(), ps_.path[id].sport))) {
-        std::fprintf(stderr, "mr-scale: cannot bind source port %u\n", ps_.path[id].sport);
+    const uint16_t sport = mr_sender_path_port(&engine_.s, id);
+    if (sock_[id])
+        old_socks_.push_back(sock_[id]);
+    sock_[id] = Socket::CreateSocket(node_, UdpSocketFactory::GetTypeId());
+    if (sock_[id]->Bind(InetSocketAddress(Ipv4Address::GetAny(), sport))) {
+        std::fprintf(stderr, "mr-scale: cannot bind source port %u\n", sport);
         std::exit(2);
     }
-    p.sock->ShutdownRecv(); // ACKs come to port 4791
+    sock_[id]->ShutdownRecv(); // ACKs come to port 4791
 }
 
 void MrSender::Start() {
@@ -153,54 +149,22 @@ uint32_t MrSender::MsgLen(uint32_t msn) const {
     return static_cast<uint32_t>(std::min<uint64_t>(params_.msg_bytes, bytes_ - off));
 }
 
-// req.c: mr_req_take(). The connection's window caps what all paths have
-// in flight; a path with a full scoreboard is passed over.
-int MrSender::Take(uint32_t *psn) {
-    if (ps_.inflight >= mr_cc_conn_window(&params_.cc, &cc_))
-        return -MR_ENOSPC;
-    for (uint32_t tries = 0; tries < ps_.count; tries++) {
-        int id = mr_paths_pick(&ps_);
-        if (id < 0)
-            return id;
-        if (!mr_sack_tx_send(&path_[id].sb, psn))
-            return id;
-        mr_paths_unpick(&ps_, static_cast<uint32_t>(id));
-    }
-    return -MR_ENOSPC;
-}
-
 // req.c: mr_req_push(): moved packets first, then new data, as the windows
 // and the pacer allow.
 void MrSender::Push() {
     if (!Started() || Done())
         return;
+    mr_sender *s = &engine_.s;
     const uint64_t now = Now();
-    for (;;) {
-        const mr_requeue *e;
-        while ((e = mr_requeue_front(&requeue_)) && mr_seq_before(e->msn, peer_done_))
-            mr_requeue_pop(&requeue_);
-        const bool moved = e != nullptr;
+    if (mr_sender_push_moved(s, now)) {
         // A sender that leaves finishes the message it is in, then starts none.
-        if (!moved && ((leaving_ && !send_off_) || msn_send_ >= msgs_ ||
-                       !mr_window_in(msn_send_, peer_done_)))
-            return;
-        uint64_t wait = mr_cc_pace_delay(&params_.cc, &cc_, now);
-        if (wait) {
-            if (!pace_.IsRunning())
-                pace_ = Simulator::Schedule(NanoSeconds(wait), &MrSender::Push, this);
-            return;
-        }
-        uint32_t psn;
-        int id = Take(&psn);
-        if (id < 0)
-            return;
-        TxPkt tp{};
-        if (moved) {
-            tp.msn = e->msn;
-            tp.offset = e->offset;
-            mr_requeue_pop(&requeue_);
-            stats_.moved++;
-        } else {
+        while (!(leaving_ && !send_off_) && msn_send_ < msgs_ &&
+               mr_window_in(msn_send_, peer_done_) && !mr_sender_pace_wait(s, now)) {
+            uint32_t psn;
+            int id = mr_sender_take(s, -1, &psn);
+            if (id < 0)
+                break;
+            mr_tx_pkt tp{};
             tp.msn = msn_send_;
             tp.offset = send_off_;
             send_off_ += params_.mtu;
@@ -208,31 +172,83 @@ void MrSender::Push() {
                 msn_send_++;
                 send_off_ = 0;
             }
+            mr_sender_send(s, static_cast<uint32_t>(id), psn, &tp, MR_SEND_FIRST, now);
+            if (!s->on)
+                return;
         }
-        SendPkt(static_cast<uint32_t>(id), psn, tp, moved);
     }
+    Sync();
+}
+
+// timers.c: mr_timers_sync(): the pacer when a paced packet waits, and one
+// timer for all paths at the engine's earliest deadline.
+void MrSender::Sync() {
+    const mr_sender *s = &engine_.s;
+    const uint64_t now = Now();
+    if (Done())
+        return;
+    if (s->pace_ns && !pace_.IsRunning())
+        pace_ = Simulator::Schedule(NanoSeconds(s->pace_ns > now ? s->pace_ns - now : 0),
+                                    &MrSender::PaceOver, this);
+    const uint64_t next = mr_sender_expiry(s);
+    if (!next || (timer_.IsRunning() && timer_at_ <= next))
+        return;
+    timer_.Cancel();
+    timer_at_ = next;
+    timer_ = Simulator::Schedule(NanoSeconds(next > now ? next - now : 0), &MrSender::Timer, this);
+}
+
+// timers.c: mr_timers_pace().
+void MrSender::PaceOver() {
+    mr_sender_pace_over(&engine_.s);
+    Push();
+}
+
+// timers.c: mr_timers_fire().
+void MrSender::Timer() {
+    timer_at_ = 0;
+    mr_sender_timeout(&engine_.s, Now());
+    Push();
+}
+
+void MrSender::RecvAck(Ptr<Socket> sock) {
+    Ptr<Packet> p;
+    while ((p = sock->Recv())) {
+        mr_pkt pkt;
+        // handshake.c: a packet without our tag is not the peer's.
+        if (!DecodePacket(p, &pkt) || pkt.base.opcode != MR_OP_ACK || pkt.base.qpn != qpn_ ||
+            pkt.base.tag != tags_.to_sender)
+            continue;
+        OnAck(pkt);
+    }
+}
+
+// comp.c: mr_comp_ack_rcv().
+void MrSender::OnAck(const mr_pkt &pkt) {
+    if (Done() || mr_sender_ack(&engine_.s, &pkt, Now()))
+        return; // reordered, of an abandoned epoch, or bogus
+    if (Done())
+        return;
+    // Nothing not yet sent can be done: a bogus value changes nothing.
+    if (mr_seq_before(peer_done_, pkt.ack.msn_done) && !mr_seq_before(msn_send_, pkt.ack.msn_done))
+        peer_done_ = pkt.ack.msn_done;
+    if (peer_done_ == msgs_ || (leaving_ && peer_done_ == msn_send_ && !send_off_)) {
+        Finish();
+        return;
+    }
+    Push();
 }
 
 // tx.c: mr_tx_send(). A packet of a message that completed meanwhile
 // goes as an empty SEND with its MSN, which closes its PSN hole.
-void MrSender::SendPkt(uint32_t id, uint32_t psn, const TxPkt &tp, bool resend) {
-    Path &p = path_[id];
-    const uint64_t now = Now();
-    TxPkt &slot = p.pkt[psn % MR_SACK_WINDOW];
-    slot = tp;
-    slot.sends = resend && tp.sends < 255 ? tp.sends + 1 : 1;
-    slot.sent_ns = now;
-    slot.order = ++tx_order_;
-
+int MrSender::Xmit(uint32_t id, uint32_t psn, const mr_tx_pkt &tp, uint8_t flags) {
     mr_pkt pkt{};
     pkt.base.path = static_cast<u8>(id);
-    pkt.base.epoch = p.sb.epoch;
+    pkt.base.epoch = mr_sender_path_epoch(&engine_.s, id);
     pkt.base.qpn = qpn_;
     pkt.base.psn = psn;
     pkt.base.tag = tags_.to_receiver;
-    // The packet that fills its path's window asks for an ACK at once.
-    if (ps_.path[id].inflight >= ps_.path[id].window)
-        pkt.base.flags |= MR_FLAG_ACK_REQ;
+    pkt.base.flags = flags;
     if (mr_seq_before(tp.msn, peer_done_)) {
         pkt.base.opcode = MR_OP_SEND;
         pkt.send.msn = tp.msn;
@@ -249,271 +265,97 @@ void MrSender::SendPkt(uint32_t id, uint32_t psn, const TxPkt &tp, bool resend) 
     // ns-3's UDP takes the TOS byte from the address, not the socket.
     InetSocketAddress to(dst_, kRoceV2Port);
     to.SetTos(kEct0);
-    p.sock->SendTo(packet, 0, to);
+    sock_[id]->SendTo(packet, 0, to);
     stats_.packets++;
-    if (resend)
-        stats_.retransmits++;
-    mr_cc_pace_sent(&params_.cc, &cc_, bytes, now);
-    if (!p.deadline) {
-        ArmPath(p, now);
-        ArmTimer();
-    }
+    return static_cast<int>(bytes);
 }
 
-// comp.c: mr_comp_resend(). @charge: it had been reported lost, so it is in
-// flight again.
-void MrSender::Resend(uint32_t id, uint32_t psn, bool charge) {
-    Path &p = path_[id];
-    if (mr_sack_tx_resend(&p.sb, psn))
-        return;
-    if (charge)
-        mr_paths_recharge(&ps_, id);
-    TxPkt tp = p.pkt[psn % MR_SACK_WINDOW];
-    SendPkt(id, psn, tp, true);
+bool MrSender::Stale(const mr_tx_pkt &tp) const {
+    return mr_seq_before(tp.msn, peer_done_);
 }
 
-void MrSender::RecvAck(Ptr<Socket> sock) {
-    Ptr<Packet> p;
-    while ((p = sock->Recv())) {
-        mr_pkt pkt;
-        // handshake.c: a packet without our tag is not the peer's.
-        if (!DecodePacket(p, &pkt) || pkt.base.opcode != MR_OP_ACK || pkt.base.qpn != qpn_ ||
-            pkt.base.tag != tags_.to_sender)
-            continue;
-        OnAck(pkt);
-    }
-}
-
-// comp.c: mr_comp_ack_rcv(), with congestion control fed from the same ACK.
-void MrSender::OnAck(const mr_pkt &pkt) {
-    if (Done())
-        return;
-    const uint32_t id = pkt.base.path;
-    if (id >= ps_.count)
-        return;
-    Path &p = path_[id];
-    const uint64_t now = Now();
-    mr_sack_res res;
-    // comp.c: mr_comp_spurious(): the ACK names a resent packet already
-    // known to have arrived: its original arrived too.
-    const bool spurious = mr_sack_tx_arrived(&p.sb, pkt.base.epoch, pkt.base.psn) &&
-                          p.pkt[pkt.base.psn % MR_SACK_WINDOW].sends > 1;
-    if (mr_sack_tx_ack(&p.sb, pkt.base.epoch, pkt.ack.cum_psn, pkt.ack.sack, &res))
-        return; // reordered, of an abandoned epoch, or bogus
-    // The RTT sample: the oldest newly acknowledged packet sent once (Karn).
-    uint64_t rtt = 0, acked_order = 0;
-    for (uint32_t w = 0; w < MR_SACK_WORDS; w++) {
-        uint64_t once = res.acked[w] & ~res.ambiguous[w];
-        if (!once)
-            continue;
-        uint32_t psn = res.base + 64 * w + Ctz64(once);
-        rtt = now - p.pkt[psn % MR_SACK_WINDOW].sent_ns;
-        mr_rto_sample(&p.rto, rtt);
-        break;
-    }
-    mr_paths_ack(&ps_, id, res.n_acked, res.n_lost);
-    if (res.n_acked) {
-        acked_ns_ = now;
-        for (uint32_t w = 0; w < MR_SACK_WORDS; w++)
-            for (uint64_t bits = res.acked[w]; bits; bits &= bits - 1) {
-                uint32_t psn = res.base + 64 * w + Ctz64(bits);
-                acked_order = std::max(acked_order, p.pkt[psn % MR_SACK_WINDOW].order);
-            }
-        acked_front_ = std::max(acked_front_, acked_order);
-        rtos_ = 0;
-        p.deadline = 0;
-        p.probed = false;
-        p.deferred = false;
-    }
-
-    mr_cc_ack_info a{};
-    a.acked = res.n_acked;
-    a.lost = res.n_lost;
-    a.spurious = spurious;
-    a.ecn_count = pkt.ack.ecn_count;
-    a.rtt_ns = rtt;
-    a.srtt_ns = p.rto.srtt;
-    a.acked_order = acked_order;
-    a.sent_order = tx_order_;
-    a.now_ns = now;
-    a.hint_kbps = pkt.ack.rate_hint;
-    mr_cc_ack(&params_.cc, &cc_, &p.cc, &a);
-    mr_paths_set_window(&ps_, id, mr_cc_path_window(&params_.cc, &p.cc));
-
-    for (uint32_t i = 0; i < MR_SACK_WINDOW && res.n_lost; i++) {
-        if (!mr_sack_res_test(res.lost, i))
-            continue;
-        stats_.sack_resends++;
-        Resend(id, res.base + i, true);
-    }
-    if (p.sb.una != p.sb.nxt && !p.deadline) {
-        ArmPath(p, now);
-        ArmTimer();
-    }
-    // Nothing not yet sent can be done: a bogus value changes nothing.
-    if (mr_seq_before(peer_done_, pkt.ack.msn_done) && !mr_seq_before(msn_send_, pkt.ack.msn_done))
-        peer_done_ = pkt.ack.msn_done;
-    if (peer_done_ == msgs_ || (leaving_ && peer_done_ == msn_send_ && !send_off_)) {
-        Finish();
-        return;
-    }
-    Push();
-}
-
-// xport.h: mr_xport_arm_path(): a tail probe first, after about two round
-// trips without an ACK, then the RTO proper (mr_rto_wait()).
-void MrSender::ArmPath(Path &p, uint64_t now) {
-    p.deadline = now + mr_rto_wait(&p.rto, p.probed, params_.pto_min_ns);
-    p.armed_ns = now;
-}
-
-// timers.c: mr_timers_sync(): one timer for all paths, at the earliest
-// deadline.
-void MrSender::ArmTimer() {
-    if (Done())
-        return;
-    uint64_t next = 0;
-    for (const Path &p : path_)
-        if (p.deadline && (!next || p.deadline < next))
-            next = p.deadline;
-    if (!next || (timer_.IsRunning() && timer_at_ <= next))
-        return;
+void MrSender::RetryExceeded() {
+    stats_.failed = true;
+    mr_sender_stop(&engine_.s);
     timer_.Cancel();
-    const uint64_t now = Now();
-    timer_at_ = next;
-    timer_ = Simulator::Schedule(NanoSeconds(next > now ? next - now : 0), &MrSender::Timer, this);
+    pace_.Cancel();
 }
 
-// timers.c: mr_timers_fire().
-void MrSender::Timer() {
-    const uint64_t now = Now();
-    timer_at_ = 0;
-    for (uint32_t i = 0; i < ps_.count && !Done(); i++)
-        if (path_[i].deadline && path_[i].deadline <= now)
-            PathTimeout(i, now);
-    Push();
-    ArmTimer();
-}
-
-// comp.c: mr_comp_timer_early() without READs: older packets of the
-// connection are still coming back, so ours waits in a queue.
-bool MrSender::TimerEarly(Path &p, uint32_t psn) {
-    const TxPkt &tp = p.pkt[psn % MR_SACK_WINDOW];
-    if (!mr_rto_early(tp.order, acked_front_, MR_ACK_EVERY * ps_.count, p.armed_ns, acked_ns_,
-                      p.deferred))
-        return false;
-    p.deferred |= acked_front_ >= tp.order;
-    return true;
-}
-
-// comp.c: mr_comp_path_timeout().
-void MrSender::PathTimeout(uint32_t id, uint64_t now) {
-    Path &p = path_[id];
-    const uint32_t budget = (kRetryCnt + 1) * ps_.count * kFailAfter;
-    uint32_t psn = p.sb.una;
-    p.deadline = 0;
-    if (!mr_sack_tx_next_unacked(&p.sb, &psn))
-        return;
-    if (TimerEarly(p, psn)) {
-        stats_.deferred++;
-        ArmPath(p, now);
-        return;
-    }
-    if (!p.probed) {
-        p.probed = true;
-        stats_.probes++;
-        Resend(id, psn, false);
-        if (!p.deadline && p.sb.una != p.sb.nxt)
-            ArmPath(p, now);
-        return;
-    }
-    stats_.rtos++;
-    mr_rto_timeout(&p.rto);
-    mr_cc_timeout(&params_.cc, &cc_, &p.cc, tx_order_);
-    mr_paths_set_window(&ps_, id, mr_cc_path_window(&params_.cc, &p.cc));
-    if (++rtos_ > budget) {
-        stats_.failed = true;
-        timer_.Cancel();
-        pace_.Cancel();
-        return;
-    }
-    if (mr_paths_timeout(&ps_, id, 0)) {
-        Failover(id);
-        return;
-    }
-    Resend(id, psn, false);
-    if (!p.deadline && p.sb.una != p.sb.nxt)
-        ArmPath(p, now);
-}
-
-// comp.c: mr_comp_failover(): the path's unacknowledged packets go to the
-// other paths; it restarts on a new source port, in a new epoch.
-void MrSender::Failover(uint32_t id) {
-    Path &p = path_[id];
-    uint64_t rto = mr_rto_get(&p.rto);
-    for (uint32_t psn = p.sb.una; mr_sack_tx_next_unacked(&p.sb, &psn); psn++) {
-        const TxPkt &tp = p.pkt[psn % MR_SACK_WINDOW];
-        if (mr_seq_before(tp.msn, peer_done_))
-            continue;
-        const mr_requeue e{tp.msn, tp.offset, 0, false};
-        // It holds every scoreboard's worth: cannot fill up (a model bug).
-        if (mr_requeue_push(&requeue_, &e)) {
-            std::fprintf(stderr, "mr-scale: qpn %u: requeue ring full\n", qpn_);
-            std::abort();
-        }
-    }
-    mr_cc_path_exit(&p.cc, &cc_, &params_.cc);
-    mr_paths_restart(&ps_, id);
-    mr_cc_path_init(&p.cc, &cc_, &params_.cc);
-    mr_paths_set_window(&ps_, id, mr_cc_path_window(&params_.cc, &p.cc));
-    mr_sack_tx_reset(&p.sb, ps_.path[id].epoch);
-    // A fresh estimator from the backed-off timeout (see the kernel).
-    mr_rto_init(&p.rto, rto, params_.rto_min_ns, params_.rto_max_ns);
-    p.deadline = 0;
-    p.probed = false;
-    p.deferred = false;
+// The path restarts on a new source port, in a new epoch.
+void MrSender::FailedOver(uint32_t id) {
     stats_.failovers++;
     OpenSocket(id);
 }
 
+void MrSender::Event(mr_sender_event ev, uint32_t arg) {
+    switch (ev) {
+    case MR_SEV_RESENT:
+        stats_.retransmits++;
+        stats_.moved += arg == MR_SEND_MOVED;
+        break;
+    case MR_SEV_SACK_GAP:
+        stats_.sack_resends++;
+        break;
+    case MR_SEV_PROBE:
+        stats_.probes++;
+        break;
+    case MR_SEV_RTO:
+        stats_.rtos++;
+        break;
+    case MR_SEV_DEFERRED:
+        stats_.deferred++;
+        break;
+    case MR_SEV_CC_DECREASE:
+        stats_.decreases++;
+        break;
+    case MR_SEV_PACED:
+    case MR_SEV_HINT_LIMITED:
+        break;
+    }
+}
+
 void MrSender::Finish() {
     stats_.done_ns = static_cast<int64_t>(Now());
+    mr_sender_stop(&engine_.s);
     timer_.Cancel();
     pace_.Cancel();
 }
 
 void MrSender::Dump() const {
+    const mr_sender *s = &engine_.s;
     std::fprintf(stderr,
                  "  qpn %u: msn_send %u/%u send_off %u peer_done %u inflight %u/%u requeued %u "
                  "rtos %u timer %s at %.0f us pace %s\n",
-                 qpn_, msn_send_, msgs_, send_off_, peer_done_, ps_.inflight,
-                 mr_cc_conn_window(&params_.cc, &cc_), requeue_.count, rtos_,
+                 qpn_, msn_send_, msgs_, send_off_, peer_done_, s->ps.inflight,
+                 mr_cc_conn_window(&params_.cc, &s->cc), s->requeue.count, s->rtos,
                  timer_.IsRunning() ? "armed" : "idle", timer_at_ / 1e3,
                  pace_.IsRunning() ? "armed" : "idle");
-    for (uint32_t i = 0; i < ps_.count; i++) {
-        const Path &p = path_[i];
+    for (uint32_t i = 0; i < s->ps.count; i++) {
+        const mr_tx_path &p = s->path[i];
+        const mr_path &ps = s->ps.path[i];
         std::fprintf(stderr,
                      "    path %u: state %u port %u epoch %u window %u inflight %u una %u nxt %u "
                      "sacked %u lost %u deadline %.0f us probed %d rto %.0f us\n",
-                     i, ps_.path[i].state, ps_.path[i].sport, p.sb.epoch, ps_.path[i].window,
-                     ps_.path[i].inflight, p.sb.una, p.sb.nxt, p.sb.n_sacked, p.sb.n_lost,
-                     p.deadline / 1e3, p.probed, mr_rto_get(&p.rto) / 1e3);
+                     i, ps.state, ps.sport, p.sb.epoch, ps.window, ps.inflight, p.sb.una, p.sb.nxt,
+                     p.sb.n_sacked, p.sb.n_lost, p.deadline / 1e3, p.probed,
+                     mr_rto_get(&p.rto) / 1e3);
     }
 }
 
 double MrSender::RateBps() const {
-    // What the sender's gates let it send at (Push(), Take()): the packets
-    // its windows let be in flight, whole packets as mr_cc_conn_window()
-    // and mr_cc_path_window() give them, over its SRTT (Little's law); with
-    // congestion control also the pacer's rate, the larger of the window's
-    // gap and the hint's, whichever is slowest.
+    // What the sender's gates let it send at (Push(), mr_sender_take()): the
+    // packets its windows let be in flight, whole packets as
+    // mr_cc_conn_window() and mr_cc_path_window() give them, over its SRTT
+    // (Little's law); with congestion control also the pacer's rate, the
+    // larger of the window's gap and the hint's, whichever is slowest.
     const mr_cc_params &prm = params_.cc;
-    double srtt = static_cast<double>(cc_.srtt);
+    const mr_sender *s = &engine_.s;
+    double srtt = static_cast<double>(s->cc.srtt);
     if (!srtt) {
         uint64_t sum = 0, n = 0;
-        for (uint32_t i = 0; i < ps_.count; i++)
-            if (path_[i].rto.srtt) {
-                sum += path_[i].rto.srtt;
+        for (uint32_t i = 0; i < s->ps.count; i++)
+            if (s->path[i].rto.srtt) {
+                sum += s->path[i].rto.srtt;
                 n++;
             }
         if (!n)
@@ -521,15 +363,15 @@ double MrSender::RateBps() const {
         srtt = static_cast<double>(sum) / static_cast<double>(n);
     }
     uint32_t paths = 0;
-    for (uint32_t i = 0; i < ps_.count; i++)
-        paths += ps_.path[i].state == MR_PATH_ACTIVE ? ps_.path[i].window : 0;
-    const double window = std::min(paths, mr_cc_conn_window(&prm, &cc_));
-    const double bits = static_cast<double>(pkt_bytes_) * 8;
+    for (uint32_t i = 0; i < s->ps.count; i++)
+        paths += s->ps.path[i].state == MR_PATH_ACTIVE ? s->ps.path[i].window : 0;
+    const double window = std::min(paths, mr_cc_conn_window(&prm, &s->cc));
+    const double bits = static_cast<double>(FullPacketBytes(params_.mtu)) * 8;
     double rate = window * bits * 1e9 / srtt;
-    if (prm.enabled && cc_.gap_ns)
-        rate = std::min(rate, bits * 1e9 / static_cast<double>(cc_.gap_ns));
-    if (prm.enabled && cc_.hint_limits && cc_.hint_kbps)
-        rate = std::min(rate, static_cast<double>(mr_cc_hint_to_bps(cc_.hint_kbps)));
+    if (prm.enabled && s->cc.gap_ns)
+        rate = std::min(rate, bits * 1e9 / static_cast<double>(s->cc.gap_ns));
+    if (prm.enabled && s->cc.hint_limits && s->cc.hint_kbps)
+        rate = std::min(rate, static_cast<double>(mr_cc_hint_to_bps(s->cc.hint_kbps)));
     return rate;
 }
 
@@ -779,3 +621,36 @@ void MrReceiver::Share() {
 }
 
 } // namespace mrscale
+
+// The sender engine's environment (proto/sender.h): the model's side.
+using mrscale::MrSender;
+
+int mr_sender_env_xmit(struct mr_sender *s, u32 id, u32 psn, const struct mr_tx_pkt *tp, u8 flags,
+                       enum mr_send_why) {
+    return MrSender::Of(s).Xmit(id, psn, *tp, flags);
+}
+
+bool mr_sender_env_stale(struct mr_sender *s, const struct mr_tx_pkt *tp) {
+    return MrSender::Of(s).Stale(*tp);
+}
+
+// The model sends no READs.
+bool mr_sender_env_answered(struct mr_sender *, const struct mr_tx_pkt *) {
+    return false;
+}
+
+u32 mr_sender_env_retries(struct mr_sender *) {
+    return mrscale::kRetryCnt;
+}
+
+void mr_sender_env_retry_exceeded(struct mr_sender *s) {
+    MrSender::Of(s).RetryExceeded();
+}
+
+void mr_sender_env_failover(struct mr_sender *s, u32 id, u16, u16, u32) {
+    MrSender::Of(s).FailedOver(id);
+}
+
+void mr_sender_env_event(struct mr_sender *s, enum mr_sender_event ev, u32, u32 arg) {
+    MrSender::Of(s).Event(ev, arg);
+}

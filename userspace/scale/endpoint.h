@@ -2,11 +2,12 @@
 //
 // MetaRoCE endpoints over ns-3 UDP sockets, driven by the kernel's own
 // protocol units (proto.h): a sender that writes messages to one receiver,
-// and a receiver that takes many senders. They follow the kernel's
-// requester (req.c, tx.c, comp.c, timers.c) and responder (resp.c, ack.c)
-// step for step where those decide what goes on the wire (path choice,
-// PSNs, ACK coalescing, resends, tail probe, RTO, failover), and leave out
-// what does not (memory regions, completion queues, READs).
+// and a receiver that takes many senders. The sender is the kernel's
+// sender engine (proto/sender.c: path choice, PSNs, resends, tail probe,
+// RTO, failover, windows, pacing) with ns-3 sockets and events as its
+// host; the receiver still follows the kernel's responder (resp.c, ack.c)
+// step for step, and leaves out what does not decide what goes on the
+// wire (memory regions, completion queues, READs).
 #pragma once
 
 #include "config.h"
@@ -26,7 +27,7 @@ namespace mrscale {
 
 constexpr uint16_t kRoceV2Port = 4791;
 constexpr uint32_t kFailAfter = MR_PATH_DEFAULT_FAIL_AFTER;
-constexpr uint32_t kRetryCnt = 7; // the QP's retry_cnt
+constexpr uint32_t kRetryCnt = 7; // the QP's retry_cnt, an application's setting
 constexpr uint8_t kEct0 = 0x02;   // IP ECN field
 constexpr uint8_t kCe = 0x03;
 
@@ -60,10 +61,7 @@ struct TransportParams {
     uint32_t paths = 16;
     uint32_t msg_bytes = 64 * 1024;
     mr_cc_params cc{};
-    uint64_t rto_init_ns = 200'000;
-    uint64_t rto_min_ns = 100'000;
-    uint64_t rto_max_ns = 5'000'000;
-    uint64_t pto_min_ns = 20'000;
+    mr_sender_timing timing{};     // the kernel's, over kTimeScale (MakeParams())
     uint64_t ack_delay_ns = 2'000; // ack.c's ack_delay_us (200 us) / 100
 };
 
@@ -98,8 +96,8 @@ public:
     bool Started() const { return stats_.start_ns >= 0; }
     uint32_t Qpn() const { return qpn_; }
     const SenderStats &Stats() const { return stats_; }
-    const mr_paths &Paths() const { return ps_; }
-    const mr_cc_conn &Cc() const { return cc_; }
+    const mr_paths &Paths() const { return engine_.s.ps; }
+    const mr_cc_conn &Cc() const { return engine_.s.cc; }
     // The rate congestion control lets the connection send at, bit/s of UDP
     // payload: the packets its windows let be in flight over its SRTT, and
     // its pacing rate (window gap, hint) if that is slower.
@@ -107,40 +105,31 @@ public:
     // Debugging: the transport's state, to stderr.
     void Dump() const;
 
+    // The sender engine's environment (proto/sender.h), which endpoint.cc
+    // binds to these.
+    static MrSender &Of(mr_sender *s);
+    int Xmit(uint32_t id, uint32_t psn, const mr_tx_pkt &tp, uint8_t flags);
+    bool Stale(const mr_tx_pkt &tp) const;
+    void RetryExceeded();
+    void FailedOver(uint32_t id);
+    void Event(mr_sender_event ev, uint32_t arg);
+
 private:
-    struct TxPkt {
-        uint32_t msn;
-        uint32_t offset;
-        uint64_t sent_ns;
-        uint64_t order;    // connection send order, for mr_rto_early()
-        uint8_t sends = 0; // times this PSN went out
-    };
-    struct Path {
-        mr_sack_tx sb;
-        mr_rto rto;
-        mr_cc_path cc;
-        std::array<TxPkt, MR_SACK_WINDOW> pkt;
-        uint64_t deadline = 0;
-        uint64_t armed_ns = 0;
-        bool probed = false;
-        bool deferred = false; // waited once for ACK coalescing
-        ns3::Ptr<ns3::Socket> sock;
+    // The engine, and the way back from it to its host: standard layout,
+    // so a pointer to `s` is one to the Engine.
+    struct Engine {
+        mr_sender s;
+        MrSender *host;
     };
     void Start();
     void OpenSocket(uint32_t id);
     uint32_t MsgLen(uint32_t msn) const;
     void Push();
-    int Take(uint32_t *psn);
-    void SendPkt(uint32_t id, uint32_t psn, const TxPkt &tp, bool resend);
-    void Resend(uint32_t id, uint32_t psn, bool charge);
+    void Sync();
+    void PaceOver();
     void RecvAck(ns3::Ptr<ns3::Socket> sock);
     void OnAck(const mr_pkt &pkt);
-    void ArmPath(Path &p, uint64_t now);
-    void ArmTimer();
     void Timer();
-    void PathTimeout(uint32_t id, uint64_t now);
-    bool TimerEarly(Path &p, uint32_t psn);
-    void Failover(uint32_t id);
     void Finish();
     static uint64_t Now();
 
@@ -151,22 +140,16 @@ private:
     ConnTags tags_;
     uint64_t bytes_;
     uint32_t msgs_;
-    uint32_t pkt_bytes_; // of a full data packet: FullPacketBytes()
 
-    mr_paths ps_{};
-    mr_cc_conn cc_{};
-    std::vector<Path> path_;
-    ns3::Ptr<ns3::Socket> ack_sock_;
+    Engine engine_{};
+    std::vector<mr_tx_path> tx_path_;       // the engine's paths
+    std::vector<mr_requeue> requeue_slots_; // mr_requeue_slots() of them
+    std::vector<ns3::Ptr<ns3::Socket>> sock_;
     std::vector<ns3::Ptr<ns3::Socket>> old_socks_; // of restarted paths
-    std::vector<mr_requeue> requeue_slots_;        // mr_requeue_slots() of them
-    mr_requeue_ring requeue_{};                    // packets moved off failed paths
-    uint32_t msn_send_ = 0;                        // next message to start
+    ns3::Ptr<ns3::Socket> ack_sock_;
+    uint32_t msn_send_ = 0; // next message to start
     uint32_t send_off_ = 0;
     uint32_t peer_done_ = 0; // the receiver's MSN done
-    uint64_t tx_order_ = 0;
-    uint64_t acked_front_ = 0;
-    uint64_t acked_ns_ = 0;
-    uint32_t rtos_ = 0; // timeouts without progress
     bool leaving_ = false;
     ns3::EventId timer_;
     uint64_t timer_at_ = 0;

@@ -68,10 +68,10 @@ TransportParams MakeParams(const Config &cfg, bool cc) {
         p.cc.delay = *cfg.cc_delay;
     if (cfg.cc_loss)
         p.cc.loss = *cfg.cc_loss;
-    p.rto_init_ns = cfg.rto_init_ns;
-    p.rto_min_ns = cfg.rto_min_ns;
-    p.rto_max_ns = cfg.rto_max_ns;
-    p.pto_min_ns = cfg.pto_min_ns;
+    p.timing.rto_init_ns = cfg.rto_init_ns;
+    p.timing.rto_min_ns = cfg.rto_min_ns;
+    p.timing.rto_max_ns = cfg.rto_max_ns;
+    p.timing.pto_min_ns = cfg.pto_min_ns;
     return p;
 }
 

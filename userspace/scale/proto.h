@@ -11,6 +11,7 @@ extern "C" {
 #include "requeue.h"
 #include "rto.h"
 #include "sack.h"
+#include "sender.h"
 #include "share.h"
 #include "window.h"
 #include "wire.h"
