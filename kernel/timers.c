@@ -4,14 +4,13 @@
  * RNR wait and the next HELLO; two high-resolution ones pace new packets
  * (the pacer) and bound how long an ACK is held (the acker). The engines
  * only write deadlines (the sender engine's, mr_sender_expiry(), and its
- * pace_ns; mr_xport.rnr_deadline; mr_xport.ack_ns; the handshake's next
- * HELLO); this file arms the timers for them and, when one fires, tells
- * the engines what is due: the sender engine for its paths, the
- * handshake for a HELLO, the requester for the end of an RNR wait or of a
- * pacing wait, ack.c for held ACKs.
+ * pace_ns; the receiver engine's, mr_receiver_expiry(); rnr_deadline;
+ * the handshake's next HELLO); this file arms the timers for them and,
+ * when one fires, tells the engines what is due: the sender engine for
+ * its paths, the receiver engine for held ACKs, the handshake for a
+ * HELLO, the requester for the end of an RNR wait or of a pacing wait.
  * It is one of the transport's entry points, with receive.c and xport.c.
  */
-#include "ack.h"
 #include "comp.h"
 #include "handshake.h"
 #include "req.h"
@@ -58,8 +57,8 @@ static enum hrtimer_restart mr_timers_ack(struct hrtimer *t)
 
 	spin_lock_bh(&x->lock);
 	x->timers.acker_ns = 0;
-	if (x->rx_on && x->ack_ns)
-		mr_ack_flush(x);
+	if (x->rx_on)
+		mr_receiver_timeout(&x->rcv, mr_xport_now());
 	mr_timers_sync(x);
 	spin_unlock_bh(&x->lock);
 	return HRTIMER_NORESTART;
@@ -108,14 +107,15 @@ static void mr_timers_sync_pacer(struct mr_xport *x)
  */
 void mr_timers_sync(struct mr_xport *x)
 {
-	u64 next = x->rnr_wait ? x->rnr_deadline : 0, now, d;
+	u64 next = x->rnr_wait ? x->rnr_deadline : 0, now, d, ack;
 
 	if (x->hello.deadline && (!next || x->hello.deadline < next))
 		next = x->hello.deadline;
 
-	if (x->rx_on && x->ack_ns && x->ack_ns != x->timers.acker_ns) {
-		x->timers.acker_ns = x->ack_ns;
-		hrtimer_start(&x->timers.acker, ns_to_ktime(x->ack_ns),
+	ack = mr_receiver_expiry(&x->rcv);
+	if (x->rx_on && ack && ack != x->timers.acker_ns) {
+		x->timers.acker_ns = ack;
+		hrtimer_start(&x->timers.acker, ns_to_ktime(ack),
 			      HRTIMER_MODE_ABS_SOFT);
 	}
 	if (!x->snd.on)

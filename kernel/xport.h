@@ -6,7 +6,9 @@
  * and resends; the requester (req.c) cuts new requests and the responses
  * it owes into packets for it; the completer (comp.c) completes send WQEs
  * from ACKs, NAKs and responses; the responder (resp.c) places what
- * arrives and answers it through ack.c; tx.c builds and sends every
+ * arrives and answers it through the receiver engine (proto/receiver.c,
+ * its kernel side in ack.c), which keeps the peer's paths' receive
+ * windows and decides the ACKs; tx.c builds and sends every
  * packet, timers.c owns the timers. Design.rst draws the layers.
  *
  * One spin lock per QP, mr_xport.lock, covers all of it; it is taken with
@@ -31,6 +33,7 @@
 #include "proto/path.h"
 #include "proto/requeue.h"
 #include "proto/rto.h"
+#include "proto/receiver.h"
 #include "proto/sack.h"
 #include "proto/sender.h"
 #include "proto/window.h"
@@ -100,16 +103,6 @@ struct mr_rx_msg {
 	u64 compare;
 };
 
-struct mr_rx_path {
-	struct mr_sack_rx win;
-	u32 last_psn;		/* the last new packet: ACKs name it */
-	u32 unacked;		/* new packets since the last ACK */
-	u32 ecn;
-	__be16 sport;		/* the sender's port: ACKs go back to it */
-	u16 epoch;		/* of last_psn */
-	bool seen;
-};
-
 /*
  * The responder's messages and what they hold, which only resp.c writes
  * (ack.c and req.c read msn_done, xport.c the map charge).
@@ -146,7 +139,6 @@ struct mr_xport {
 	spinlock_t lock;	/* everything below; BH-safe */
 	struct mr_qp *qp;
 	struct mr_timers timers;
-	u64 ack_ns;		/* when held ACKs go; 0: none held */
 	u32 mtu;
 	/* the connection tags (handshake.c): ours from RTR, the peer's */
 	struct mr_hello hello;
@@ -178,7 +170,7 @@ struct mr_xport {
 	u64 fatal_nak_ns;	/* when the fatal NAK last went */
 	struct mr_responder rsp;
 	u32 resp_send;		/* the oldest MSN that may have a response to send */
-	struct mr_rx_path rx[MR_WIRE_MAX_PATHS];
+	struct mr_receiver rcv;	/* the peer's paths: proto/receiver.c */
 	struct mr_resp resp[MR_MSG_WINDOW];	/* by MSN % window */
 	struct mr_conn_share share;
 };

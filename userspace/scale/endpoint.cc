@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 //
-// The MetaRoCE sender and receiver of the scale model. The sender is the
-// kernel's sender engine with ns-3 as its host (the functions each comment
-// names are the kernel's side of the same boundary); the receiver follows
-// the kernel's function by function. All protocol state lives in the
-// kernel's structs and is changed only by the kernel's functions.
+// The MetaRoCE sender and receiver of the scale model: the kernel's sender
+// and receiver engines with ns-3 as their host (the functions each comment
+// names are the kernel's side of the same boundary). All protocol state
+// lives in the kernel's structs and is changed only by the kernel's
+// functions.
 #include "endpoint.h"
 
 #include "config.h"
@@ -421,9 +421,9 @@ void MrReceiver::Recv(Ptr<Socket> sock) {
             slot->qpn = pkt.base.qpn;
             slot->tags = tags;
             slot->peer = src.GetIpv4();
-            slot->rx.resize(MR_WIRE_MAX_PATHS);
-            for (auto &r : slot->rx)
-                mr_sack_rx_init(&r.win, 0);
+            slot->owner = this;
+            slot->engine.conn = slot.get();
+            mr_receiver_start(&slot->engine.r, 0); // ack.c: mr_ack_init()
             // Zeroed when the sender appears (share.h); until the next share
             // round its ACKs carry the newcomer's share.
             slot->flow = flows_.size();
@@ -437,73 +437,45 @@ void MrReceiver::Recv(Ptr<Socket> sock) {
     }
 }
 
-// resp.c: mr_resp_rcv(), its SACK and ACK part: ack.c's mr_ack_arrival()
-// and mr_ack_coalesce().
+// resp.c: mr_resp_rcv(), its receive-window and ACK part, which the
+// receiver engine decides.
 void MrReceiver::OnData(Conn &c, const mr_pkt &pkt, uint16_t sport, bool ce, uint32_t bytes) {
-    const uint32_t id = pkt.base.path, psn = pkt.base.psn;
-    RxPath &r = c.rx[id];
+    mr_receiver *r = &c.engine.r;
+    const uint64_t now = static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
     c.stats.packets++;
     c.stats.udp_bytes += bytes;
     flows_[c.flow].bytes += bytes;
-    if (ce)
-        c.stats.ce++;
-
-    const uint16_t prev_epoch = r.win.epoch;
-    const uint32_t prev_cum = r.win.cum;
-    const mr_sack_rx_res res = mr_sack_rx_record(&r.win, pkt.base.epoch, psn);
-    // CE marks of the path epoch, duplicates included (protocol.rst,
-    // "Signals"); a new epoch counts from 0.
-    if (r.win.epoch != prev_epoch)
-        r.ecn = 0;
-    if (ce && res != MR_SACK_STALE)
-        r.ecn++;
-    switch (res) {
-    case MR_SACK_STALE:
-    case MR_SACK_BEYOND:
-        c.stats.duplicates++;
-        return;
-    case MR_SACK_DUP:
-        c.stats.duplicates++;
-        r.sport = sport;
-        if (r.seen && r.win.epoch == r.epoch)
-            Ack(c, id, psn);
-        return;
-    case MR_SACK_NEW:
-        break;
+    bool ack_now = false;
+    if (mr_receiver_arrival(r, &pkt, sport, ce, &ack_now) == MR_SACK_NEW) {
+        bool complete = false;
+        // A packet no completion will acknowledge (a slice that landed
+        // before, of a message complete) is acknowledged now.
+        if (!Place(c, pkt, &complete)) {
+            c.stats.duplicates++;
+            ack_now = true;
+        }
+        if (complete)
+            mr_receiver_ack_all(r, now);
+        else
+            mr_receiver_coalesce(r, pkt.base.path, pkt.base.psn, ack_now, now);
     }
-    // At once for a new hole or a filled one (proto/coalesce.c).
-    bool ack_now = mr_coalesce_at_once(&pkt, r.seen, r.last_psn, prev_epoch, prev_cum, r.win.cum);
-    r.sport = sport;
-    r.seen = true;
-    r.epoch = r.win.epoch;
-    r.last_psn = psn;
-    r.unacked++;
-    bool complete = false;
-    // A packet no completion will acknowledge (a slice that landed before,
-    // of a message complete) is acknowledged now.
-    if (!Place(c, pkt, &complete)) {
-        c.stats.duplicates++;
-        ack_now = true;
-    }
-    if (complete) {
-        AckAll(c);
-    } else if (ack_now || mr_coalesce_due(r.unacked)) {
-        Ack(c, id, psn);
-    } else if (!c.ack_held) {
-        // ack.c: mr_ack_coalesce(): a held ACK waits at most ack_delay.
-        c.ack_held = true;
-        Simulator::Schedule(NanoSeconds(params_.ack_delay_ns), &MrReceiver::AckFlush, this, &c);
-    }
+    SyncAcker(c);
 }
 
-// ack.c: mr_ack_flush(): the held ACKs are due.
-void MrReceiver::AckFlush(Conn *c) {
-    c->ack_held = false;
-    for (uint32_t i = 0; i < MR_WIRE_MAX_PATHS; i++) {
-        RxPath &r = c->rx[i];
-        if (r.seen && r.epoch == r.win.epoch && r.unacked)
-            Ack(*c, i, r.last_psn);
-    }
+// timers.c: the acker, at the engine's expiry.
+void MrReceiver::SyncAcker(Conn &c) {
+    const uint64_t due = mr_receiver_expiry(&c.engine.r);
+    if (!due || (c.acker.IsRunning() && due == c.acker_at))
+        return;
+    c.acker.Cancel();
+    c.acker_at = due;
+    c.acker =
+        Simulator::Schedule(NanoSeconds(due) - Simulator::Now(), &MrReceiver::AckTimer, this, &c);
+}
+
+void MrReceiver::AckTimer(Conn *c) {
+    mr_receiver_timeout(&c->engine.r, static_cast<uint64_t>(Simulator::Now().GetNanoSeconds()));
+    SyncAcker(*c);
 }
 
 // Placement reduced to its bookkeeping: which slices of which message have
@@ -533,49 +505,25 @@ bool MrReceiver::Place(Conn &c, const mr_pkt &pkt, bool *complete) {
     return true;
 }
 
-// ack.c: mr_ack_path(): the path's whole window, naming packet @psn.
-void MrReceiver::Ack(Conn &c, uint32_t id, uint32_t psn) {
-    RxPath &r = c.rx[id];
-    mr_pkt pkt{};
-    pkt.base.opcode = MR_OP_ACK;
-    pkt.base.path = static_cast<u8>(id);
-    pkt.base.epoch = r.win.epoch;
-    pkt.base.qpn = c.qpn;
-    pkt.base.psn = psn;
-    pkt.base.tag = c.tags.to_sender;
-    mr_sack_rx_fill_ack(&r.win, &pkt.ack);
-    pkt.ack.msn_done = c.msn_done;
-    pkt.ack.ecn_count = r.ecn;
-    pkt.ack.rate_hint = Hint(c);
-    r.unacked = 0;
-    Ptr<Packet> p = BuildPacket(pkt);
+MrReceiver::Conn &MrReceiver::Of(mr_receiver *r) {
+    return *reinterpret_cast<Conn::Engine *>(r)->conn;
+}
+
+// tx.c: mr_tx_control(): an ACK or NAK of the engine, from the
+// acknowledged packets' port.
+void MrReceiver::SendControl(const Conn &c, const mr_pkt &pkt, uint16_t sport) {
+    mr_pkt out = pkt;
+    out.base.qpn = c.qpn;
+    out.base.tag = c.tags.to_sender;
+    Ptr<Packet> p = BuildPacket(out);
     UdpHeader udp;
-    udp.SetSourcePort(r.sport);
+    udp.SetSourcePort(sport);
     udp.SetDestinationPort(kRoceV2Port);
     p->AddHeader(udp);
     InetSocketAddress to(c.peer, 0);
     to.SetTos(kEct0);
     ack_raw_->SendTo(p, 0, to);
     acks_++;
-}
-
-// ack.c: mr_ack_all(): after a completion, every path with packets
-// not yet acknowledged, and one more when that is a single path.
-void MrReceiver::AckAll(Conn &c) {
-    uint32_t acks = 0, spare = MR_WIRE_MAX_PATHS;
-    for (uint32_t i = 0; i < MR_WIRE_MAX_PATHS; i++) {
-        RxPath &r = c.rx[i];
-        if (!r.seen || r.epoch != r.win.epoch)
-            continue;
-        if (r.unacked) {
-            Ack(c, i, r.last_psn);
-            acks++;
-        } else if (spare == MR_WIRE_MAX_PATHS) {
-            spare = i;
-        }
-    }
-    if (acks == 1 && spare < MR_WIRE_MAX_PATHS)
-        Ack(c, spare, c.rx[spare].last_psn);
 }
 
 // The capacity the shares divide: the link's payload rate, less 1/32 so
@@ -653,4 +601,31 @@ void mr_sender_env_failover(struct mr_sender *s, u32 id, u16, u16, u32) {
 
 void mr_sender_env_event(struct mr_sender *s, enum mr_sender_event ev, u32, u32 arg) {
     MrSender::Of(s).Event(ev, arg);
+}
+
+// The receiver engine's environment (proto/receiver.h): the model's side.
+using mrscale::MrReceiver;
+
+void mr_receiver_env_send(struct mr_receiver *r, struct mr_pkt *pkt, u16 sport) {
+    MrReceiver::Conn &c = MrReceiver::Of(r);
+    c.owner->SendControl(c, *pkt, sport);
+}
+
+u32 mr_receiver_env_msn_done(struct mr_receiver *r) {
+    return MrReceiver::Of(r).msn_done;
+}
+
+u32 mr_receiver_env_hint(struct mr_receiver *r) {
+    MrReceiver::Conn &c = MrReceiver::Of(r);
+    return c.owner->Hint(c);
+}
+
+u64 mr_receiver_env_ack_delay(struct mr_receiver *r) {
+    return MrReceiver::Of(r).owner->AckDelay();
+}
+
+void mr_receiver_env_event(struct mr_receiver *r, enum mr_receiver_event ev, u32) {
+    MrReceiver::Conn &c = MrReceiver::Of(r);
+    c.stats.duplicates += ev == MR_REV_DUPLICATE;
+    c.stats.ce += ev == MR_REV_CE;
 }

@@ -5,9 +5,9 @@
 // and a receiver that takes many senders. The sender is the kernel's
 // sender engine (proto/sender.c: path choice, PSNs, resends, tail probe,
 // RTO, failover, windows, pacing) with ns-3 sockets and events as its
-// host; the receiver still follows the kernel's responder (resp.c, ack.c)
-// step for step, and leaves out what does not decide what goes on the
-// wire (memory regions, completion queues, READs).
+// host; the receiver is the kernel's receiver engine (proto/receiver.c:
+// windows, CE counts, ACK coalescing) under a placement reduced to its
+// bookkeeping (no memory regions, completion queues or READs).
 #pragma once
 
 #include "config.h"
@@ -183,41 +183,43 @@ public:
     uint64_t AcksSent() const { return acks_; }
     uint64_t ShareCalls() const { return share_calls_; }
 
-private:
-    struct RxPath {
-        mr_sack_rx win;
-        uint16_t sport = 0;
-        bool seen = false;
-        uint16_t epoch = 0;
-        uint32_t last_psn = 0;
-        uint32_t unacked = 0;
-        uint32_t ecn = 0;
-    };
+    // A sender's connection; its engine's environment (proto/receiver.h)
+    // is bound to these in endpoint.cc.
     struct RxMsg {
-        std::vector<bool> landed;
+        std::vector<bool> landed; // by slice
         uint32_t count = 0;
     };
     struct Conn {
+        // The engine, and the way back: standard layout, so a pointer to
+        // `r` is one to the Engine.
+        struct Engine {
+            mr_receiver r;
+            Conn *conn;
+        } engine{};
+        MrReceiver *owner;
         uint32_t qpn;
         ConnTags tags;
         ns3::Ipv4Address peer;
-        std::vector<RxPath> rx;
         std::unordered_map<uint32_t, RxMsg> msgs;
         uint32_t msn_done = 0;
-        bool ack_held = false; // an ack.c ACK-delay timer runs
-        size_t flow;           // its entry in flows_
-        bool shared = false;   // has been through a share round
+        ns3::EventId acker; // the engine's held ACKs (mr_receiver_expiry())
+        uint64_t acker_at = 0;
+        size_t flow;         // its entry in flows_
+        bool shared = false; // has been through a share round
         FlowStats stats;
     };
+    static Conn &Of(mr_receiver *r);
+    void SendControl(const Conn &c, const mr_pkt &pkt, uint16_t sport);
+    uint32_t Hint(const Conn &c) const;
+    uint64_t AckDelay() const { return params_.ack_delay_ns; }
 
+private:
     void Recv(ns3::Ptr<ns3::Socket> sock);
     void OnData(Conn &c, const mr_pkt &pkt, uint16_t sport, bool ce, uint32_t bytes);
     bool Place(Conn &c, const mr_pkt &pkt, bool *complete);
-    void Ack(Conn &c, uint32_t id, uint32_t psn);
-    void AckAll(Conn &c);
-    void AckFlush(Conn *c);
+    void SyncAcker(Conn &c);
+    void AckTimer(Conn *c);
     void Share();
-    uint32_t Hint(const Conn &c) const;
     uint64_t ShareCapacity() const;
 
     ns3::Ptr<ns3::Socket> sock_;

@@ -8,6 +8,7 @@ extern "C" {
 #include "cc.h"
 #include "coalesce.h"
 #include "path.h"
+#include "receiver.h"
 #include "requeue.h"
 #include "rto.h"
 #include "sack.h"

@@ -3,9 +3,9 @@
 // The sender engine (sender.c) on the host: this file is its third host,
 // beside the kernel and the scale model. It binds the engine's environment
 // to an in-memory link that loses, reorders, duplicates, delays and
-// black-holes packets, seeded and deterministic, and to a receiver built
-// from the kernel's own units (sack.c's windows, coalesce.c's ACK rule,
-// the wire codec). Each test names the rule of protocol.rst it checks.
+// black-holes packets, seeded and deterministic, and to the receiver
+// engine (receiver.c) at the far end, with placement by (MSN, slice) as
+// the responder does it. Each test names the rule of protocol.rst it checks.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,8 +16,9 @@
 #include <set>
 #include <vector>
 
+#include "receiver_host.hh"
+
 extern "C" {
-#include "coalesce.h"
 #include "sender.h"
 #include "window.h"
 #include "wire.h"
@@ -69,24 +70,12 @@ struct Wire {
 	}
 };
 
-// The receiver: one SACK window per path id, ACK coalescing as ack.c does
-// it (at once, every MR_ACK_EVERY, on completion, else held), placement
-// by (MSN, slice).
-struct RxPath {
-	mr_sack_rx win;
-	bool seen = false;
-	uint16_t epoch = 0;
-	uint32_t last_psn = 0;
-	uint32_t unacked = 0;
-	uint16_t sport = 0;
-};
-
-class Harness
+class Harness : public ReceiverSink
 {
 public:
 	explicit Harness(const LinkConfig &c)
 	    : cfg(c), rng(c.seed), path(c.paths),
-	      slots(mr_requeue_slots(c.paths)), rx(c.paths),
+	      slots(mr_requeue_slots(c.paths)),
 	      landed(c.msgs, std::vector<bool>(c.pkts_per_msg))
 	{
 		mr_sender_timing tm;
@@ -100,8 +89,8 @@ public:
 		EXPECT_EQ(mr_sender_start(&host.s, 0, false,
 					  static_cast<u32>(c.seed), kPktBytes),
 			  0);
-		for (auto &r : rx)
-			mr_sack_rx_init(&r.win, 0);
+		rx.sink = this;
+		mr_receiver_start(&rx.r, 0);
 	}
 
 	static Harness &Of(mr_sender *s)
@@ -125,7 +114,7 @@ public:
 				consider(wire.top().at);
 			consider(mr_sender_expiry(&host.s));
 			consider(host.s.pace_ns);
-			consider(ack_held_until);
+			consider(mr_receiver_expiry(&rx.r));
 			if (!next)
 				break; // stalled: nothing in flight, no timer
 			now = std::max(now, next);
@@ -136,8 +125,7 @@ public:
 			}
 			if (host.s.pace_ns && host.s.pace_ns <= now)
 				mr_sender_pace_over(&host.s);
-			if (ack_held_until && ack_held_until <= now)
-				FlushHeld();
+			mr_receiver_timeout(&rx.r, now);
 			mr_sender_timeout(&host.s, now);
 		}
 		return peer_done == cfg.msgs && AllLanded();
@@ -252,34 +240,15 @@ public:
 			peer_done = pkt.ack.msn_done;
 	}
 
-	// The receiver's side of a data packet (resp.c and ack.c, reduced).
+	// The receiver's side of a data packet (resp.c, reduced).
 	void Receive(const mr_pkt &pkt, uint16_t sport)
 	{
 		const uint32_t id = pkt.base.path;
 		ASSERT_LT(id, cfg.paths);
-		RxPath &r = rx[id];
-		const uint16_t prev_epoch = r.win.epoch;
-		const uint32_t prev_cum = r.win.cum;
-		switch (
-		    mr_sack_rx_record(&r.win, pkt.base.epoch, pkt.base.psn)) {
-		case MR_SACK_STALE:
-		case MR_SACK_BEYOND:
+		bool at_once = false;
+		if (mr_receiver_arrival(&rx.r, &pkt, sport, false, &at_once) !=
+		    MR_SACK_NEW)
 			return;
-		case MR_SACK_DUP:
-			r.sport = sport;
-			if (r.seen && r.win.epoch == r.epoch)
-				SendAck(id, pkt.base.psn);
-			return;
-		case MR_SACK_NEW:
-			break;
-		}
-		bool now_ack = mr_coalesce_at_once(
-		    &pkt, r.seen, r.last_psn, prev_epoch, prev_cum, r.win.cum);
-		r.seen = true;
-		r.epoch = r.win.epoch;
-		r.last_psn = pkt.base.psn;
-		r.sport = sport;
-		r.unacked++;
 		bool complete = false;
 		ASSERT_EQ(pkt.payload_len, kSlice);
 		const uint32_t msn = pkt.write.msn,
@@ -297,46 +266,25 @@ public:
 				complete = true;
 			}
 		} else {
-			now_ack =
-			    true; // a slice no completion will acknowledge
+			at_once = true; // a slice no completion will acknowledge
 		}
-		if (complete) {
-			for (uint32_t i = 0; i < cfg.paths; i++)
-				if (rx[i].seen && rx[i].unacked &&
-				    rx[i].epoch == rx[i].win.epoch)
-					SendAck(i, rx[i].last_psn);
-		} else if (now_ack || mr_coalesce_due(r.unacked)) {
-			SendAck(id, pkt.base.psn);
-		} else if (!ack_held_until) {
-			ack_held_until = now + cfg.ack_delay_ns;
-		}
+		if (complete)
+			mr_receiver_ack_all(&rx.r, now);
+		else
+			mr_receiver_coalesce(&rx.r, id, pkt.base.psn, at_once, now);
 	}
 
-	void FlushHeld()
+	// The receiver engine's environment (receiver_host.hh).
+	void ReceiverSend(const mr_pkt &ack, uint16_t sport) override
 	{
-		ack_held_until = 0;
-		for (uint32_t i = 0; i < cfg.paths; i++)
-			if (rx[i].seen && rx[i].unacked &&
-			    rx[i].epoch == rx[i].win.epoch)
-				SendAck(i, rx[i].last_psn);
-	}
-
-	void SendAck(uint32_t id, uint32_t psn)
-	{
-		RxPath &r = rx[id];
-		mr_pkt pkt{};
-		pkt.base.opcode = MR_OP_ACK;
-		pkt.base.path = static_cast<u8>(id);
-		pkt.base.epoch = r.win.epoch;
+		mr_pkt pkt = ack;
 		pkt.base.qpn = kQpn;
-		pkt.base.psn = psn;
 		pkt.base.tag = kTag;
-		mr_sack_rx_fill_ack(&r.win, &pkt.ack);
-		pkt.ack.msn_done = msn_done;
-		r.unacked = 0;
 		acks++;
-		Send(pkt, false, r.sport);
+		Send(pkt, false, sport);
 	}
+	uint32_t ReceiverMsnDone() override { return msn_done; }
+	uint64_t ReceiverAckDelay() override { return cfg.ack_delay_ns; }
 
 	struct Sent {
 		uint32_t id, psn;
@@ -348,14 +296,14 @@ public:
 	Host host{};
 	std::vector<mr_tx_path> path;
 	std::vector<mr_requeue> slots;
-	std::vector<RxPath> rx;
+	ReceiverHost rx{};
 	std::vector<std::vector<bool>> landed;
 	std::priority_queue<Wire, std::vector<Wire>, std::greater<Wire>> wire;
 	std::set<uint16_t> blackholed;
 	std::vector<Sent> sent_log;
 	std::map<int, uint64_t> events;
 	std::map<int, uint64_t> resent_why;
-	uint64_t now = 0, link_free = 0, seq = 0, ack_held_until = 0;
+	uint64_t now = 0, link_free = 0, seq = 0;
 	uint32_t msn_send = 0, slice_send = 0, peer_done = 0, msn_done = 0;
 	uint64_t xmits = 0, acks = 0, dropped = 0, placed = 0, stale_acks = 0,
 		 failovers = 0;
