@@ -83,9 +83,21 @@ bool SetRate(const std::string &s, uint64_t &out) {
 
 bool SetTime(const std::string &s, uint64_t lo, uint64_t hi, uint64_t &out) {
     double v;
+    if (s == "0" && lo == 0) { // no unit needed
+        out = 0;
+        return true;
+    }
     if (!ParseScaled(s, kTimeUnits, v) || v < lo || v > hi)
         return false;
     out = static_cast<uint64_t>(v);
+    return true;
+}
+
+bool SetTime(const std::string &s, uint64_t lo, uint64_t hi, std::optional<uint64_t> &out) {
+    uint64_t v;
+    if (!SetTime(s, lo, hi, v))
+        return false;
+    out = v;
     return true;
 }
 
@@ -181,14 +193,32 @@ const std::vector<Option> &Options() {
              c.msg_bytes = static_cast<uint32_t>(v);
              return true;
          }},
-        {"rto-init", "TIME", "retransmission timeout before an RTT sample (200us)",
+        {"time-scale", "N", "the kernel's timing constants divided by N, 1-1000 (100)",
+         [](const std::string &s, Config &c) {
+             uint64_t v;
+             if (!ParseUint(s, 1, 1000, v))
+                 return false;
+             c.time_scale = static_cast<uint32_t>(v);
+             return true;
+         }},
+        {"rto-init", "TIME", "retransmission timeout before an RTT sample (kernel's / scale)",
          [](const std::string &s, Config &c) { return SetTime(s, 1000, 1e10, c.rto_init_ns); }},
-        {"rto-min", "TIME", "RTO floor (100us)",
+        {"rto-min", "TIME", "RTO floor (kernel's / scale)",
          [](const std::string &s, Config &c) { return SetTime(s, 1000, 1e10, c.rto_min_ns); }},
-        {"rto-max", "TIME", "RTO ceiling (5ms)",
+        {"rto-max", "TIME", "RTO ceiling (kernel's / scale)",
          [](const std::string &s, Config &c) { return SetTime(s, 1000, 1e10, c.rto_max_ns); }},
-        {"pto-min", "TIME", "tail probe floor (20us)",
+        {"pto-min", "TIME", "tail probe floor (kernel's / scale)",
          [](const std::string &s, Config &c) { return SetTime(s, 100, 1e10, c.pto_min_ns); }},
+        {"ack-delay", "TIME", "the longest a held ACK waits (kernel's / scale)",
+         [](const std::string &s, Config &c) { return SetTime(s, 1, 1e10, c.ack_delay_ns); }},
+        {"timer-tick", "TIME", "the RTO and probe timer's tick, as a jiffy (0: exact)",
+         [](const std::string &s, Config &c) { return SetTime(s, 0, 1e9, c.timer_tick_ns); }},
+        {"timer-late", "TIME", "every timer fires up to this late, at random (0)",
+         [](const std::string &s, Config &c) { return SetTime(s, 0, 1e9, c.timer_late_ns); }},
+        {"host-rate", "RATE", "incast: the senders' links (--rate)",
+         [](const std::string &s, Config &c) { return SetRate(s, c.host_rate_bps); }},
+        {"ingress", "RATE", "incast: the receiver's ingress capacity, the shares' (--rate)",
+         [](const std::string &s, Config &c) { return SetRate(s, c.ingress_bps); }},
         {"share-interval", "TIME", "receiver: how often it recomputes the shares (auto)",
          [](const std::string &s, Config &c) { return SetTime(s, 100, 1e9, c.share_interval_ns); }},
         {"cc-init-path-window", "N", "CC: a path's first window, packets (cc.c's default)",
@@ -316,9 +346,35 @@ const std::vector<Option> &Options() {
     return opts;
 }
 
+// --guest: the guest's incast as the issues measure it (4 senders into a
+// 60 Mbit/s port, RED marking 20-60 KB, tail drop at 96 KB, RTT about
+// 1.5 ms, netdev MTU 1500) with the kernel's own timing and the stock
+// kernel's 4 ms jiffy, at the module's defaults: the receiver takes its
+// veth's 10 Gbit/s for its ingress capacity (ingress_mbps unset). Options
+// after it, or before, override it.
+const std::vector<std::string> kGuestPreset = {
+    // clang-format off
+    "--rate", "60M", "--host-rate", "1G", "--ingress", "10G", "--delay", "335us",
+    "--buffer", "96K", "--red-min", "20K", "--red-max", "60K", "--red-pmax", "0.1",
+    "--mtu", "1024", "--time-scale", "1", "--timer-tick", "4ms",
+    "--senders", "4", "--bytes", "32M",
+    "--links", "4", "--fabric-rate", "80M", "--ecmp-bytes", "20M",
+    // clang-format on
+};
+
 } // namespace
 
 std::string ParseOptions(const std::vector<std::string> &args, Config &cfg) {
+    for (const auto &a : args)
+        if (a == "--guest") {
+            std::vector<std::string> rest;
+            for (const auto &b : args)
+                if (b != "--guest")
+                    rest.push_back(b);
+            std::vector<std::string> all = kGuestPreset;
+            all.insert(all.end(), rest.begin(), rest.end());
+            return ParseOptions(all, cfg);
+        }
     for (size_t i = 0; i < args.size(); i++) {
         std::string a = args[i];
         if (a == "--verbose" || a == "-v") {
@@ -350,7 +406,7 @@ std::string ParseOptions(const std::vector<std::string> &args, Config &cfg) {
     }
     if (cfg.red_min_bytes > cfg.red_max_bytes)
         return "--red-min must not exceed --red-max";
-    if (cfg.rto_min_ns > cfg.rto_max_ns)
+    if (cfg.rto_min_ns && cfg.rto_max_ns && *cfg.rto_min_ns > *cfg.rto_max_ns)
         return "--rto-min must not exceed --rto-max";
     return "";
 }
@@ -362,6 +418,8 @@ std::string OptionsHelp() {
         std::snprintf(line, sizeof(line), "  --%-20s %-18s %s\n", o.name, o.arg, o.help);
         out += line;
     }
+    out += "  --guest                                 the guest's incast and ECMP scale "
+           "(config.cc: kGuestPreset)\n";
     out += "  --verbose                               progress on stderr\n";
     out += "Rates take K, M, G, T (bit/s, decimal); sizes K, M, G (binary); times ns, us, ms, "
            "s.\n";

@@ -13,17 +13,19 @@
 
 namespace mrscale {
 
-// How much faster the model's clocks run than the kernel's defaults: RTO,
-// tail probe, ACK delay and the delay target are the kernel's divided by
-// this. The kernel's suit the guest's RTT of about 1.5 ms, the model's
-// 100 Gbit/s fabric has one of 5 us.
-constexpr uint64_t kTimeScale = 100;
+// How much faster the model's clocks run than the kernel's defaults by
+// default: RTO, tail probe, ACK delay and the delay target are the
+// kernel's divided by --time-scale. The kernel's suit the guest's RTT of
+// about 1.5 ms, the model's 100 Gbit/s fabric has one of 5 us.
+constexpr uint32_t kTimeScale = 100;
 
 enum class Aqm { kRed, kTailDrop };
 
 struct Config {
     // Links and switch ports.
     uint64_t rate_bps = 100'000'000'000; // host links and the incast port
+    uint64_t host_rate_bps = 0;          // the senders' links, if not rate_bps
+    uint64_t ingress_bps = 0;            // what the receiver's shares divide, if not rate_bps
     uint64_t delay_ns = 1000;            // per link, one way
     uint64_t buffer_bytes = 512 * 1024;  // per switch port
     uint64_t red_min_bytes = 64 * 1024;  // RED ramp, on the instantaneous queue
@@ -36,10 +38,15 @@ struct Config {
     uint32_t mtu = 4096;            // RDMA payload per packet
     uint32_t paths = 16;            // UDP source ports per connection
     uint32_t msg_bytes = 64 * 1024; // one WRITE message
-    uint64_t rto_init_ns = MR_RTO_INIT_NS / kTimeScale;
-    uint64_t rto_min_ns = MR_RTO_MIN_NS / kTimeScale;
-    uint64_t rto_max_ns = MR_RTO_MAX_NS / kTimeScale;
-    uint64_t pto_min_ns = MR_PTO_MIN_NS / kTimeScale;
+    // The kernel's timing constants over time_scale, unless set.
+    uint32_t time_scale = kTimeScale;
+    std::optional<uint64_t> rto_init_ns, rto_min_ns, rto_max_ns, pto_min_ns, ack_delay_ns;
+    // The host's timers, as a guest's are: the engine's RTO and probe
+    // timer fires on a tick of this length, as a jiffies timer does
+    // (timers.c: mod_timer()); every timer, the pacer's and the acker's
+    // hrtimers too, up to timer_late_ns late. 0: exact.
+    uint64_t timer_tick_ns = 0;
+    uint64_t timer_late_ns = 0;
     uint64_t share_interval_ns = 0; // shortest share round; 0: auto (see README)
     // Congestion control: mr_cc_params_default() unless set here.
     std::optional<uint32_t> cc_init_path_window, cc_init_conn_window;

@@ -18,6 +18,12 @@ using namespace ns3;
 namespace mrscale {
 namespace {
 
+// Nanoseconds from now until the absolute time `at` (0 if past).
+uint64_t Until(uint64_t at) {
+    const uint64_t now = static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
+    return at > now ? at - now : 0;
+}
+
 // A MetaRoCE header as mr_wire_encode() wrote it, in front of the payload.
 // The payload itself is ns-3's zero-filled virtual data: no copies.
 class WireHeader : public Header {
@@ -93,7 +99,8 @@ MrSender::MrSender(Ptr<ns3::Node> node, const TransportParams &params, Ipv4Addre
                    uint32_t qpn, uint32_t seed, uint64_t bytes, Time start)
     : node_(node), params_(params), dst_(dst), qpn_(qpn), tags_(ConnTagsOf(qpn)), bytes_(bytes),
       msgs_(static_cast<uint32_t>((bytes + params.msg_bytes - 1) / params.msg_bytes)),
-      tx_path_(params.paths), requeue_slots_(mr_requeue_slots(params.paths)), sock_(params.paths) {
+      tx_path_(params.paths), requeue_slots_(mr_requeue_slots(params.paths)), sock_(params.paths),
+      host_timers_(params, seed) {
     // Every MetaRoCE packet, ACKs too, goes to UDP port 4791.
     ack_sock_ = Socket::CreateSocket(node_, UdpSocketFactory::GetTypeId());
     if (ack_sock_->Bind(InetSocketAddress(Ipv4Address::GetAny(), kRoceV2Port))) {
@@ -188,14 +195,15 @@ void MrSender::Sync() {
     if (Done())
         return;
     if (s->pace_ns && !pace_.IsRunning())
-        pace_ = Simulator::Schedule(NanoSeconds(s->pace_ns > now ? s->pace_ns - now : 0),
+        pace_ = Simulator::Schedule(NanoSeconds(Until(host_timers_.HighRes(s->pace_ns))),
                                     &MrSender::PaceOver, this);
     const uint64_t next = mr_sender_expiry(s);
     if (!next || (timer_.IsRunning() && timer_at_ <= next))
         return;
     timer_.Cancel();
     timer_at_ = next;
-    timer_ = Simulator::Schedule(NanoSeconds(next > now ? next - now : 0), &MrSender::Timer, this);
+    timer_ = Simulator::Schedule(NanoSeconds(Until(host_timers_.Tick(now, next))), &MrSender::Timer,
+                                 this);
 }
 
 // timers.c: mr_timers_pace().
@@ -377,7 +385,8 @@ double MrSender::RateBps() const {
 
 MrReceiver::MrReceiver(Ptr<ns3::Node> node, const TransportParams &params, uint64_t capacity_bps,
                        uint64_t min_interval_ns)
-    : params_(params), capacity_bps_(capacity_bps), min_interval_ns_(min_interval_ns) {
+    : params_(params), capacity_bps_(capacity_bps), min_interval_ns_(min_interval_ns),
+      host_timers_(params, 0x5eed) {
     sock_ = Socket::CreateSocket(node, UdpSocketFactory::GetTypeId());
     if (sock_->Bind(InetSocketAddress(Ipv4Address::GetAny(), kRoceV2Port))) {
         std::fprintf(stderr, "mr-scale: cannot bind UDP port %u\n", kRoceV2Port);
@@ -469,8 +478,8 @@ void MrReceiver::SyncAcker(Conn &c) {
         return;
     c.acker.Cancel();
     c.acker_at = due;
-    c.acker =
-        Simulator::Schedule(NanoSeconds(due) - Simulator::Now(), &MrReceiver::AckTimer, this, &c);
+    c.acker = Simulator::Schedule(NanoSeconds(Until(host_timers_.HighRes(due))),
+                                  &MrReceiver::AckTimer, this, &c);
 }
 
 void MrReceiver::AckTimer(Conn *c) {

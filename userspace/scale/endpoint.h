@@ -61,8 +61,37 @@ struct TransportParams {
     uint32_t paths = 16;
     uint32_t msg_bytes = 64 * 1024;
     mr_cc_params cc{};
-    mr_sender_timing timing{};     // the kernel's, over kTimeScale (MakeParams())
+    mr_sender_timing timing{};     // the kernel's, over --time-scale (MakeParams())
     uint64_t ack_delay_ns = 2'000; // ack.c's ack_delay_us (200 us) / 100
+    uint64_t timer_tick_ns = 0;    // Config: the host's timers
+    uint64_t timer_late_ns = 0;
+};
+
+// When a timer armed at `now` for `due` fires on a host whose timers
+// tick every `tick` ns (a jiffies timer: mod_timer(jiffies + 1 +
+// nsecs_to_jiffies(due - now)), timers.c) and fire up to `late` ns late.
+class HostTimers {
+public:
+    HostTimers(const TransportParams &p, uint32_t seed)
+        : tick_(p.timer_tick_ns), late_(p.timer_late_ns), rng_(seed | 1) {}
+    uint64_t Tick(uint64_t now, uint64_t due) {
+        uint64_t at = due;
+        if (tick_)
+            at = (now / tick_ + 1 + (due > now ? due - now : 0) / tick_) * tick_;
+        return at + Late();
+    }
+    uint64_t HighRes(uint64_t due) { return due + Late(); }
+
+private:
+    uint64_t Late() {
+        if (!late_)
+            return 0;
+        rng_ ^= rng_ >> 12; // xorshift64*
+        rng_ ^= rng_ << 25;
+        rng_ ^= rng_ >> 27;
+        return (rng_ * 0x2545f4914f6cdd1dull >> 11) % (late_ + 1);
+    }
+    uint64_t tick_, late_, rng_;
 };
 
 // Counters of one sender, read by the experiments.
@@ -154,6 +183,7 @@ private:
     ns3::EventId timer_;
     uint64_t timer_at_ = 0;
     ns3::EventId pace_;
+    HostTimers host_timers_;
     SenderStats stats_;
 };
 
@@ -227,6 +257,7 @@ private:
     TransportParams params_;
     uint64_t capacity_bps_;
     uint64_t min_interval_ns_;
+    HostTimers host_timers_;
     uint64_t last_share_ns_ = 0;
     uint32_t fresh_kbps_ = 0; // what a sender not yet in a share round gets
     uint32_t even_kbps_ = 0;  // share.c: after a join, the capacity over all

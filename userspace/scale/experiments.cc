@@ -58,20 +58,24 @@ TransportParams MakeParams(const Config &cfg, bool cc) {
     if (cfg.cc_max_conn_window)
         p.cc.max_conn_window = *cfg.cc_max_conn_window;
     // The kernel's time constants suit the guest's millisecond RTTs; the
-    // model's fabric has 5 us ones, so it scales them by 1/100, as it does
-    // the RTO's.
-    p.cc.target_floor_ns = cfg.cc_target_floor_ns.value_or(p.cc.target_floor_ns / kTimeScale);
-    p.cc.target_scale_ns = cfg.cc_target_scale_ns.value_or(p.cc.target_scale_ns / kTimeScale);
+    // model's fabric has 5 us ones, so by default it divides them by 100,
+    // as it does the RTO's (--time-scale).
+    const uint64_t scale = cfg.time_scale;
+    p.cc.target_floor_ns = cfg.cc_target_floor_ns.value_or(p.cc.target_floor_ns / scale);
+    p.cc.target_scale_ns = cfg.cc_target_scale_ns.value_or(p.cc.target_scale_ns / scale);
     if (cfg.cc_ecn)
         p.cc.ecn = *cfg.cc_ecn;
     if (cfg.cc_delay)
         p.cc.delay = *cfg.cc_delay;
     if (cfg.cc_loss)
         p.cc.loss = *cfg.cc_loss;
-    p.timing.rto_init_ns = cfg.rto_init_ns;
-    p.timing.rto_min_ns = cfg.rto_min_ns;
-    p.timing.rto_max_ns = cfg.rto_max_ns;
-    p.timing.pto_min_ns = cfg.pto_min_ns;
+    p.timing.rto_init_ns = cfg.rto_init_ns.value_or(MR_RTO_INIT_NS / scale);
+    p.timing.rto_min_ns = cfg.rto_min_ns.value_or(MR_RTO_MIN_NS / scale);
+    p.timing.rto_max_ns = cfg.rto_max_ns.value_or(MR_RTO_MAX_NS / scale);
+    p.timing.pto_min_ns = cfg.pto_min_ns.value_or(MR_PTO_MIN_NS / scale);
+    p.ack_delay_ns = cfg.ack_delay_ns.value_or(MR_ACK_DELAY_NS / scale);
+    p.timer_tick_ns = cfg.timer_tick_ns;
+    p.timer_late_ns = cfg.timer_late_ns;
     return p;
 }
 
@@ -311,6 +315,14 @@ struct Star {
     double base_rtt;
 };
 
+uint64_t HostRate(const Config &cfg) {
+    return cfg.host_rate_bps ? cfg.host_rate_bps : cfg.rate_bps;
+}
+
+uint64_t IngressRate(const Config &cfg) {
+    return cfg.ingress_bps ? cfg.ingress_bps : cfg.rate_bps;
+}
+
 Star BuildStar(const Config &cfg, Aqm aqm, uint32_t senders) {
     Star s;
     s.fabric = std::make_unique<Fabric>(cfg, aqm);
@@ -319,13 +331,13 @@ Star BuildStar(const Config &cfg, Aqm aqm, uint32_t senders) {
     s.rx_link = s.fabric->Connect(sw, s.rx_host, cfg.rate_bps, Port::kSwitch, Port::kHost);
     for (uint32_t i = 0; i < senders; i++) {
         uint32_t h = s.fabric->AddHost();
-        s.fabric->Connect(h, sw, cfg.rate_bps, Port::kHost, Port::kSwitch);
+        s.fabric->Connect(h, sw, HostRate(cfg), Port::kHost, Port::kSwitch);
         s.tx_hosts.push_back(h);
     }
     s.fabric->Route();
     if (cfg.loss > 0)
         s.fabric->GetLink(s.rx_link).fault[1]->SetLoss(cfg.loss, Hash32(cfg.seed, 0x105e));
-    s.base_rtt = BaseRtt(cfg, {cfg.rate_bps, cfg.rate_bps});
+    s.base_rtt = BaseRtt(cfg, {HostRate(cfg), cfg.rate_bps});
     return s;
 }
 
@@ -344,7 +356,7 @@ IncastResult RunIncast(const Config &cfg, uint32_t n, bool cc, Aqm aqm) {
     Star star = BuildStar(cfg, aqm, n);
     r.base_rtt_ns = star.base_rtt;
     const TransportParams params = MakeParams(cfg, cc);
-    MrReceiver rx(star.fabric->Node(star.rx_host), params, cfg.rate_bps,
+    MrReceiver rx(star.fabric->Node(star.rx_host), params, IngressRate(cfg),
                   ShareInterval(cfg, star.base_rtt));
     const Ipv4Address dst = star.fabric->HostAddress(star.rx_host);
     const uint64_t bytes = std::max(cfg.incast_total_bytes / n, cfg.incast_min_bytes);
@@ -570,7 +582,7 @@ JoinLeaveResult RunJoinLeave(const Config &cfg, uint32_t base, uint32_t extra, b
     Star star = BuildStar(cfg, aqm, base + extra);
     r.base_rtt_ns = star.base_rtt;
     const TransportParams params = MakeParams(cfg, cc);
-    MrReceiver rx(star.fabric->Node(star.rx_host), params, cfg.rate_bps,
+    MrReceiver rx(star.fabric->Node(star.rx_host), params, IngressRate(cfg),
                   ShareInterval(cfg, star.base_rtt));
     const uint64_t tick = static_cast<uint64_t>(std::llround(star.base_rtt));
     const uint32_t window = DeliveredWindow(cfg, base + extra, cfg.rate_bps, tick);
@@ -754,16 +766,22 @@ void PrintHeader(const std::vector<std::string> &cells) {
 }
 
 void PrintSetup(const Config &cfg) {
+    const TransportParams p = MakeParams(cfg, true);
     std::printf(
-        "Links %s, %.3g us each way; switch ports %s, RED marks %s-%s (p %.2g, then to 1 at "
-        "twice that); MTU %u, %u paths, %s messages; RTO %.3g-%.3g ms, tail probe from "
-        "%.3g us.\n\n",
-        FormatRate(static_cast<double>(cfg.rate_bps)).c_str(), cfg.delay_ns / 1e3,
+        "Links %s (senders' %s; shares of %s), %.3g us each way; switch ports %s, RED marks %s-%s "
+        "(p %.2g, "
+        "then to 1 at twice that); MTU %u, %u paths, %s messages; the kernel's timing / %u: "
+        "RTO %.3g-%.3g ms, tail probe from %.3g us, ACKs held up to %.3g us; timers tick %.3g "
+        "ms, late up to %.3g ms.\n\n",
+        FormatRate(static_cast<double>(cfg.rate_bps)).c_str(),
+        FormatRate(static_cast<double>(HostRate(cfg))).c_str(),
+        FormatRate(static_cast<double>(IngressRate(cfg))).c_str(), cfg.delay_ns / 1e3,
         FormatBytes(static_cast<double>(cfg.buffer_bytes)).c_str(),
         FormatBytes(static_cast<double>(cfg.red_min_bytes)).c_str(),
         FormatBytes(static_cast<double>(cfg.red_max_bytes)).c_str(), cfg.red_pmax, cfg.mtu,
-        cfg.paths, FormatBytes(cfg.msg_bytes).c_str(), cfg.rto_min_ns / 1e6, cfg.rto_max_ns / 1e6,
-        cfg.pto_min_ns / 1e3);
+        cfg.paths, FormatBytes(cfg.msg_bytes).c_str(), cfg.time_scale, p.timing.rto_min_ns / 1e6,
+        p.timing.rto_max_ns / 1e6, p.timing.pto_min_ns / 1e3, p.ack_delay_ns / 1e3,
+        cfg.timer_tick_ns / 1e6, cfg.timer_late_ns / 1e6);
 }
 
 std::vector<std::optional<IncastResult>> IncastRuns(const Config &cfg,
