@@ -15,6 +15,12 @@
 # incast_leave_ms). BENCH_INCAST_REPS rounds (3), 10 s a run: about 5
 # minutes a round.
 #
+# BENCH_INCAST_SHAPE="SENDERS RATE RED_LIMIT TAIL_LIMIT" runs another
+# incast (e.g. "4 60mbit 320kb 96kb", the scale model's --guest; RED marks
+# from limit/16 to limit/6); BENCH_INCAST_INGRESS=default leaves the
+# receiver's ingress_mbps at the module's default (its netdev's speed);
+# BENCH_INCAST_PARTS (default "incast ecmp join") picks the parts.
+#
 # Writes the Markdown tables to TABLES_FILE; prints one note per run and,
 # between "#@ csv NAME" and "#@ end csv", per-sender goodput per 250 ms
 # ("time_s,s1,...,s8", Mbit/s) of the first round's runs, which
@@ -33,6 +39,12 @@ trap incast_teardown EXIT
 
 N=8
 RATE=20mbit LIMIT=64kb
+read -r shape_n shape_rate shape_red shape_tail <<<"${BENCH_INCAST_SHAPE:-}"
+N=${shape_n:-$N} RATE=${shape_rate:-$RATE}
+declare -A AQM_LIMIT=([red]=${shape_red:-$LIMIT} [taildrop]=${shape_tail:-$LIMIT})
+PARTS=" ${BENCH_INCAST_PARTS:-incast ecmp join} "
+# ingress_mbps for the incast runs: the port's rate, or the default (0)
+ingress() { [ "${BENCH_INCAST_INGRESS:-port}" = default ] && echo 0 || incast_mbps "$RATE"; }
 SECS=10
 REPS=${BENCH_INCAST_REPS:-3}
 LINKS=4 LINK_RATE=10mbit LINK_LIMIT=32kb
@@ -47,7 +59,7 @@ note() { printf '# incast: %s\n' "$*"; }
 incast_setup $N >/tmp/incast-setup.out 2>&1 || { note "setup failed: $(cat /tmp/incast-setup.out)"; exit 1; }
 incast_ecmp_setup $LINKS >/tmp/incast-setup.out 2>&1 || { note "ECMP setup failed: $(cat /tmp/incast-setup.out)"; exit 1; }
 CC0=$(incast_cc)
-note "cc parameter: $CC0; port $RATE, buffer $LIMIT, $N senders; ECMP $LINKS x $LINK_RATE"
+note "cc parameter: $CC0; port $RATE, buffer ${AQM_LIMIT[red]} (RED) ${AQM_LIMIT[taildrop]} (tail drop), $N senders, ingress_mbps $(ingress); ECMP $LINKS x $LINK_RATE; parts:$PARTS"
 
 # keep CASE TRANSPORT METRIC...: append this run's INC values
 keep() {
@@ -103,13 +115,14 @@ run_note() { # LABEL
 
 start=$(date +%s)
 for ((rep = 1; rep <= REPS; rep++)); do
-	incast_set_ingress "$(incast_mbps "$RATE")"
+	incast_set_ingress "$(ingress)"
 	for aqm in "${AQMS[@]}"; do
+		[[ $PARTS == *" incast "* ]] || break
 		for t in "${TRANSPORTS[@]}"; do
 			if [ "$t" = tcp ]; then
-				incast_tcp "$aqm" "$RATE" "$LIMIT" "$SECS"
+				incast_tcp "$aqm" "$RATE" "${AQM_LIMIT[$aqm]}" "$SECS"
 			else
-				with_cc "$t" incast_run "$aqm" "$RATE" "$LIMIT" "$SECS"
+				with_cc "$t" incast_run "$aqm" "$RATE" "${AQM_LIMIT[$aqm]}" "$SECS"
 			fi
 			[ "${INC[rc]}" = skip ] && continue
 			run_note "round $rep, $aqm, $t"
@@ -123,6 +136,7 @@ for ((rep = 1; rep <= REPS; rep++)); do
 	done
 	incast_set_ingress 0
 	for t in "${TRANSPORTS[@]}"; do
+		[[ $PARTS == *" ecmp "* ]] || break
 		if [ "$t" = tcp ]; then
 			incast_ecmp_tcp "$LINK_RATE" "$LINK_LIMIT" "$SECS"
 		else
@@ -139,12 +153,13 @@ for ((rep = 1; rep <= REPS; rep++)); do
 		INC[complete]=$([ "${INC[rc]}" = 0 ] && echo yes || echo "no_(exit_${INC[rc]})")
 		keep ecmp_bh "$t" util complete
 	done
-	incast_set_ingress "$(incast_mbps "$RATE")"
+	incast_set_ingress "$(ingress)"
 	for t in "${TRANSPORTS[@]}"; do
+		[[ $PARTS == *" join "* ]] || break
 		if [ "$t" = tcp ]; then
-			incast_tcp red "$RATE" "$LIMIT" 12 "$N:4:8"
+			incast_tcp red "$RATE" "${AQM_LIMIT[red]}" 12 "$N:4:8"
 		else
-			with_cc "$t" incast_run red "$RATE" "$LIMIT" 12 --active "$N:4:8"
+			with_cc "$t" incast_run red "$RATE" "${AQM_LIMIT[red]}" 12 --active "$N:4:8"
 		fi
 		[ "${INC[rc]}" = skip ] && continue
 		INC[join]=$(incast_join_ms $N $N "$(incast_mbps "$RATE")")
@@ -181,10 +196,10 @@ cell() {
 row() { # LABEL CASE METRIC [SCALE]
 	echo "| $1 | $(cell "$2" off "$3" "${4:-}") | $(cell "$2" on "$3" "${4:-}") | $(cell "$2" tcp "$3" "${4:-}") |"
 }
-cc_note="CC on: the module parameter cc=1, the receiver's ingress_mbps the port's rate (incast, join/leave)"
+cc_note="CC on: the module parameter cc=1, the receiver's ingress_mbps $([ "$(ingress)" = 0 ] && echo "at its default (the netdev's speed)" || echo "the port's rate") (incast, join/leave)"
 [ "$CC0" = n/a ] && cc_note="CC on: n/a, metaroce.ko has no cc parameter yet"
 {
-	echo "Incast: $N senders -> 1 receiver through a router port of $RATE (tbf, $LIMIT buffer), $SECS s per run"
+	echo "Incast: $N senders -> 1 receiver through a router port of $RATE (tbf, ${AQM_LIMIT[red]} buffer under RED, ${AQM_LIMIT[taildrop]} under tail drop), $SECS s per run"
 	echo "(1 s warm-up), $REPS rounds: the median, the range in brackets. metaroce: mr_incast, RC WRITE of 64 KiB,"
 	echo "8 in flight per sender, every byte checked; TCP: one iperf3 stream per sender (ECN negotiated under RED)."
 	echo "Probe: 64-byte RC WRITEs from a ninth host every 20 ms, one at a time, post to completion. $cc_note."
