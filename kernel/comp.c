@@ -5,7 +5,8 @@
  * resends what they report lost, and send WQEs complete in MSN order as
  * the responder's "MSN done" passes them; a READ or atomic once its whole
  * response has landed (placed here as it arrives). NAKs fail a WR or, for
- * RNR, stop new data until the delay is over (req.c resumes). The sender
+ * RNR, stop new data until the delay is over. What it learns goes to the
+ * requester's bookkeeping through req.c, its only writer. The sender
  * engine's environment, the kernel's side of it, is here too.
  */
 #include "ack.h"
@@ -16,6 +17,7 @@
 #include "mr.h"
 #include "notify.h"
 #include "opcode.h"
+#include "req.h"
 #include "trace.h"
 #include "tx.h"
 
@@ -27,7 +29,7 @@ static bool mr_comp_pop(struct mr_xport *x, enum ib_wc_status status)
 	struct mr_send_wqe *wqe;
 	unsigned long flags;
 	struct ib_wc wc = {};
-	bool signal;
+	bool signal, rd_open;
 
 	spin_lock_irqsave(&sq->lock, flags);
 	if (!sq->count) {
@@ -42,13 +44,13 @@ static bool mr_comp_pop(struct mr_xport *x, enum ib_wc_status status)
 		 qp->sq_sig_type == IB_SIGNAL_ALL_WR;
 	wc.byte_len = wqe->length;
 	/* A READ or atomic failed before its response was in. */
-	if (x->msn_head != x->msn_send && mr_opcode_has(wqe->opcode, MR_OPC_RD) &&
-	    !x->wtx[sq->head].resp_done)
-		x->rd_out--;
+	rd_open = x->req.msn_head != x->req.msn_send &&
+		  mr_opcode_has(wqe->opcode, MR_OPC_RD) &&
+		  !x->req.wtx[sq->head].resp_done;
 	sq->head = (sq->head + 1) % sq->depth;
 	sq->count--;
 	spin_unlock_irqrestore(&sq->lock, flags);
-	x->msn_head++;
+	mr_req_retire(x, rd_open);
 	if (signal) {
 		wc.status = status;
 		wc.qp = &qp->ibqp;
@@ -64,12 +66,12 @@ static bool mr_comp_head_done(struct mr_xport *x)
 {
 	struct mr_wq *sq = &x->qp->sq;
 
-	if (x->msn_head == x->msn_send)
+	if (x->req.msn_head == x->req.msn_send)
 		return false;
 	if (mr_opcode_has(((struct mr_send_wqe *)mr_wq_slot(sq, sq->head))->opcode,
 			  MR_OPC_RD))
-		return x->wtx[sq->head].resp_done;
-	return mr_seq_before(x->msn_head, x->peer_done);
+		return x->req.wtx[sq->head].resp_done;
+	return mr_seq_before(x->req.msn_head, x->req.peer_done);
 }
 
 /*
@@ -79,14 +81,16 @@ static bool mr_comp_head_done(struct mr_xport *x)
  */
 void mr_comp_complete(struct mr_xport *x)
 {
+	const struct mr_requester *r = &x->req;
+
 	while (x->snd.on && mr_comp_head_done(x)) {
-		if (x->tx_err && x->msn_head == x->err_msn)
+		if (r->tx_err && r->msn_head == r->err_msn)
 			break;
 		if (!mr_comp_pop(x, IB_WC_SUCCESS))
 			return;
 	}
-	if (x->snd.on && x->tx_err && x->msn_head == x->err_msn) {
-		mr_comp_pop(x, x->err_status);
+	if (x->snd.on && r->tx_err && r->msn_head == r->err_msn) {
+		mr_comp_pop(x, r->err_status);
 		mr_xport_fatal(x);
 	}
 }
@@ -97,12 +101,8 @@ void mr_comp_complete(struct mr_xport *x)
  */
 void mr_comp_fail(struct mr_xport *x, u32 msn, enum ib_wc_status status)
 {
-	if (x->tx_err && !mr_seq_before(msn, x->err_msn))
-		return;
-	x->tx_err = true;
-	x->err_msn = msn;
-	x->err_status = status;
-	mr_comp_complete(x);
+	if (mr_req_fail(x, msn, status))
+		mr_comp_complete(x);
 }
 
 /*
@@ -111,7 +111,7 @@ void mr_comp_fail(struct mr_xport *x, u32 msn, enum ib_wc_status status)
  */
 void mr_comp_retry_exceeded(struct mr_xport *x)
 {
-	mr_comp_fail(x, x->msn_head, IB_WC_RETRY_EXC_ERR);
+	mr_comp_fail(x, x->req.msn_head, IB_WC_RETRY_EXC_ERR);
 }
 
 /**
@@ -145,8 +145,8 @@ bool mr_comp_resp_rcv(struct mr_xport *x, const struct mr_pkt *pkt,
 	 * One sent before an RNR rewind is still placed: its request will
 	 * not be answered again.
 	 */
-	if (!x->snd.on || mr_seq_before(msn, x->msn_head) ||
-	    !mr_seq_before(msn, x->msn_hi)) {
+	if (!x->snd.on || mr_seq_before(msn, x->req.msn_head) ||
+	    !mr_seq_before(msn, x->req.msn_hi)) {
 		mr_stats_inc(dev, MR_CNT_DUPLICATE_PACKETS);
 		return false;
 	}
@@ -191,9 +191,8 @@ bool mr_comp_resp_rcv(struct mr_xport *x, const struct mr_pkt *pkt,
 				     &orig, sizeof(orig), MR_COPY_TO_SGL);
 		wt->resp_done = true;
 	}
-	/* Counted while started: see mr_req_rd_recount(). */
-	if (wt->resp_done && mr_seq_before(msn, x->msn_send))
-		x->rd_out--;
+	if (wt->resp_done)
+		mr_req_rd_answered(x, msn);
 	if (err) {
 		ibdev_dbg(&dev->ib_dev, "QP %u: MSN %u: response not placed: %d\n",
 			  qp->ibqp.qp_num, msn, err);
@@ -234,10 +233,7 @@ enum mr_xport_next mr_comp_ack_rcv(struct mr_xport *x, const struct mr_pkt *pkt)
 	}
 	if (!x->snd.on)
 		return MR_NEXT_NONE;
-	/* Nothing not yet sent can be done: a bogus value changes nothing. */
-	if (mr_seq_before(x->peer_done, pkt->ack.msn_done) &&
-	    !mr_seq_before(x->msn_hi, pkt->ack.msn_done))
-		x->peer_done = pkt->ack.msn_done;
+	mr_req_peer_done(x, pkt->ack.msn_done);
 	mr_comp_complete(x);
 	return MR_NEXT_PUSH;
 }
@@ -259,8 +255,8 @@ void mr_comp_nak_rcv(struct mr_xport *x, const struct mr_pkt *pkt)
 		return;
 	}
 	/* Only a message sent and not complete can be refused. */
-	if (mr_seq_before(msn, x->msn_head) ||
-	    !mr_seq_before(msn, x->msn_send + !!x->send_off)) {
+	if (mr_seq_before(msn, x->req.msn_head) ||
+	    !mr_seq_before(msn, x->req.msn_send + !!x->req.send_off)) {
 		mr_stats_inc(dev, MR_CNT_DUPLICATE_PACKETS);
 		return;
 	}
@@ -272,24 +268,16 @@ void mr_comp_nak_rcv(struct mr_xport *x, const struct mr_pkt *pkt)
 		mr_comp_fail(x, msn, IB_WC_REM_INV_REQ_ERR);
 		break;
 	case MR_NAK_RNR:
-		if (x->rnr_wait)
+		if (x->req.rnr_wait)
 			break;
 		/* NAKs of packets sent before the last rewind are old news. */
 		tp = mr_sender_in_flight(&x->snd, id, pkt->base.epoch,
 					 pkt->base.psn);
-		if (!tp || tp->msn != msn || tp->gen != x->gen)
+		if (!tp || tp->msn != msn || tp->gen != x->req.gen)
 			break;
-		if (x->qp->attr.rnr_retry != 7) {
-			if (!x->rnr_left) {
-				mr_comp_fail(x, msn, IB_WC_RNR_RETRY_EXC_ERR);
-				break;
-			}
-			x->rnr_left--;
-		}
-		x->rnr_wait = true;
-		x->rnr_msn = msn;
-		x->rnr_deadline = mr_xport_now() +
-				  max_t(u64, pkt->nak.rnr_delay, 1) * 10000;
+		if (!mr_req_rnr_wait(x, msn,
+				     max_t(u64, pkt->nak.rnr_delay, 1) * 10000))
+			mr_comp_fail(x, msn, IB_WC_RNR_RETRY_EXC_ERR);
 		break;
 	}
 }
@@ -343,7 +331,7 @@ int mr_sender_env_xmit(struct mr_sender *s, u32 id, u32 psn,
 /* A request of a WR complete meanwhile need not move. */
 bool mr_sender_env_stale(struct mr_sender *s, const struct mr_tx_pkt *tp)
 {
-	return !tp->resp && mr_seq_before(tp->msn, mr_comp_of(s)->msn_head);
+	return !tp->resp && mr_seq_before(tp->msn, mr_comp_of(s)->req.msn_head);
 }
 
 /* A READ request whose response is arriving. */
@@ -352,8 +340,8 @@ bool mr_sender_env_answered(struct mr_sender *s, const struct mr_tx_pkt *tp)
 	struct mr_xport *x = mr_comp_of(s);
 	const struct mr_wqe_tx *wt;
 
-	if (tp->resp || mr_seq_before(tp->msn, x->msn_head) ||
-	    !mr_seq_before(tp->msn, x->msn_hi))
+	if (tp->resp || mr_seq_before(tp->msn, x->req.msn_head) ||
+	    !mr_seq_before(tp->msn, x->req.msn_hi))
 		return false;
 	wt = mr_xport_wtx(x, tp->msn);
 	return mr_xport_wqe(x, tp->msn)->opcode == IB_WR_RDMA_READ &&

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The requester: new requests out of the send ring, and the responses this
- * end owes, over the connection's paths.
+ * end owes, over the connection's paths. It alone writes struct
+ * mr_requester; the completer and the entry points report to it.
  */
 #ifndef METAROCE_REQ_H
 #define METAROCE_REQ_H
@@ -9,10 +10,18 @@
 #include "xport.h"
 
 void mr_req_start(struct mr_xport *x, bool early);
+void mr_req_rts(struct mr_xport *x);
+void mr_req_stop(struct mr_xport *x);
+int mr_req_create(struct mr_xport *x, u32 depth);
 void mr_req_free(struct mr_xport *x);
 int mr_req_submit(struct mr_qp *qp, const struct mr_send_wqe *wqe);
 void mr_req_push(struct mr_xport *x);
 void mr_req_respond(struct mr_xport *x);
+void mr_req_retire(struct mr_xport *x, bool rd_open);
+void mr_req_rd_answered(struct mr_xport *x, u32 msn);
+void mr_req_peer_done(struct mr_xport *x, u32 msn_done);
+bool mr_req_fail(struct mr_xport *x, u32 msn, enum ib_wc_status status);
+bool mr_req_rnr_wait(struct mr_xport *x, u32 msn, u64 delay_ns);
 void mr_req_rnr_resume(struct mr_xport *x);
 
 #endif /* METAROCE_REQ_H */

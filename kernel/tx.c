@@ -157,7 +157,7 @@ static u32 mr_tx_header(struct mr_xport *x, u32 id, u32 psn,
 	pkt->base.flags |= flags;
 	if (tp->resp)
 		return mr_tx_response_header(x, tp, pkt);
-	if (mr_seq_before(tp->msn, x->msn_head)) {
+	if (mr_seq_before(tp->msn, x->req.msn_head)) {
 		pkt->base.opcode = MR_OP_SEND;
 		pkt->send.msn = tp->msn;
 		return 0;

@@ -54,11 +54,9 @@ int mr_xport_create(struct mr_qp *qp)
 		return -ENOMEM;
 	set.cc.enabled = mr_congestion_dev_enabled(&set);
 	path = kvcalloc(npaths, sizeof(*path), GFP_KERNEL_ACCOUNT);
-	x->wtx = kvcalloc(qp->sq.depth, sizeof(*x->wtx), GFP_KERNEL_ACCOUNT);
 	rq = kvcalloc(mr_requeue_slots(npaths), sizeof(*rq), GFP_KERNEL_ACCOUNT);
-	if (!path || !x->wtx || !rq) {
+	if (!path || !rq || mr_req_create(x, qp->sq.depth)) {
 		kvfree(path);
-		kvfree(x->wtx);
 		kvfree(rq);
 		kvfree(x);
 		return -ENOMEM;
@@ -80,9 +78,8 @@ void mr_xport_stop(struct mr_qp *qp)
 	struct mr_xport *x = qp->xp;
 
 	spin_lock_bh(&x->lock);
-	mr_sender_stop(&x->snd);
+	mr_req_stop(x);
 	x->rx_on = false;
-	x->rnr_wait = false;
 	spin_unlock_bh(&x->lock);
 	/* The timers re-arm only while the sender is on (rx_on for held ACKs). */
 	mr_timers_stop(x);
@@ -100,7 +97,6 @@ void mr_xport_destroy(struct mr_qp *qp)
 	mr_resp_free(x);
 	mr_req_free(x);
 	kvfree(x->snd.path);
-	kvfree(x->wtx);
 	kvfree(x->snd.requeue.slot);
 	kvfree(x);
 	qp->xp = NULL;
@@ -134,10 +130,7 @@ void mr_xport_modify(struct mr_qp *qp, enum ib_qp_state old,
 		mr_resp_init(x);
 	}
 	if (state == IB_QPS_RTS && old == IB_QPS_RTR) {
-		if (x->snd.on)	/* started in RTR to send responses */
-			x->rnr_left = qp->attr.rnr_retry;
-		else
-			mr_req_start(x, false);
+		mr_req_rts(x);
 		if (mr_handshake_send(x))
 			mr_comp_retry_exceeded(x);
 		mr_timers_sync(x);
@@ -263,8 +256,8 @@ u8 mr_xport_error_reason(struct mr_qp *qp)
 	u8 reason = METAROCE_QP_ERROR_USER;
 
 	spin_lock_bh(&x->lock);
-	if (x->tx_err) {
-		switch (x->err_status) {
+	if (x->req.tx_err) {
+		switch (x->req.err_status) {
 		case IB_WC_RETRY_EXC_ERR:
 			reason = METAROCE_QP_ERROR_RETRY_EXCEEDED;
 			break;

@@ -118,6 +118,31 @@ struct mr_responder {
 	struct mr_rx_msg msg[MR_MSG_WINDOW];
 };
 
+/*
+ * The requester's messages, its error and its RNR wait, which only req.c
+ * writes: the completer, timers.c and xport.c tell it what happened
+ * through its functions (req.h). The entries of wtx are the exception:
+ * the completer places the responses it records there.
+ */
+struct mr_requester {
+	bool tx_err;		/* a WR failed: send nothing new */
+	u32 err_msn;
+	enum ib_wc_status err_status;
+	struct mr_wqe_tx *wtx;		/* sq.depth entries */
+	u32 msn_head;		/* MSN of the WQE at sq.head */
+	u32 msn_send;		/* the WQE whose new packets go out next */
+	u32 msn_hi;		/* msn_send before any RNR rewind */
+	u32 rd_out;		/* see mr_req_rd_recount() */
+	u32 peer_done;		/* the newest "MSN done" the peer reported */
+	u32 send_off;
+	u32 rsn_next;
+	u32 gen;		/* RNR rewinds */
+	bool rnr_wait;
+	u32 rnr_msn;
+	u32 rnr_left;
+	u64 rnr_deadline;
+};
+
 /* The share of the device's ingress the peer gets, which share.c owns. */
 struct mr_conn_share {
 	atomic64_t bytes;	/* received since the shares were computed */
@@ -145,23 +170,8 @@ struct mr_xport {
 
 	/* requester */
 	struct mr_sender snd;	/* paths, windows, timers: proto/sender.c */
-	bool tx_err;		/* a WR failed: send nothing new */
-	u32 err_msn;
-	enum ib_wc_status err_status;
-	struct mr_wqe_tx *wtx;		/* sq.depth entries */
-	u32 msn_head;		/* MSN of the WQE at sq.head */
-	u32 msn_send;		/* the WQE whose new packets go out next */
-	u32 msn_hi;		/* msn_send before any RNR rewind */
-	u32 rd_out;		/* see mr_req_rd_recount() */
-	u32 peer_done;		/* the newest "MSN done" the peer reported */
-	u32 send_off;
-	u32 rsn_next;
+	struct mr_requester req;
 	u64 n_rnr_naks;		/* RNR NAKs sent (telemetry) */
-	u32 gen;		/* RNR rewinds */
-	bool rnr_wait;
-	u32 rnr_msn;
-	u32 rnr_left;
-	u64 rnr_deadline;
 
 	/* responder */
 	bool rx_on;
@@ -260,14 +270,14 @@ static inline struct mr_send_wqe *mr_xport_wqe(struct mr_xport *x, u32 msn)
 {
 	struct mr_wq *sq = &x->qp->sq;
 
-	return mr_wq_slot(sq, sq->head + (msn - x->msn_head));
+	return mr_wq_slot(sq, sq->head + (msn - x->req.msn_head));
 }
 
 static inline struct mr_wqe_tx *mr_xport_wtx(struct mr_xport *x, u32 msn)
 {
 	struct mr_wq *sq = &x->qp->sq;
 
-	return &x->wtx[(sq->head + (msn - x->msn_head)) % sq->depth];
+	return &x->req.wtx[(sq->head + (msn - x->req.msn_head)) % sq->depth];
 }
 
 /*
