@@ -217,8 +217,16 @@ const std::vector<Option> &Options() {
          [](const std::string &s, Config &c) { return SetTime(s, 0, 1e9, c.timer_late_ns); }},
         {"host-rate", "RATE", "incast: the senders' links (--rate)",
          [](const std::string &s, Config &c) { return SetRate(s, c.host_rate_bps); }},
-        {"ingress", "RATE", "incast: the receiver's ingress capacity, the shares' (--rate)",
-         [](const std::string &s, Config &c) { return SetRate(s, c.ingress_bps); }},
+        {"ingress", "RATE",
+         "incast: the receiver's ingress capacity, the shares' (--rate); "
+         "none: no hints",
+         [](const std::string &s, Config &c) {
+             if (s == "none") {
+                 c.ingress_bps = kNoIngress;
+                 return true;
+             }
+             return SetRate(s, c.ingress_bps);
+         }},
         {"share-interval", "TIME", "receiver: how often it recomputes the shares (auto)",
          [](const std::string &s, Config &c) { return SetTime(s, 100, 1e9, c.share_interval_ns); }},
         {"cc-init-path-window", "N", "CC: a path's first window, packets (cc.c's default)",

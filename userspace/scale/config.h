@@ -21,6 +21,10 @@ constexpr uint32_t kTimeScale = 100;
 
 enum class Aqm { kRed, kTailDrop };
 
+// Config::ingress_bps of a receiver that knows no capacity: it sends no
+// hints (share.c with no rate: mr_share_split() with a capacity of 0).
+constexpr uint64_t kNoIngress = ~0ull;
+
 struct Config {
     // Links and switch ports.
     uint64_t rate_bps = 100'000'000'000; // host links and the incast port

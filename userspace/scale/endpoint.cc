@@ -571,7 +571,8 @@ void MrReceiver::Share() {
     const uint64_t pkt_bits =
         8ull * (MR_BASE_HDR_LEN + MR_WRITE_HDR_LEN + params_.mtu + kLinkOverhead);
     const uint64_t even = 4 * pkt_bits * 1'000'000'000ull *
-                          std::max<uint32_t>(1, share_stats_.active) / capacity_bps_;
+                          std::max<uint32_t>(1, share_stats_.active) /
+                          std::max<uint64_t>(1, capacity_bps_);
     const uint64_t next =
         std::max<uint64_t>(min_interval_ns_, std::min<uint64_t>(even, 10'000'000));
     Simulator::Schedule(NanoSeconds(next), &MrReceiver::Share, this);

@@ -320,6 +320,8 @@ uint64_t HostRate(const Config &cfg) {
 }
 
 uint64_t IngressRate(const Config &cfg) {
+    if (cfg.ingress_bps == kNoIngress)
+        return 0;
     return cfg.ingress_bps ? cfg.ingress_bps : cfg.rate_bps;
 }
 
