@@ -218,26 +218,30 @@ cc_note="CC on: the module parameter cc=1, the receiver's ingress_mbps $([ "$(in
 		row "senders unfinished 30 s after the end" "$aqm" stalled
 		row "longest drain after the end (ms)" "$aqm" drain_ms
 	done
-	echo
-	echo "ECMP: one QP (TCP: one stream) over $LINKS equal-cost links of $LINK_RATE (tbf, $LINK_LIMIT each),"
-	echo "net.ipv4.fib_multipath_hash_policy=1; black hole: link 2 drops everything from 3 s on."
-	echo
-	echo "| ECMP | metaroce, CC off | metaroce, CC on | TCP |"
-	echo "|---|---|---|---|"
-	row "goodput / the links' sum" ecmp util
-	row "busiest link's share of the packets" ecmp top
-	row "dropped (fraction of packets)" ecmp drop
-	row "black hole: goodput / the links' sum" ecmp_bh util
-	row "black hole: transfer complete and verified" ecmp_bh complete
-	echo
-	echo "Joining and leaving: sender $N active for 4 s in the middle of 12 (RED), goodput per 250 ms. Join: ms"
-	echo "from the newcomer's first goodput until it has half a fair share (1/$N of the port, 500 ms averaged);"
-	echo "leave: ms from its last until the others move 0.9 of what the port moved the second before (n/a: that"
-	echo "was under half the port)."
-	echo
-	echo "| join / leave | metaroce, CC off | metaroce, CC on | TCP |"
-	echo "|---|---|---|---|"
-	row "newcomer at half its share (ms)" join join
-	row "its share taken up after it left (ms)" join leave
+	if [[ $PARTS == *" ecmp "* ]]; then
+		echo
+		echo "ECMP: one QP (TCP: one stream) over $LINKS equal-cost links of $LINK_RATE (tbf, $LINK_LIMIT each),"
+		echo "net.ipv4.fib_multipath_hash_policy=1; black hole: link 2 drops everything from 3 s on."
+		echo
+		echo "| ECMP | metaroce, CC off | metaroce, CC on | TCP |"
+		echo "|---|---|---|---|"
+		row "goodput / the links' sum" ecmp util
+		row "busiest link's share of the packets" ecmp top
+		row "dropped (fraction of packets)" ecmp drop
+		row "black hole: goodput / the links' sum" ecmp_bh util
+		row "black hole: transfer complete and verified" ecmp_bh complete
+	fi
+	if [[ $PARTS == *" join "* ]]; then
+		echo
+		echo "Joining and leaving: sender $N active for 4 s in the middle of 12 (RED), goodput per 250 ms. Join: ms"
+		echo "from the newcomer's first goodput until it has half a fair share (1/$N of the port, 500 ms averaged);"
+		echo "leave: ms from its last until the others move 0.9 of what the port moved the second before (n/a: that"
+		echo "was under half the port)."
+		echo
+		echo "| join / leave | metaroce, CC off | metaroce, CC on | TCP |"
+		echo "|---|---|---|---|"
+		row "newcomer at half its share (ms)" join join
+		row "its share taken up after it left (ms)" join leave
+	fi
 } >"$tables"
 note "done after $(($(date +%s) - start)) s"
