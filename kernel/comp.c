@@ -332,9 +332,11 @@ int mr_sender_env_xmit(struct mr_sender *s, u32 id, u32 psn,
 	}
 	/* The region went since the READ was checked: refuse it. */
 	if (n == -EACCES) {
-		if (!x->fatal)
+		const struct mr_resp *r = &x->rsp.resp[tp->msn % MR_MSG_WINDOW];
+
+		if (!x->ack.fatal)
 			mr_ack_refuse_late(x, tp->msn, MR_NAK_REMOTE_ACCESS,
-					   x->resp[tp->msn % MR_MSG_WINDOW].path);
+					   r->path);
 		return 0;
 	}
 	return n;

@@ -11,9 +11,10 @@
  * READ and atomic requests are checked on arrival and executed in MSN
  * order, after every earlier message has landed, as IB orders them. Their
  * responses are our own packets on our own paths, SACKed and resent like
- * requests: executing one records it (x->resp), and the requester sends
- * it (mr_req_respond()); an atomic's result is kept with its response, so
- * it executes only once. READ_RESP and ATOMIC_RESP for our requests
+ * requests: executing one records it (x->rsp.resp), and the requester
+ * sends it (mr_req_respond(), through mr_resp_pending() and
+ * mr_resp_take()); an atomic's result is kept with its response, so it
+ * executes only once. READ_RESP and ATOMIC_RESP for our requests
  * arrive here as well, are recorded on their path, and go to the
  * completer (mr_comp_resp_rcv()): the responder's one call into the
  * requester's side.
@@ -23,8 +24,8 @@
  * (proto/bounds.h). A message whose map would pass it is refused at its
  * first packet, before anything is allocated: RC NAKs it INVALID_REQUEST
  * (a length beyond what the responder supports), UC drops it. After a
- * fatal NAK the responder repeats it at most once per
- * MR_FATAL_NAK_GAP_NS, however many packets come.
+ * fatal NAK ack.c repeats it at most once per MR_FATAL_NAK_GAP_NS,
+ * however many packets come.
  *
  * A packet goes through three phases (mr_resp_rcv()): admit (is the
  * connection receiving, which message is it of, is its receive posted),
@@ -58,7 +59,10 @@
 #include "srq.h"
 #include "proto/bounds.h"
 
-/* RTR: a new connection's responder, its paths at the agreed PSN. */
+/*
+ * RTR: a new connection's responder, its paths at the agreed PSN, its
+ * slices of the MTU that xport.c has set.
+ */
 void mr_resp_init(struct mr_xport *x)
 {
 	mr_ack_init(x);
@@ -66,19 +70,46 @@ void mr_resp_init(struct mr_xport *x)
 	x->rsp.rsn_head = 0;
 	x->rsp.rsn_skipped = 0;
 	x->rsp.uc_skips = 0;
-	x->fatal = 0;
-	x->fatal_nak_ns = 0;
 	mr_resp_reset(x);
-	x->mtu = mr_mtu_bytes((enum mr_mtu)x->qp->attr.path_mtu);
 	x->rsp.map_budget = mr_bounds_map_budget(x->mtu);
-	x->rx_on = true;
 }
 
 /* Forget every response (RESET, or a new connection at RTR). */
 void mr_resp_reset(struct mr_xport *x)
 {
-	memset(x->resp, 0, sizeof(x->resp));
-	x->resp_send = 0;
+	memset(x->rsp.resp, 0, sizeof(x->rsp.resp));
+	x->rsp.resp_send = 0;
+}
+
+/*
+ * The requester's side of the responses, oldest first (mr_req_push()):
+ * whether one has a packet left to send. None goes after a fatal NAK.
+ */
+bool mr_resp_pending(struct mr_xport *x)
+{
+	while (x->rsp.resp_send != x->rsp.msn_done && !x->ack.fatal) {
+		const struct mr_resp *r;
+
+		r = &x->rsp.resp[x->rsp.resp_send % MR_MSG_WINDOW];
+		if (r->valid && r->msn == x->rsp.resp_send &&
+		    r->sent != r->npkts)
+			return true;
+		x->rsp.resp_send++;
+	}
+	return false;
+}
+
+/*
+ * The requester sends the next packet of the response mr_resp_pending()
+ * found: into @tp, and counted as sent.
+ */
+void mr_resp_take(struct mr_xport *x, struct mr_tx_pkt *tp)
+{
+	struct mr_resp *r = &x->rsp.resp[x->rsp.resp_send % MR_MSG_WINDOW];
+
+	tp->msn = r->msn;
+	tp->offset = r->sent++ * x->mtu;
+	tp->resp = true;
 }
 
 static void mr_resp_info(const struct mr_pkt *pkt, struct mr_resp_info *ri)
@@ -330,7 +361,7 @@ static u8 mr_resp_check_rd(struct mr_xport *x, const struct mr_rx_msg *m)
 static u8 mr_resp_execute(struct mr_xport *x, const struct mr_rx_msg *m)
 {
 	struct mr_qp *qp = x->qp;
-	struct mr_resp *r = &x->resp[m->msn % MR_MSG_WINDOW];
+	struct mr_resp *r = &x->rsp.resp[m->msn % MR_MSG_WINDOW];
 	struct mr_mr *mr;
 	int err;
 
@@ -433,7 +464,7 @@ static bool mr_resp_advance(struct mr_xport *x)
 	bool respond = false;
 	u8 nak;
 
-	while (!x->fatal) {
+	while (!x->ack.fatal) {
 		u32 slot = x->rsp.msn_done % MR_MSG_WINDOW;
 		struct mr_rx_msg *m = &x->rsp.msg[slot];
 
@@ -607,26 +638,13 @@ static void mr_resp_admit(struct mr_xport *x, struct mr_resp_rx *rx)
 	int err;
 
 	rx->kind = MR_RESP_RX_DROP;
-	if (x->fatal) {
-		/*
-		 * After a fatal NAK everything is answered with it, in case
-		 * it was lost, but not more often than the gap allows.
-		 */
-		u64 now = mr_xport_now();
-
-		if (mr_bounds_nak_due(x->fatal_nak_ns, now,
-				      MR_FATAL_NAK_GAP_NS)) {
-			x->fatal_nak_ns = now;
-			mr_ack_nak(x, rx->pkt, rx->sport, x->fatal_msn,
-				   x->fatal);
-			mr_stats_inc(dev, MR_CNT_FATAL_NAKS);
-		} else {
-			mr_stats_inc(dev, MR_CNT_FATAL_NAKS_SUPPRESSED);
-		}
+	if (x->ack.fatal) {
+		/* After a fatal NAK everything is answered with it. */
+		mr_ack_refuse_again(x, rx->pkt, rx->sport);
 		mr_stats_inc(dev, MR_CNT_RX_DROP_NO_QP);
 		return;
 	}
-	if (!x->rx_on) {
+	if (!x->ack.rx_on) {
 		mr_stats_inc(dev, MR_CNT_RX_DROP_NO_QP);
 		return;
 	}

@@ -92,7 +92,7 @@ static u32 mr_tx_response_header(struct mr_xport *x,
 				 const struct mr_tx_pkt *tp,
 				 struct mr_pkt *pkt)
 {
-	const struct mr_resp *r = &x->resp[tp->msn % MR_MSG_WINDOW];
+	const struct mr_resp *r = &x->rsp.resp[tp->msn % MR_MSG_WINDOW];
 
 	if (!r->valid || r->msn != tp->msn) {
 		pkt->base.opcode = MR_OP_READ_RESP;
@@ -126,7 +126,7 @@ static int mr_tx_gather_response(struct mr_xport *x,
 				 enum mr_tx_kind kind)
 {
 	struct mr_qp *qp = x->qp;
-	const struct mr_resp *r = &x->resp[tp->msn % MR_MSG_WINDOW];
+	const struct mr_resp *r = &x->rsp.resp[tp->msn % MR_MSG_WINDOW];
 	struct mr_mr *mr;
 	int err = -EACCES;
 
