@@ -8,15 +8,21 @@
  *
  * NAKs refuse a message. After a fatal one (REMOTE_ACCESS,
  * INVALID_REQUEST) the packets of the connection are answered with it,
- * at most once per MR_FATAL_NAK_GAP_NS (resp.c), and the QP moves to ERR.
+ * at most once per MR_FATAL_NAK_GAP_NS, and the QP moves to ERR. That
+ * state, and whether the responder takes packets at all, is x->ack,
+ * which only this file writes.
  */
 #include <linux/module.h>
+#include <net/inet_ecn.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
 
 #include "ack.h"
 #include "counters.h"
 #include "qp.h"
 #include "share.h"
 #include "tx.h"
+#include "proto/bounds.h"
 
 static uint ack_delay_us = MR_ACK_DELAY_NS / NSEC_PER_USEC;
 module_param(ack_delay_us, uint, 0644);
@@ -62,10 +68,28 @@ void mr_receiver_env_event(struct mr_receiver *r, enum mr_receiver_event ev,
 		     mr_ack_event_counter[ev], ev == MR_REV_ACKS_HELD ? arg : 1);
 }
 
-/* RTR: every path of the peer starts at the PSN it agreed to send from. */
+/*
+ * RTR: every path of the peer starts at the PSN it agreed to send from;
+ * nothing is refused, and the responder takes packets.
+ */
 void mr_ack_init(struct mr_xport *x)
 {
 	mr_receiver_start(&x->rcv, x->qp->attr.rq_psn);
+	x->ack.fatal = 0;
+	x->ack.fatal_nak_ns = 0;
+	x->ack.rx_on = true;
+}
+
+/* ERR, RESET, destroy: the responder takes no more packets. */
+void mr_ack_stop(struct mr_xport *x)
+{
+	x->ack.rx_on = false;
+}
+
+/* RESET: the fatal NAK is forgotten, as mr_xport_error_reason() too. */
+void mr_ack_reset(struct mr_xport *x)
+{
+	x->ack.fatal = 0;
 }
 
 /*
@@ -113,12 +137,60 @@ void mr_ack_refuse(struct mr_xport *x, u32 msn, u8 code)
 {
 	ibdev_dbg(x->qp->ibqp.device, "QP %u: MSN %u refused, NAK %u\n",
 		  x->qp->ibqp.qp_num, msn, code);
-	x->fatal = code;
-	x->fatal_msn = msn;
+	x->ack.fatal = code;
+	x->ack.fatal_msn = msn;
 	/* Its NAK goes now: the repeats count their gap from it. */
-	x->fatal_nak_ns = mr_xport_now();
-	x->rx_on = false;
+	x->ack.fatal_nak_ns = mr_xport_now();
+	x->ack.rx_on = false;
 	mr_qp_fatal(x->qp);
+}
+
+/*
+ * A packet @pkt, from @sport, after the fatal NAK: answer it with that NAK
+ * again, in case it was lost, but not more often than the gap allows.
+ */
+void mr_ack_refuse_again(struct mr_xport *x, const struct mr_pkt *pkt,
+			 __be16 sport)
+{
+	struct mr_dev *dev = to_mr_dev(x->qp->ibqp.device);
+	u64 now = mr_xport_now();
+
+	if (!mr_bounds_nak_due(x->ack.fatal_nak_ns, now,
+			       MR_FATAL_NAK_GAP_NS)) {
+		mr_stats_inc(dev, MR_CNT_FATAL_NAKS_SUPPRESSED);
+		return;
+	}
+	x->ack.fatal_nak_ns = now;
+	mr_ack_nak(x, pkt, sport, x->ack.fatal_msn, x->ack.fatal);
+	mr_stats_inc(dev, MR_CNT_FATAL_NAKS);
+}
+
+/* Whether @skb arrived marked Congestion Experienced. */
+bool mr_ack_ce(const struct sk_buff *skb)
+{
+	if (skb->protocol == htons(ETH_P_IP))
+		return INET_ECN_is_ce(ip_hdr(skb)->tos);
+	if (skb->protocol == htons(ETH_P_IPV6))
+		return INET_ECN_is_ce(ipv6_get_dsfield(ipv6_hdr(skb)));
+	return false;
+}
+
+/*
+ * Whether this end takes data packet @pkt, from @sport, at all: not while
+ * it is not receiving, nor after the fatal NAK, which answers it again.
+ * Requests (resp.c) and responses (comp.c) both ask.
+ */
+bool mr_ack_admit(struct mr_xport *x, const struct mr_pkt *pkt, __be16 sport)
+{
+	struct mr_dev *dev = to_mr_dev(x->qp->ibqp.device);
+
+	if (x->ack.fatal)
+		mr_ack_refuse_again(x, pkt, sport);
+	if (x->ack.fatal || !x->ack.rx_on) {
+		mr_stats_inc(dev, MR_CNT_RX_DROP_NO_QP);
+		return false;
+	}
+	return true;
 }
 
 /* Refuse a request late, when it executes: NAK it on its arrival path. */

@@ -114,21 +114,13 @@ void mr_comp_retry_exceeded(struct mr_xport *x)
 	mr_comp_fail(x, x->req.msn_head, IB_WC_RETRY_EXC_ERR);
 }
 
-/**
- * mr_comp_resp_rcv() - a READ_RESP or ATOMIC_RESP for us, new on its path
- * @x: the transport, locked
- * @pkt: its headers
- * @data: its payload
- *
- * Place it in the local buffer of the WR it answers, and complete what
- * that makes complete. The responder's one call into the requester's
- * side: responses ride the peer's paths, so resp.c records them first.
- *
- * Return: true when it completed a response (the requester may then send
- * more).
+/*
+ * A READ_RESP or ATOMIC_RESP for us, new on its path (@pkt, payload
+ * @data): place it in the local buffer of the WR it answers, and complete
+ * what that makes complete. True when it completed a response.
  */
-bool mr_comp_resp_rcv(struct mr_xport *x, const struct mr_pkt *pkt,
-		      const u8 *data)
+static bool mr_comp_resp_rcv(struct mr_xport *x, const struct mr_pkt *pkt,
+			     const u8 *data)
 {
 	struct mr_qp *qp = x->qp;
 	struct mr_dev *dev = to_mr_dev(qp->ibqp.device);
@@ -203,6 +195,37 @@ bool mr_comp_resp_rcv(struct mr_xport *x, const struct mr_pkt *pkt,
 		return false;
 	mr_comp_complete(x);
 	return true;
+}
+
+/**
+ * mr_comp_resp_in() - a READ or atomic response for us arrived
+ * @x: the transport, locked
+ * @skb: the packet, linear
+ * @pkt: its headers
+ *
+ * Responses ride the peer's paths: recorded on their path as requests
+ * are (ack.c), then placed. A completed one is acknowledged at once, so
+ * that the responder forgets it.
+ *
+ * Return: MR_NEXT_PUSH when it completed a response (the requester may
+ * then send more), else MR_NEXT_NONE.
+ */
+enum mr_xport_next mr_comp_resp_in(struct mr_xport *x, struct sk_buff *skb,
+				   const struct mr_pkt *pkt)
+{
+	__be16 sport = udp_hdr(skb)->source;
+	bool ack_now = false;
+
+	if (!mr_ack_admit(x, pkt, sport) ||
+	    mr_ack_arrival(x, pkt, sport, mr_ack_ce(skb), &ack_now) !=
+	    MR_SACK_NEW)
+		return MR_NEXT_NONE;
+	if (mr_comp_resp_rcv(x, pkt, skb->data + pkt->hdr_len)) {
+		mr_ack_all(x);
+		return MR_NEXT_PUSH;
+	}
+	mr_ack_coalesce(x, pkt->base.path, pkt->base.psn, ack_now);
+	return MR_NEXT_NONE;
 }
 
 /**
@@ -320,9 +343,11 @@ int mr_sender_env_xmit(struct mr_sender *s, u32 id, u32 psn,
 	}
 	/* The region went since the READ was checked: refuse it. */
 	if (n == -EACCES) {
-		if (!x->fatal)
+		const struct mr_resp *r = &x->rsp.resp[tp->msn % MR_MSG_WINDOW];
+
+		if (!x->ack.fatal)
 			mr_ack_refuse_late(x, tp->msn, MR_NAK_REMOTE_ACCESS,
-					   x->resp[tp->msn % MR_MSG_WINDOW].path);
+					   r->path);
 		return 0;
 	}
 	return n;

@@ -12,8 +12,8 @@
 enum mr_xport_next mr_comp_ack_rcv(struct mr_xport *x,
 				   const struct mr_pkt *pkt);
 void mr_comp_nak_rcv(struct mr_xport *x, const struct mr_pkt *pkt);
-bool mr_comp_resp_rcv(struct mr_xport *x, const struct mr_pkt *pkt,
-		      const u8 *data);
+enum mr_xport_next mr_comp_resp_in(struct mr_xport *x, struct sk_buff *skb,
+				   const struct mr_pkt *pkt);
 void mr_comp_complete(struct mr_xport *x);
 void mr_comp_fail(struct mr_xport *x, u32 msn, enum ib_wc_status status);
 void mr_comp_retry_exceeded(struct mr_xport *x);

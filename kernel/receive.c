@@ -43,9 +43,10 @@ static bool mr_receive_from_peer(const struct mr_qp *qp,
 }
 
 /*
- * A packet of an RC or UC connection, in softirq. Data packets (requests
- * and responses) go to the responder, which records them on their path;
- * ACKs and NAKs to the completer; HELLOs to the handshake. Only the
+ * A packet of an RC or UC connection, in softirq. Requests go to the
+ * responder, our READ and atomic responses, ACKs and NAKs to the
+ * completer (each records a data packet on its path); HELLOs to the
+ * handshake. Only the
  * connected peer may change the connection's state: packets from another
  * address, or without the connection's tag, are dropped first.
  */
@@ -88,7 +89,10 @@ static void mr_receive_xport(struct mr_qp *qp, struct sk_buff *skb,
 		mr_comp_nak_rcv(x, pkt);
 		break;
 	default:
-		next = mr_resp_rcv(x, skb, pkt);
+		if (mr_wire_op_flags(pkt->base.opcode) & MR_WIRE_F_RESPONSE)
+			next = mr_comp_resp_in(x, skb, pkt);
+		else
+			next = mr_resp_rcv(x, skb, pkt);
 		break;
 	}
 	if (next == MR_NEXT_RESPOND)

@@ -13,6 +13,7 @@
 #include "ack.h"
 #include "opcode.h"
 #include "req.h"
+#include "resp.h"
 #include "trace.h"
 #include "tx.h"
 
@@ -27,7 +28,6 @@ void mr_req_start(struct mr_xport *x, bool early)
 	struct mr_qp *qp = x->qp;
 	u32 seed = jhash_2words(qp->ibqp.qp_num, qp->attr.dest_qp_num, 0);
 
-	x->mtu = mr_mtu_bytes((enum mr_mtu)qp->attr.path_mtu);
 	r->tx_err = false;
 	r->msn_head = 0;
 	r->msn_send = 0;
@@ -170,28 +170,22 @@ static void mr_req_rd_recount(struct mr_xport *x)
 
 /*
  * Send the responses that are due, oldest first, as the paths allow: READ
- * and atomic responses ride this end's paths like its requests.
+ * and atomic responses ride this end's paths like its requests. The
+ * responder keeps them, and which packets of them have gone.
  */
 static void mr_req_push_responses(struct mr_xport *x)
 {
-	while (x->resp_send != x->rsp.msn_done && !x->fatal) {
-		struct mr_resp *r = &x->resp[x->resp_send % MR_MSG_WINDOW];
+	while (mr_resp_pending(x)) {
 		struct mr_tx_pkt tp = {};
 		u32 psn;
 		int id;
 
-		if (!r->valid || r->msn != x->resp_send || r->sent == r->npkts) {
-			x->resp_send++;
-			continue;
-		}
 		if (mr_sender_pace_wait(&x->snd, mr_xport_now()))
 			return;
 		id = mr_req_take(x, &psn);
 		if (id < 0)
 			return;
-		tp.msn = r->msn;
-		tp.offset = r->sent++ * x->mtu;
-		tp.resp = true;
+		mr_resp_take(x, &tp);
 		mr_req_send(x, id, psn, &tp);
 		if (!x->snd.on)
 			return;

@@ -11,20 +11,20 @@
  * READ and atomic requests are checked on arrival and executed in MSN
  * order, after every earlier message has landed, as IB orders them. Their
  * responses are our own packets on our own paths, SACKed and resent like
- * requests: executing one records it (x->resp), and the requester sends
- * it (mr_req_respond()); an atomic's result is kept with its response, so
- * it executes only once. READ_RESP and ATOMIC_RESP for our requests
- * arrive here as well, are recorded on their path, and go to the
- * completer (mr_comp_resp_rcv()): the responder's one call into the
- * requester's side.
+ * requests: executing one records it (x->rsp.resp), and the requester
+ * sends it (mr_req_respond(), through mr_resp_pending() and
+ * mr_resp_take()); an atomic's result is kept with its response, so it
+ * executes only once. READ_RESP and ATOMIC_RESP for our requests go to
+ * the completer (mr_comp_resp_in()), which records them on their path
+ * as this file does requests.
  *
  * A message of more than 64 slices has an allocated slice map; the maps
  * of a QP's messages in progress hold at most x->rsp.map_budget bits
  * (proto/bounds.h). A message whose map would pass it is refused at its
  * first packet, before anything is allocated: RC NAKs it INVALID_REQUEST
  * (a length beyond what the responder supports), UC drops it. After a
- * fatal NAK the responder repeats it at most once per
- * MR_FATAL_NAK_GAP_NS, however many packets come.
+ * fatal NAK ack.c repeats it at most once per MR_FATAL_NAK_GAP_NS,
+ * however many packets come.
  *
  * A packet goes through three phases (mr_resp_rcv()): admit (is the
  * connection receiving, which message is it of, is its receive posted),
@@ -44,13 +44,9 @@
  * receives after it.
  */
 #include <kunit/visibility.h>
-#include <net/inet_ecn.h>
-#include <net/ip.h>
-#include <net/ipv6.h>
 #include <linux/slab.h>
 
 #include "ack.h"
-#include "comp.h"
 #include "counters.h"
 #include "cq.h"
 #include "mr.h"
@@ -58,7 +54,10 @@
 #include "srq.h"
 #include "proto/bounds.h"
 
-/* RTR: a new connection's responder, its paths at the agreed PSN. */
+/*
+ * RTR: a new connection's responder, its paths at the agreed PSN, its
+ * slices of the MTU that xport.c has set.
+ */
 void mr_resp_init(struct mr_xport *x)
 {
 	mr_ack_init(x);
@@ -66,19 +65,46 @@ void mr_resp_init(struct mr_xport *x)
 	x->rsp.rsn_head = 0;
 	x->rsp.rsn_skipped = 0;
 	x->rsp.uc_skips = 0;
-	x->fatal = 0;
-	x->fatal_nak_ns = 0;
 	mr_resp_reset(x);
-	x->mtu = mr_mtu_bytes((enum mr_mtu)x->qp->attr.path_mtu);
 	x->rsp.map_budget = mr_bounds_map_budget(x->mtu);
-	x->rx_on = true;
 }
 
 /* Forget every response (RESET, or a new connection at RTR). */
 void mr_resp_reset(struct mr_xport *x)
 {
-	memset(x->resp, 0, sizeof(x->resp));
-	x->resp_send = 0;
+	memset(x->rsp.resp, 0, sizeof(x->rsp.resp));
+	x->rsp.resp_send = 0;
+}
+
+/*
+ * The requester's side of the responses, oldest first (mr_req_push()):
+ * whether one has a packet left to send. None goes after a fatal NAK.
+ */
+bool mr_resp_pending(struct mr_xport *x)
+{
+	while (x->rsp.resp_send != x->rsp.msn_done && !x->ack.fatal) {
+		const struct mr_resp *r;
+
+		r = &x->rsp.resp[x->rsp.resp_send % MR_MSG_WINDOW];
+		if (r->valid && r->msn == x->rsp.resp_send &&
+		    r->sent != r->npkts)
+			return true;
+		x->rsp.resp_send++;
+	}
+	return false;
+}
+
+/*
+ * The requester sends the next packet of the response mr_resp_pending()
+ * found: into @tp, and counted as sent.
+ */
+void mr_resp_take(struct mr_xport *x, struct mr_tx_pkt *tp)
+{
+	struct mr_resp *r = &x->rsp.resp[x->rsp.resp_send % MR_MSG_WINDOW];
+
+	tp->msn = r->msn;
+	tp->offset = r->sent++ * x->mtu;
+	tp->resp = true;
 }
 
 static void mr_resp_info(const struct mr_pkt *pkt, struct mr_resp_info *ri)
@@ -330,7 +356,7 @@ static u8 mr_resp_check_rd(struct mr_xport *x, const struct mr_rx_msg *m)
 static u8 mr_resp_execute(struct mr_xport *x, const struct mr_rx_msg *m)
 {
 	struct mr_qp *qp = x->qp;
-	struct mr_resp *r = &x->resp[m->msn % MR_MSG_WINDOW];
+	struct mr_resp *r = &x->rsp.resp[m->msn % MR_MSG_WINDOW];
 	struct mr_mr *mr;
 	int err;
 
@@ -433,7 +459,7 @@ static bool mr_resp_advance(struct mr_xport *x)
 	bool respond = false;
 	u8 nak;
 
-	while (!x->fatal) {
+	while (!x->ack.fatal) {
 		u32 slot = x->rsp.msn_done % MR_MSG_WINDOW;
 		struct mr_rx_msg *m = &x->rsp.msg[slot];
 
@@ -564,15 +590,6 @@ static u8 mr_resp_place(struct mr_xport *x, struct mr_rx_msg *m,
 	return 0;
 }
 
-static bool mr_resp_ce(struct sk_buff *skb)
-{
-	if (skb->protocol == htons(ETH_P_IP))
-		return INET_ECN_is_ce(ip_hdr(skb)->tos);
-	if (skb->protocol == htons(ETH_P_IPV6))
-		return INET_ECN_is_ce(ipv6_get_dsfield(ipv6_hdr(skb)));
-	return false;
-}
-
 /* What one arriving data packet is to the responder, through its phases. */
 struct mr_resp_rx {
 	const struct mr_pkt *pkt;
@@ -580,7 +597,6 @@ struct mr_resp_rx {
 	__be16 sport;			/* its UDP source port */
 	enum {
 		MR_RESP_RX_DROP,	/* nothing more to do */
-		MR_RESP_RX_RESPONSE,	/* a response to one of our requests */
 		MR_RESP_RX_MESSAGE,	/* of a message in the window: @m */
 		MR_RESP_RX_OLD,		/* of a message already complete */
 		MR_RESP_RX_RNR,		/* its receive is not posted */
@@ -607,33 +623,8 @@ static void mr_resp_admit(struct mr_xport *x, struct mr_resp_rx *rx)
 	int err;
 
 	rx->kind = MR_RESP_RX_DROP;
-	if (x->fatal) {
-		/*
-		 * After a fatal NAK everything is answered with it, in case
-		 * it was lost, but not more often than the gap allows.
-		 */
-		u64 now = mr_xport_now();
-
-		if (mr_bounds_nak_due(x->fatal_nak_ns, now,
-				      MR_FATAL_NAK_GAP_NS)) {
-			x->fatal_nak_ns = now;
-			mr_ack_nak(x, rx->pkt, rx->sport, x->fatal_msn,
-				   x->fatal);
-			mr_stats_inc(dev, MR_CNT_FATAL_NAKS);
-		} else {
-			mr_stats_inc(dev, MR_CNT_FATAL_NAKS_SUPPRESSED);
-		}
-		mr_stats_inc(dev, MR_CNT_RX_DROP_NO_QP);
+	if (!mr_ack_admit(x, rx->pkt, rx->sport))
 		return;
-	}
-	if (!x->rx_on) {
-		mr_stats_inc(dev, MR_CNT_RX_DROP_NO_QP);
-		return;
-	}
-	if (mr_wire_op_flags(rx->pkt->base.opcode) & MR_WIRE_F_RESPONSE) {
-		rx->kind = MR_RESP_RX_RESPONSE;
-		return;
-	}
 	mr_resp_info(rx->pkt, ri);
 	if (mr_seq_before(ri->msn, x->rsp.msn_done)) {
 		rx->kind = MR_RESP_RX_OLD;
@@ -701,8 +692,8 @@ static bool mr_resp_record(struct mr_xport *x, struct mr_resp_rx *rx, bool ce)
 }
 
 /*
- * Act on a new packet: place it, or hand a response to the completer;
- * then NAK, acknowledge, and complete what it completed.
+ * Act on a new packet: place it; then NAK, acknowledge, and complete
+ * what it completed.
  */
 static enum mr_xport_next mr_resp_act(struct mr_xport *x,
 				      struct mr_resp_rx *rx)
@@ -713,14 +704,6 @@ static enum mr_xport_next mr_resp_act(struct mr_xport *x,
 	u8 nak = 0;
 
 	switch (rx->kind) {
-	case MR_RESP_RX_RESPONSE:
-		/* Completing a READ or atomic: tell the responder at once. */
-		if (mr_comp_resp_rcv(x, pkt, rx->data)) {
-			mr_ack_all(x);
-			return MR_NEXT_PUSH;
-		}
-		mr_ack_coalesce(x, pkt->base.path, pkt->base.psn, rx->ack_now);
-		return MR_NEXT_NONE;
 	case MR_RESP_RX_RNR:
 		nak = MR_NAK_RNR;
 		break;
@@ -780,7 +763,7 @@ enum mr_xport_next mr_resp_rcv(struct mr_xport *x, struct sk_buff *skb,
 
 	mr_resp_admit(x, &rx);
 	if (rx.kind == MR_RESP_RX_DROP ||
-	    !mr_resp_record(x, &rx, mr_resp_ce(skb)))
+	    !mr_resp_record(x, &rx, mr_ack_ce(skb)))
 		return MR_NEXT_NONE;
 	return mr_resp_act(x, &rx);
 }

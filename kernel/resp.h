@@ -24,6 +24,8 @@ struct mr_resp_info {
 void mr_resp_init(struct mr_xport *x);
 void mr_resp_reset(struct mr_xport *x);
 void mr_resp_free(struct mr_xport *x);
+bool mr_resp_pending(struct mr_xport *x);
+void mr_resp_take(struct mr_xport *x, struct mr_tx_pkt *tp);
 enum mr_xport_next mr_resp_rcv(struct mr_xport *x, struct sk_buff *skb,
 			       const struct mr_pkt *pkt);
 

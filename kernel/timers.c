@@ -57,7 +57,7 @@ static enum hrtimer_restart mr_timers_ack(struct hrtimer *t)
 
 	spin_lock_bh(&x->lock);
 	x->timers.acker_ns = 0;
-	if (x->rx_on)
+	if (x->ack.rx_on)
 		mr_receiver_timeout(&x->rcv, mr_xport_now());
 	mr_timers_sync(x);
 	spin_unlock_bh(&x->lock);
@@ -113,7 +113,7 @@ void mr_timers_sync(struct mr_xport *x)
 		next = x->hello.deadline;
 
 	ack = mr_receiver_expiry(&x->rcv);
-	if (x->rx_on && ack && ack != x->timers.acker_ns) {
+	if (x->ack.rx_on && ack && ack != x->timers.acker_ns) {
 		x->timers.acker_ns = ack;
 		hrtimer_start(&x->timers.acker, ns_to_ktime(ack),
 			      HRTIMER_MODE_ABS_SOFT);

@@ -92,7 +92,7 @@ static u32 mr_tx_response_header(struct mr_xport *x,
 				 const struct mr_tx_pkt *tp,
 				 struct mr_pkt *pkt)
 {
-	const struct mr_resp *r = &x->resp[tp->msn % MR_MSG_WINDOW];
+	const struct mr_resp *r = &x->rsp.resp[tp->msn % MR_MSG_WINDOW];
 
 	if (!r->valid || r->msn != tp->msn) {
 		pkt->base.opcode = MR_OP_READ_RESP;
@@ -119,14 +119,14 @@ static u32 mr_tx_response_header(struct mr_xport *x,
  * resend may be of a slice the requester has already (its ACK was lost),
  * and the requester may have let the peer invalidate the region since:
  * -ENODATA, and the slice goes without payload, which fails the READ only
- * at a requester that still lacks it (see mr_comp_resp_rcv()).
+ * at a requester that still lacks it (see mr_comp_resp_in()).
  */
 static int mr_tx_gather_response(struct mr_xport *x,
 				 const struct mr_tx_pkt *tp, u8 *dst, u32 len,
 				 enum mr_tx_kind kind)
 {
 	struct mr_qp *qp = x->qp;
-	const struct mr_resp *r = &x->resp[tp->msn % MR_MSG_WINDOW];
+	const struct mr_resp *r = &x->rsp.resp[tp->msn % MR_MSG_WINDOW];
 	struct mr_mr *mr;
 	int err = -EACCES;
 

@@ -12,6 +12,7 @@
 
 #include "../uapi/metaroce-netlink.h"
 
+#include "ack.h"
 #include "comp.h"
 #include "congestion.h"
 #include "handshake.h"
@@ -79,7 +80,7 @@ void mr_xport_stop(struct mr_qp *qp)
 
 	spin_lock_bh(&x->lock);
 	mr_req_stop(x);
-	x->rx_on = false;
+	mr_ack_stop(x);
 	spin_unlock_bh(&x->lock);
 	/* The timers re-arm only while the sender is on (rx_on for held ACKs). */
 	mr_timers_stop(x);
@@ -119,13 +120,15 @@ void mr_xport_modify(struct mr_qp *qp, enum ib_qp_state old,
 			mr_resp_reset(x);
 			mr_share_leave(x);
 			mr_handshake_clear(x);
-			x->fatal = 0;
+			mr_ack_reset(x);
 			spin_unlock_bh(&x->lock);
 		}
 		return;
 	}
 	spin_lock_bh(&x->lock);
 	if (state == IB_QPS_RTR && old == IB_QPS_INIT) {
+		/* RTR brings path_mtu; the requester slices by it too. */
+		x->mtu = mr_mtu_bytes((enum mr_mtu)qp->attr.path_mtu);
 		mr_handshake_init(x);
 		mr_resp_init(x);
 	}
@@ -281,7 +284,7 @@ u8 mr_xport_error_reason(struct mr_qp *qp)
 			reason = METAROCE_QP_ERROR_OTHER;
 			break;
 		}
-	} else if (x->fatal) {
+	} else if (x->ack.fatal) {
 		reason = METAROCE_QP_ERROR_PEER_FATAL;
 	}
 	spin_unlock_bh(&x->lock);

@@ -104,8 +104,10 @@ struct mr_rx_msg {
 };
 
 /*
- * The responder's messages and what they hold, which only resp.c writes
- * (ack.c and req.c read msn_done, xport.c the map charge).
+ * The responder's messages, what they hold and the responses they owe,
+ * which only resp.c writes (ack.c reads msn_done, xport.c the map charge,
+ * tx.c and comp.c the responses). The requester sends the responses
+ * through mr_resp_pending() and mr_resp_take().
  */
 struct mr_responder {
 	/* slice-map bits the messages in the window hold, of map_budget */
@@ -116,6 +118,20 @@ struct mr_responder {
 	u32 rsn_skipped;	/* UC: RSNs skipped by messages gone by */
 	u32 uc_skips;		/* ... and by messages in the window */
 	struct mr_rx_msg msg[MR_MSG_WINDOW];
+	u32 resp_send;		/* the oldest MSN that may have a response to send */
+	struct mr_resp resp[MR_MSG_WINDOW];	/* by MSN % window */
+};
+
+/*
+ * Whether the responder takes packets, and the fatal NAK that answers
+ * them once a message is refused for good: ack.c's alone (resp.c,
+ * comp.c, timers.c and xport.c read it).
+ */
+struct mr_ack_state {
+	bool rx_on;
+	u8 fatal;		/* NAK code answering everything, or 0 */
+	u32 fatal_msn;
+	u64 fatal_nak_ns;	/* when the fatal NAK last went */
 };
 
 /*
@@ -164,7 +180,7 @@ struct mr_xport {
 	spinlock_t lock;	/* everything below; BH-safe */
 	struct mr_qp *qp;
 	struct mr_timers timers;
-	u32 mtu;
+	u32 mtu;		/* set from path_mtu on RTR (xport.c) */
 	/* the connection tags (handshake.c): ours from RTR, the peer's */
 	struct mr_hello hello;
 
@@ -174,14 +190,9 @@ struct mr_xport {
 	u64 n_rnr_naks;		/* RNR NAKs sent (telemetry) */
 
 	/* responder */
-	bool rx_on;
-	u8 fatal;		/* NAK code answering everything, or 0 */
-	u32 fatal_msn;
-	u64 fatal_nak_ns;	/* when the fatal NAK last went */
+	struct mr_ack_state ack;
 	struct mr_responder rsp;
-	u32 resp_send;		/* the oldest MSN that may have a response to send */
 	struct mr_receiver rcv;	/* the peer's paths: proto/receiver.c */
-	struct mr_resp resp[MR_MSG_WINDOW];	/* by MSN % window */
 	struct mr_conn_share share;
 };
 
