@@ -13,6 +13,7 @@
 #include "../uapi/metaroce-abi.h"
 #include "proto/cc.h"
 #include "proto/mtu.h"
+#include "proto/share.h"
 
 #define MR_PORT 1		/* the single port, bound to the netdev */
 #define MR_GID_TABLE_LEN 128	/* one RoCEv2 GID per IP address on the netdev */
@@ -37,7 +38,6 @@
 #define MR_QPN_GSI 1		/* the GSI QP, ib_mad's: one per device */
 #define MR_QPN_MAX 0xffffff	/* 24 bits on the wire */
 
-struct mr_share_flow;
 struct mr_mw_key;
 struct mr_net;
 struct mr_port;
@@ -51,15 +51,9 @@ struct mr_restrack_qp;
  */
 struct mr_share {
 	spinlock_t lock;	/* the table; taken under a transport lock */
-	u32 n;			/* entries in use: [0, n) */
-	struct mr_share_flow *flows;	/* MR_MAX_QP entries */
+	struct mr_share_table table;	/* proto/share_table.c's, MR_MAX_QP */
 	struct mr_xport **owner;	/* whose entry it is */
-	u64 start_ns;		/* when the current interval began */
-	u32 newcomer_kbps;	/* the share of one not in the table yet */
-	/* After a join, until the next computation: the capacity over all. */
-	u32 even_kbps;		/* 0: none */
 	u32 link_kbps;		/* the netdev's speed, 0: unknown */
-	u32 peak_kbps;		/* the most the device received, decaying */
 	u32 ingress_kbps;	/* set by an admin (netlink.c); 0: not set */
 };
 

@@ -8,7 +8,10 @@
  * share_idle intervals without one. Every interval, at the first ACK
  * after it, proto/share.c's mr_share_split() splits the capacity max-min
  * fairly by demand, and each ACK carries its connection's share as a rate hint
- * (kbit/s), which the sender does not exceed.
+ * (kbit/s), which the sender does not exceed. The table's decisions are
+ * proto/share_table.c's, which the scale model runs too; this file gives
+ * it the time, the capacity and the interval, and is its environment:
+ * the entries' owners, their byte counters and the lock.
  *
  * Lock order: a transport lock, then the device's share lock. Each
  * connection counts its bytes in an atomic, so the hot path takes the
@@ -33,15 +36,14 @@ int mr_share_dev_init(struct mr_dev *dev)
 {
 	struct mr_share *sh = &dev->share;
 
+	struct mr_share_flow *flows;
+
 	spin_lock_init(&sh->lock);
-	sh->n = 0;
-	sh->start_ns = 0;
-	sh->newcomer_kbps = 0;
-	sh->peak_kbps = 0;
 	sh->ingress_kbps = 0;
-	sh->flows = kvcalloc(MR_MAX_QP, sizeof(*sh->flows), GFP_KERNEL);
+	flows = kvcalloc(MR_MAX_QP, sizeof(*flows), GFP_KERNEL);
+	mr_share_table_init(&sh->table, flows, MR_MAX_QP);
 	sh->owner = kvcalloc(MR_MAX_QP, sizeof(*sh->owner), GFP_KERNEL);
-	if (!sh->flows || !sh->owner) {
+	if (!flows || !sh->owner) {
 		mr_share_dev_fini(dev);
 		return -ENOMEM;
 	}
@@ -51,10 +53,10 @@ int mr_share_dev_init(struct mr_dev *dev)
 /* Every QP has left: ib_core destroys them before it lets the device go. */
 void mr_share_dev_fini(struct mr_dev *dev)
 {
-	WARN_ON(dev->share.n);
-	kvfree(dev->share.flows);
+	WARN_ON(dev->share.table.n);
+	kvfree(dev->share.table.flows);
 	kvfree(dev->share.owner);
-	dev->share.flows = NULL;
+	dev->share.table.flows = NULL;
 	dev->share.owner = NULL;
 }
 
@@ -65,17 +67,39 @@ void mr_share_link_speed(struct mr_dev *dev, u32 mbps)
 					 mbps * 1000);
 }
 
-/* Remove entry @i, under the lock: the last one takes its place. */
-static void mr_share_remove(struct mr_share *sh, u32 i)
+/*
+ * The table's environment (proto/share.h), called under the lock: entry
+ * @i is owner[@i]'s.
+ */
+static struct mr_xport **mr_share_owner(struct mr_share_table *t)
 {
-	WRITE_ONCE(sh->owner[i]->share.slot, -1);
-	WRITE_ONCE(sh->owner[i]->share.hint, 0);
-	sh->n--;
-	if (i != sh->n) {
-		sh->flows[i] = sh->flows[sh->n];
-		sh->owner[i] = sh->owner[sh->n];
-		WRITE_ONCE(sh->owner[i]->share.slot, i);
-	}
+	return container_of(t, struct mr_share, table)->owner;
+}
+
+u64 mr_share_table_env_bytes(struct mr_share_table *t, u32 i)
+{
+	return atomic64_xchg(&mr_share_owner(t)[i]->share.bytes, 0);
+}
+
+void mr_share_table_env_hint(struct mr_share_table *t, u32 i, u32 hint_kbps)
+{
+	WRITE_ONCE(mr_share_owner(t)[i]->share.hint, hint_kbps);
+}
+
+void mr_share_table_env_gone(struct mr_share_table *t, u32 i)
+{
+	struct mr_xport *x = mr_share_owner(t)[i];
+
+	WRITE_ONCE(x->share.slot, -1);
+	WRITE_ONCE(x->share.hint, 0);
+}
+
+void mr_share_table_env_moved(struct mr_share_table *t, u32 from, u32 to)
+{
+	struct mr_xport **owner = mr_share_owner(t);
+
+	owner[to] = owner[from];
+	WRITE_ONCE(owner[to]->share.slot, to);
 }
 
 /*
@@ -100,43 +124,21 @@ u32 mr_share_active_kbps(struct mr_dev *dev)
 	return mr_share_link_rate(&dev->share);
 }
 
+/* The link's capacity for the table; 0: unknown (the table measures). */
 static u32 mr_share_capacity(struct mr_share *sh)
 {
 	u32 link = mr_share_link_rate(sh);
 
-	if (link)
-		return link - link / 16;
-	/* Measured: the most received so far, with headroom to find more. */
-	return sh->peak_kbps ? sh->peak_kbps + sh->peak_kbps / 8 : 0;
+	return link - link / 16;
 }
 
 /* A new interval: count it, share the capacity, forget the idle. */
 static void mr_share_compute(struct mr_share *sh, u64 now)
 {
-	u64 interval = now - sh->start_ns, total = 0;
 	struct mr_cc_params prm;
-	u32 i, rate;
 
 	mr_cc_params_default(&prm);
-	for (i = 0; i < sh->n; i++) {
-		sh->flows[i].bytes = atomic64_xchg(&sh->owner[i]->share.bytes,
-						   0);
-		total += sh->flows[i].bytes;
-	}
-	rate = mr_share_rate_kbps(total, interval);
-	sh->peak_kbps = max(rate, sh->peak_kbps - sh->peak_kbps / 64);
-	sh->newcomer_kbps = mr_share_split(&prm, sh->flows, sh->n,
-					   mr_share_capacity(sh), interval,
-					   NULL);
-	sh->even_kbps = 0;
-	for (i = sh->n; i-- > 0;) {
-		if (!sh->flows[i].demand_kbps) {
-			mr_share_remove(sh, i);
-			continue;
-		}
-		WRITE_ONCE(sh->owner[i]->share.hint, sh->flows[i].hint_kbps);
-	}
-	sh->start_ns = now;
+	mr_share_table_round(&sh->table, &prm, mr_share_capacity(sh), now);
 }
 
 /* A new connection: in no device's table until its first data packet. */
@@ -149,25 +151,22 @@ void mr_share_init(struct mr_xport *x)
 void mr_share_rx(struct mr_xport *x, u32 bytes)
 {
 	struct mr_share *sh = &to_mr_dev(x->qp->ibqp.device)->share;
+	u32 hint;
+	s32 slot;
 
 	atomic64_add(bytes, &x->share.bytes);
 	if (READ_ONCE(x->share.slot) >= 0)
 		return;
 	spin_lock(&sh->lock);
-	if (x->share.slot < 0 && sh->n < MR_MAX_QP) {
-		memset(&sh->flows[sh->n], 0, sizeof(sh->flows[sh->n]));
-		sh->owner[sh->n] = x;
-		WRITE_ONCE(x->share.slot, sh->n);
-		WRITE_ONCE(x->share.hint, sh->newcomer_kbps);
-		sh->n++;
-		/*
-		 * Until the next computation everyone it joined gets at most
-		 * an even share: at the start of an incast the first ACKs
-		 * then cap every sender, not only the next interval's.
-		 */
-		WRITE_ONCE(sh->even_kbps, max(mr_share_capacity(sh) / sh->n, 1u));
-		if (!sh->start_ns)
-			sh->start_ns = mr_xport_now();
+	if (x->share.slot < 0) {
+		/* Until the next round, at most an even share (share.h). */
+		slot = mr_share_table_join(&sh->table, mr_share_capacity(sh),
+					   mr_xport_now(), &hint);
+		if (slot >= 0) {
+			sh->owner[slot] = x;
+			WRITE_ONCE(x->share.slot, slot);
+			WRITE_ONCE(x->share.hint, hint);
+		}
 	}
 	spin_unlock(&sh->lock);
 }
@@ -178,21 +177,24 @@ u32 mr_share_hint(struct mr_xport *x)
 	struct mr_share *sh = &to_mr_dev(x->qp->ibqp.device)->share;
 	u64 interval = (u64)READ_ONCE(share_interval_us) * NSEC_PER_USEC;
 	u64 now = mr_xport_now();
-	u32 hint, even;
 
 	/* Hints go with the QP's congestion control (from its device). */
 	if (!x->snd.ccp.enabled)
 		return 0;
-	/* One ACK computes for all; the others use what it found. */
-	if (sh->n && now - READ_ONCE(sh->start_ns) >= interval &&
+	/*
+	 * One ACK computes for all; the others use what it found. The test
+	 * without the lock only spares the others the trylock; the table's
+	 * under it decides.
+	 */
+	if (READ_ONCE(sh->table.n) &&
+	    now - READ_ONCE(sh->table.start_ns) >= interval &&
 	    spin_trylock(&sh->lock)) {
-		if (sh->n && now - sh->start_ns >= interval)
+		if (mr_share_table_due(&sh->table, now, interval))
 			mr_share_compute(sh, now);
 		spin_unlock(&sh->lock);
 	}
-	hint = READ_ONCE(x->share.hint);
-	even = READ_ONCE(sh->even_kbps);
-	return even && (!hint || even < hint) ? even : hint;
+	return mr_share_table_hint(READ_ONCE(sh->table.even_kbps),
+				   READ_ONCE(x->share.hint));
 }
 
 /*
@@ -208,7 +210,7 @@ void mr_share_leave(struct mr_xport *x)
 	if (READ_ONCE(x->share.slot) >= 0) {
 		spin_lock_bh(&sh->lock);
 		if (x->share.slot >= 0)
-			mr_share_remove(sh, x->share.slot);
+			mr_share_table_leave(&sh->table, x->share.slot);
 		spin_unlock_bh(&sh->lock);
 	}
 	atomic64_set(&x->share.bytes, 0);

@@ -66,4 +66,95 @@ u32 mr_share_split(const struct mr_cc_params *prm, struct mr_share_flow *flows,
 /* The rate of @bytes over @interval_ns, in the hint's unit (saturates). */
 u32 mr_share_rate_kbps(u64 bytes, u64 interval_ns);
 
+/*
+ * The receiver's table of the senders sending to it (share_table.c): a
+ * sender joins with its first data packet and is an entry, [0, n), until it
+ * leaves or drops out idle; every round splits the capacity among the
+ * entries with mr_share_split(). The table decides; the host owns the
+ * entries' storage, the time and the capacity, and keeps what is its own
+ * (the entries' owners, their byte counters, its locks) behind the
+ * environment functions below, one definition per host at link time.
+ * Only share_table.c writes it; hosts read its fields.
+ */
+struct mr_share_table {
+	struct mr_share_flow *flows;	/* the host's storage, @max entries */
+	u32 max;
+	u32 n;			/* entries in use: [0, n) */
+	u64 start_ns;		/* when the current round began; 0: none yet */
+	u32 newcomer_kbps;	/* the share of one that joins now */
+	/* After a join, until the next round: the capacity over all. */
+	u32 even_kbps;		/* 0: none */
+	u32 peak_kbps;		/* the most received in a round, decaying */
+	struct mr_share_stats stats;	/* what the last round found */
+};
+
+/*
+ * The environment, one definition per host. @i is an entry's index.
+ *
+ * The bytes entry @i's sender sent since it was last asked (it counts them
+ * as its own; the host zeroes its counter).
+ */
+u64 mr_share_table_env_bytes(struct mr_share_table *t, u32 i);
+/* Entry @i's share is now @hint_kbps: its ACKs carry it (see _hint()). */
+void mr_share_table_env_hint(struct mr_share_table *t, u32 i, u32 hint_kbps);
+/* Entry @i's sender leaves the table: no share any more (hint 0). */
+void mr_share_table_env_gone(struct mr_share_table *t, u32 i);
+/* The sender of entry @from is now entry @to (it filled a removed one). */
+void mr_share_table_env_moved(struct mr_share_table *t, u32 from, u32 to);
+
+/* An empty table over @flows, @max entries. */
+void mr_share_table_init(struct mr_share_table *t, struct mr_share_flow *flows,
+			 u32 max);
+
+/*
+ * mr_share_table_join() - a sender's first data packet at @now
+ * @capacity_kbps: the capacity the host knows (as for _round())
+ *
+ * Return: its entry, whose share until the next round is *@hint_kbps (the
+ * newcomer's), or -1 when the table is full (no share). Until the next
+ * round everyone gets at most the capacity over all (even_kbps): at the
+ * start of an incast the first ACKs then cap every sender, not only the
+ * next round's.
+ */
+s32 mr_share_table_join(struct mr_share_table *t, u32 capacity_kbps, u64 now,
+			u32 *hint_kbps);
+
+/* Whether a round is due at @now, @interval_ns after the last one. */
+static inline bool mr_share_table_due(const struct mr_share_table *t, u64 now,
+				      u64 interval_ns)
+{
+	return t->n && now - t->start_ns >= interval_ns;
+}
+
+/*
+ * mr_share_table_round() - a new round at @now: count, share, drop the idle
+ * @prm: checked congestion control parameters (share_idle)
+ * @capacity_kbps: the ingress capacity to share, as both ends count bytes;
+ *	0: unknown, the most received in a round (decaying by 1/64 a round)
+ *	+ 1/8, to find more
+ *
+ * Takes every entry's bytes (env_bytes), splits the capacity with
+ * mr_share_split() over the time since the last round, ends the even
+ * share, and gives each entry its share (env_hint) or, idle for
+ * share_idle rounds, removes it (env_gone; the last entry fills its place:
+ * env_moved).
+ */
+void mr_share_table_round(struct mr_share_table *t,
+			  const struct mr_cc_params *prm, u32 capacity_kbps,
+			  u64 now);
+
+/*
+ * The hint an ACK carries: the sender's share @hint_kbps (0: none), at most
+ * the table's @even_kbps (0: none). Values, so that a host may read them
+ * without the table's lock.
+ */
+static inline u32 mr_share_table_hint(u32 even_kbps, u32 hint_kbps)
+{
+	return even_kbps && (!hint_kbps || even_kbps < hint_kbps) ? even_kbps :
+								    hint_kbps;
+}
+
+/* Entry @i's sender leaves (its connection stops receiving). */
+void mr_share_table_leave(struct mr_share_table *t, u32 i);
+
 #endif /* METAROCE_PROTO_SHARE_H */

@@ -219,7 +219,7 @@ const std::vector<Option> &Options() {
          [](const std::string &s, Config &c) { return SetRate(s, c.host_rate_bps); }},
         {"ingress", "RATE",
          "incast: the receiver's ingress capacity, the shares' (--rate); "
-         "none: no hints",
+         "none: measured",
          [](const std::string &s, Config &c) {
              if (s == "none") {
                  c.ingress_bps = kNoIngress;

@@ -21,8 +21,8 @@ constexpr uint32_t kTimeScale = 100;
 
 enum class Aqm { kRed, kTailDrop };
 
-// Config::ingress_bps of a receiver that knows no capacity: it sends no
-// hints (share.c with no rate: mr_share_split() with a capacity of 0).
+// Config::ingress_bps of a receiver that knows no capacity: it shares the
+// most it has received (share.c without a rate: the table measures).
 constexpr uint64_t kNoIngress = ~0ull;
 
 struct Config {

@@ -401,7 +401,12 @@ MrReceiver::MrReceiver(Ptr<ns3::Node> node, const TransportParams &params, uint6
     ack_raw_ = Socket::CreateSocket(node, Ipv4RawSocketFactory::GetTypeId());
     ack_raw_->SetAttribute("Protocol", UintegerValue(UdpL4Protocol::PROT_NUMBER));
     ack_raw_->ShutdownRecv();
-    Simulator::ScheduleNow(&MrReceiver::Share, this);
+    // As many senders as the kernel's device takes (MR_MAX_QP).
+    flows_.resize(kMaxShareFlows);
+    flow_conn_.resize(kMaxShareFlows);
+    mr_share_table_init(&table_.t, flows_.data(), kMaxShareFlows);
+    table_.owner = this;
+    share_interval_ns_ = ShareInterval(0);
 }
 
 const FlowStats *MrReceiver::Flow(uint32_t qpn) const {
@@ -433,14 +438,6 @@ void MrReceiver::Recv(Ptr<Socket> sock) {
             slot->owner = this;
             slot->engine.conn = slot.get();
             mr_receiver_start(&slot->engine.r, 0); // ack.c: mr_ack_init()
-            // Zeroed when the sender appears (share.h); until the next share
-            // round its ACKs carry the newcomer's share.
-            slot->flow = flows_.size();
-            flows_.push_back(mr_share_flow{});
-            flow_conn_.push_back(slot.get());
-            // share.c: until the next round, at most an even share.
-            even_kbps_ = std::max<uint32_t>(1, mr_cc_hint_from_bps(ShareCapacity()) /
-                                                   static_cast<uint32_t>(flows_.size()));
         }
         OnData(*slot, pkt, src.GetPort(), ce, p->GetSize());
     }
@@ -453,10 +450,22 @@ void MrReceiver::OnData(Conn &c, const mr_pkt &pkt, uint16_t sport, bool ce, uin
     const uint64_t now = static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
     c.stats.packets++;
     c.stats.udp_bytes += bytes;
-    flows_[c.flow].bytes += bytes;
     bool ack_now = false;
     if (mr_receiver_arrival(r, &pkt, sport, ce, &ack_now) == MR_SACK_NEW) {
         bool complete = false;
+        // ack.c: mr_ack_arrival(): a new packet counts towards its share
+        // (share.c: mr_share_rx()), and its first joins the table, whose
+        // ACKs carry the newcomer's share until the next round.
+        c.share_bytes += pkt.hdr_len + pkt.payload_len;
+        if (c.slot < 0) {
+            uint32_t hint = 0;
+            const int32_t slot = mr_share_table_join(&table_.t, ShareCapacity(), now, &hint);
+            if (slot >= 0) {
+                flow_conn_[slot] = &c;
+                c.slot = slot;
+                c.hint = hint;
+            }
+        }
         // A packet no completion will acknowledge (a slice that landed
         // before, of a message complete) is acknowledged now.
         if (!Place(c, pkt, &complete)) {
@@ -535,47 +544,43 @@ void MrReceiver::SendControl(const Conn &c, const mr_pkt &pkt, uint16_t sport) {
     acks_++;
 }
 
-// The capacity the shares divide: the link's payload rate, less 1/32 so
-// that a queue the first flight built drains (share.c's 1/16 covers both
+// The capacity the shares divide, kbit/s: the link's payload rate, less 1/32
+// so that a queue the first flight built drains (share.c's 1/16 covers both
 // in the guest).
-uint64_t MrReceiver::ShareCapacity() const {
-    return PayloadRate(capacity_bps_, params_.mtu) / 32 * 31;
+uint32_t MrReceiver::ShareCapacity() const {
+    return mr_cc_hint_from_bps(PayloadRate(capacity_bps_, params_.mtu) / 32 * 31);
 }
 
-// With CC off a receiver sends no hint (protocol.rst).
-uint32_t MrReceiver::Hint(const Conn &c) const {
+// share.c: mr_share_hint(). With CC off a receiver sends no hint
+// (protocol.rst); else the first ACK after the round's interval computes
+// for all.
+uint32_t MrReceiver::Hint(const Conn &c) {
     if (!params_.cc.enabled)
         return 0;
-    const uint32_t hint = c.shared ? flows_[c.flow].hint_kbps : fresh_kbps_;
-    return even_kbps_ && (!hint || even_kbps_ < hint) ? even_kbps_ : hint;
+    const uint64_t now = static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
+    if (mr_share_table_due(&table_.t, now, share_interval_ns_))
+        Share(now);
+    return mr_share_table_hint(table_.t.even_kbps, c.hint);
 }
 
-// A share round (mr_share_split()): every sender's share of the ingress
-// capacity, which its ACKs carry until the next round. mr_share_split() wants
-// an interval in which a sender at its share sends several packets: the
-// next round comes after 4 full packets at the even share of the active
-// senders, at most 10 ms, at least min_interval later.
-void MrReceiver::Share() {
-    const uint64_t now = static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
-    const uint64_t interval = now - last_share_ns_;
-    last_share_ns_ = now;
-    const uint64_t capacity = ShareCapacity();
-    fresh_kbps_ = mr_share_split(&params_.cc, flows_.data(), static_cast<u32>(flows_.size()),
-                                 mr_cc_hint_from_bps(capacity), interval, &share_stats_);
-    share_calls_++;
-    even_kbps_ = 0;
-    for (size_t i = 0; i < flows_.size(); i++) {
-        flows_[i].bytes = 0;
-        flow_conn_[i]->shared = true;
-    }
+// The interval after a round that found @active senders. mr_share_split()
+// wants one in which a sender at its share sends several packets: 4 full
+// packets at the even share of the active senders, at most 10 ms, at least
+// min_interval. The kernel's is share_interval_us.
+uint64_t MrReceiver::ShareInterval(uint32_t active) const {
     const uint64_t pkt_bits =
         8ull * (MR_BASE_HDR_LEN + MR_WRITE_HDR_LEN + params_.mtu + kLinkOverhead);
-    const uint64_t even = 4 * pkt_bits * 1'000'000'000ull *
-                          std::max<uint32_t>(1, share_stats_.active) /
+    const uint64_t even = 4 * pkt_bits * 1'000'000'000ull * std::max<uint32_t>(1, active) /
                           std::max<uint64_t>(1, capacity_bps_);
-    const uint64_t next =
-        std::max<uint64_t>(min_interval_ns_, std::min<uint64_t>(even, 10'000'000));
-    Simulator::Schedule(NanoSeconds(next), &MrReceiver::Share, this);
+    return std::max<uint64_t>(min_interval_ns_, std::min<uint64_t>(even, 10'000'000));
+}
+
+// A share round (proto/share_table.c): every sender's share of the ingress
+// capacity, which its ACKs carry until the next round; idle senders leave.
+void MrReceiver::Share(uint64_t now) {
+    mr_share_table_round(&table_.t, &params_.cc, ShareCapacity(), now);
+    share_calls_++;
+    share_interval_ns_ = ShareInterval(table_.t.stats.active);
 }
 
 } // namespace mrscale
@@ -638,4 +643,33 @@ void mr_receiver_env_event(struct mr_receiver *r, enum mr_receiver_event ev, u32
     MrReceiver::Conn &c = MrReceiver::Of(r);
     c.stats.duplicates += ev == MR_REV_DUPLICATE;
     c.stats.ce += ev == MR_REV_CE;
+}
+
+// The share table's environment (proto/share.h): the model's side, as
+// share.c keeps it (entry -> its sender's connection).
+static MrReceiver::Conn &ShareOwner(struct mr_share_table *t, u32 i) {
+    return *MrReceiver::Of(t).FlowConn(i);
+}
+
+u64 mr_share_table_env_bytes(struct mr_share_table *t, u32 i) {
+    MrReceiver::Conn &c = ShareOwner(t, i);
+    const uint64_t bytes = c.share_bytes;
+    c.share_bytes = 0;
+    return bytes;
+}
+
+void mr_share_table_env_hint(struct mr_share_table *t, u32 i, u32 hint_kbps) {
+    ShareOwner(t, i).hint = hint_kbps;
+}
+
+void mr_share_table_env_gone(struct mr_share_table *t, u32 i) {
+    MrReceiver::Conn &c = ShareOwner(t, i);
+    c.slot = -1;
+    c.hint = 0;
+}
+
+void mr_share_table_env_moved(struct mr_share_table *t, u32 from, u32 to) {
+    MrReceiver &rx = MrReceiver::Of(t);
+    rx.FlowConn(to) = rx.FlowConn(from);
+    rx.FlowConn(to)->slot = static_cast<int32_t>(to);
 }

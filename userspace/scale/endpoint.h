@@ -27,8 +27,9 @@ namespace mrscale {
 
 constexpr uint16_t kRoceV2Port = 4791;
 constexpr uint32_t kFailAfter = MR_PATH_DEFAULT_FAIL_AFTER;
-constexpr uint32_t kRetryCnt = 7; // the QP's retry_cnt, an application's setting
-constexpr uint8_t kEct0 = 0x02;   // IP ECN field
+constexpr uint32_t kRetryCnt = 7;           // the QP's retry_cnt, an application's setting
+constexpr uint32_t kMaxShareFlows = 0x4000; // a device's table: the kernel's MR_MAX_QP
+constexpr uint8_t kEct0 = 0x02;             // IP ECN field
 constexpr uint8_t kCe = 0x03;
 
 // Bytes of a full data packet as congestion control counts them (pacing,
@@ -198,9 +199,10 @@ struct FlowStats {
 
 class MrReceiver {
 public:
-    // capacity_bps: its ingress link, which the shares divide. A share round
-    // comes every 4 packet gaps at the even share of the active senders,
-    // at most every min_interval_ns (see Share()).
+    // capacity_bps: its ingress link, which the shares divide. The senders'
+    // table is the kernel's (proto/share_table.c); a share round comes at the
+    // first ACK 4 packet gaps at the even share of the active senders after
+    // the last, at most every min_interval_ns (see Share()).
     MrReceiver(ns3::Ptr<ns3::Node> node, const TransportParams &params, uint64_t capacity_bps,
                uint64_t min_interval_ns);
     MrReceiver(const MrReceiver &) = delete;
@@ -209,7 +211,7 @@ public:
     // Flow of sender QPN qpn, created by its first packet; nullptr before.
     const FlowStats *Flow(uint32_t qpn) const;
     // Senders mr_share_split() counted as active in its last call.
-    uint32_t ActiveFlows() const { return share_stats_.active; }
+    uint32_t ActiveFlows() const { return table_.t.stats.active; }
     uint64_t AcksSent() const { return acks_; }
     uint64_t ShareCalls() const { return share_calls_; }
 
@@ -234,14 +236,26 @@ public:
         uint32_t msn_done = 0;
         ns3::EventId acker; // the engine's held ACKs (mr_receiver_expiry())
         uint64_t acker_at = 0;
-        size_t flow;         // its entry in flows_
-        bool shared = false; // has been through a share round
+        // share.c's struct mr_conn_share: its entry in the table, -1: none
+        uint64_t share_bytes = 0; // new bytes since the last round
+        uint32_t hint = 0;        // kbit/s; 0: none
+        int32_t slot = -1;
         FlowStats stats;
     };
     static Conn &Of(mr_receiver *r);
     void SendControl(const Conn &c, const mr_pkt &pkt, uint16_t sport);
-    uint32_t Hint(const Conn &c) const;
+    uint32_t Hint(const Conn &c);
     uint64_t AckDelay() const { return params_.ack_delay_ns; }
+
+    // The senders' table (proto/share.h) and the way back from its
+    // environment: standard layout, so a pointer to `t` is one to the Table.
+    struct Table {
+        mr_share_table t;
+        MrReceiver *owner;
+    };
+    static MrReceiver &Of(mr_share_table *t) { return *reinterpret_cast<Table *>(t)->owner; }
+    // The sender of table entry i (share.c: owner[i]).
+    Conn *&FlowConn(uint32_t i) { return flow_conn_[i]; }
 
 private:
     void Recv(ns3::Ptr<ns3::Socket> sock);
@@ -249,8 +263,9 @@ private:
     bool Place(Conn &c, const mr_pkt &pkt, bool *complete);
     void SyncAcker(Conn &c);
     void AckTimer(Conn *c);
-    void Share();
-    uint64_t ShareCapacity() const;
+    void Share(uint64_t now);
+    uint32_t ShareCapacity() const;
+    uint64_t ShareInterval(uint32_t active) const;
 
     ns3::Ptr<ns3::Socket> sock_;
     ns3::Ptr<ns3::Socket> ack_raw_;
@@ -258,12 +273,10 @@ private:
     uint64_t capacity_bps_;
     uint64_t min_interval_ns_;
     HostTimers host_timers_;
-    uint64_t last_share_ns_ = 0;
-    uint32_t fresh_kbps_ = 0; // what a sender not yet in a share round gets
-    uint32_t even_kbps_ = 0;  // share.c: after a join, the capacity over all
+    uint64_t share_interval_ns_; // until the next round (Share())
+    Table table_{};
     std::vector<mr_share_flow> flows_;
-    std::vector<Conn *> flow_conn_;
-    mr_share_stats share_stats_{};
+    std::vector<Conn *> flow_conn_; // entry -> its sender (share.c: owner)
     uint64_t share_calls_ = 0;
     std::unordered_map<uint32_t, std::unique_ptr<Conn>> conns_;
     uint64_t acks_ = 0;
