@@ -31,7 +31,7 @@ MODULE_FLAGS ?= W=1
 	install check check-full coverage demo bench checkpatch unit-tests clean \
 	dkms-source dkms-install dkms-uninstall dissector-test install-test dkms-test \
 	plot-test host-run-test json-test tools-test scale scale-check scale-tables \
-	engine-test
+	engine-test mutate-engines
 
 all: module userspace
 
@@ -73,6 +73,11 @@ unit-tests:
 # (seconds; part of unit-tests).
 engine-test:
 	$(MAKE) -C kernel/proto/tests engine
+
+# Small deliberate bugs in the engines, one at a time: do the engine tests
+# catch each? (scripts/mutate-engines; about 3 minutes, not in check)
+mutate-engines:
+	@scripts/mutate-engines
 
 # What `make` built, for KVER: the module in updates/ (ahead of any in-tree
 # module of that name), the provider, its driver file, the CLI (userspace/

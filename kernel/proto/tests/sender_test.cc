@@ -199,7 +199,8 @@ public:
 				dropped++;
 				return;
 			}
-		} else if (peer_silent || u(rng) < cfg.ack_loss) {
+		} else if (peer_silent || acks_blackholed.count(sport) ||
+			   u(rng) < cfg.ack_loss) {
 			return;
 		}
 		int copies = to_receiver && u(rng) < cfg.dup ? 2 : 1;
@@ -299,7 +300,8 @@ public:
 	ReceiverHost rx{};
 	std::vector<std::vector<bool>> landed;
 	std::priority_queue<Wire, std::vector<Wire>, std::greater<Wire>> wire;
-	std::set<uint16_t> blackholed;
+	std::set<uint16_t> blackholed;      // data from these ports is lost
+	std::set<uint16_t> acks_blackholed; // and ACKs to these
 	std::vector<Sent> sent_log;
 	std::map<int, uint64_t> events;
 	std::map<int, uint64_t> resent_why;
@@ -407,6 +409,21 @@ TEST(SenderEngine, BlackHoledPathFailsOverAndTheTransferCompletes)
 	EXPECT_NE(mr_sender_path_epoch(h.S(), 0), epoch);
 	EXPECT_GE(h.events[MR_SEV_RTO],
 		  static_cast<uint64_t>(MR_PATH_DEFAULT_FAIL_AFTER));
+}
+
+// A path whose ACKs are lost fails over, but what it carried arrived:
+// packets of messages the peer completed are not moved to other paths
+// (protocol.rst, "Failover": only what is still owed is sent again).
+TEST(SenderEngine, PathWithLostAcksFailsOverWithoutMovingWhatArrived)
+{
+	LinkConfig c;
+	c.seed = 5;
+	c.msgs = 4096; // long enough for the path's RTOs in a row
+	Harness h(c);
+	h.acks_blackholed.insert(mr_sender_path_port(h.S(), 0));
+	ASSERT_TRUE(h.Run());
+	EXPECT_GE(h.failovers, 1u);
+	EXPECT_EQ(h.moved, 0u);
 }
 
 // A peer that stops answering fails the connection once every path had
