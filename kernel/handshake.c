@@ -25,7 +25,7 @@ void mr_handshake_init(struct mr_xport *x)
 /* RESET: no tag, so no packet passes mr_handshake_check(). */
 void mr_handshake_clear(struct mr_xport *x)
 {
-	memset(&x->hello, 0, sizeof(x->hello));
+	mr_hello_init(&x->hello, 0);
 }
 
 /**

@@ -14,7 +14,8 @@
 /**
  * mr_hello_init() - a new end of a connection
  * @h: the state
- * @local_tag: our tag, random and not 0; a new one for every connection
+ * @local_tag: our tag, random and not 0; a new one for every connection;
+ *	0 clears the state (RESET): then no packet is the peer's
  */
 void mr_hello_init(struct mr_hello *h, u64 local_tag)
 {
