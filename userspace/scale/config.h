@@ -74,6 +74,15 @@ struct Config {
     bool verbose = false;
 };
 
+// xorshift64*: the model's random streams, each seeded on its own so that
+// one setting changes nothing else. Returns the next 64 bits.
+inline uint64_t XorShift64Star(uint64_t &state) {
+    state ^= state >> 12;
+    state ^= state << 25;
+    state ^= state >> 27;
+    return state * 0x2545f4914f6cdd1dull;
+}
+
 // The per-link wire overhead ns-3 serialises besides our UDP payload:
 // IPv4 (20), UDP (8) and the point-to-point PPP header (2).
 constexpr uint32_t kLinkOverhead = 20 + 8 + 2;

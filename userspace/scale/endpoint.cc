@@ -18,9 +18,14 @@ using namespace ns3;
 namespace mrscale {
 namespace {
 
+// The simulation's time in the engines' unit, ns.
+uint64_t NowNs() {
+    return static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
+}
+
 // Nanoseconds from now until the absolute time `at` (0 if past).
 uint64_t Until(uint64_t at) {
-    const uint64_t now = static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
+    const uint64_t now = NowNs();
     return at > now ? at - now : 0;
 }
 
@@ -92,7 +97,7 @@ ConnTags ConnTagsOf(uint32_t qpn) {
 }
 
 uint64_t MrSender::Now() {
-    return static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
+    return NowNs();
 }
 
 MrSender::MrSender(Ptr<ns3::Node> node, const TransportParams &params, Ipv4Address dst,
@@ -447,7 +452,7 @@ void MrReceiver::Recv(Ptr<Socket> sock) {
 // receiver engine decides.
 void MrReceiver::OnData(Conn &c, const mr_pkt &pkt, uint16_t sport, bool ce, uint32_t bytes) {
     mr_receiver *r = &c.engine.r;
-    const uint64_t now = static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
+    const uint64_t now = NowNs();
     c.stats.packets++;
     c.stats.udp_bytes += bytes;
     bool ack_now = false;
@@ -492,7 +497,7 @@ void MrReceiver::SyncAcker(Conn &c) {
 }
 
 void MrReceiver::AckTimer(Conn *c) {
-    mr_receiver_timeout(&c->engine.r, static_cast<uint64_t>(Simulator::Now().GetNanoSeconds()));
+    mr_receiver_timeout(&c->engine.r, NowNs());
     SyncAcker(*c);
 }
 
@@ -557,7 +562,7 @@ uint32_t MrReceiver::ShareCapacity() const {
 uint32_t MrReceiver::Hint(const Conn &c) {
     if (!params_.cc.enabled)
         return 0;
-    const uint64_t now = static_cast<uint64_t>(Simulator::Now().GetNanoSeconds());
+    const uint64_t now = NowNs();
     if (mr_share_table_due(&table_.t, now, share_interval_ns_))
         Share(now);
     return mr_share_table_hint(table_.t.even_kbps, c.hint);

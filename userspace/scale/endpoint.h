@@ -87,10 +87,7 @@ private:
     uint64_t Late() {
         if (!late_)
             return 0;
-        rng_ ^= rng_ >> 12; // xorshift64*
-        rng_ ^= rng_ << 25;
-        rng_ ^= rng_ >> 27;
-        return (rng_ * 0x2545f4914f6cdd1dull >> 11) % (late_ + 1);
+        return (XorShift64Star(rng_) >> 11) % (late_ + 1);
     }
     uint64_t tick_, late_, rng_;
 };

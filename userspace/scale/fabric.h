@@ -89,11 +89,8 @@ private:
     bool DoCorrupt(ns3::Ptr<ns3::Packet>) override {
         bool drop = failed_;
         if (!drop && loss_) {
-            // xorshift64*: its own stream, so a loss rate changes nothing else
-            rng_ ^= rng_ >> 12;
-            rng_ ^= rng_ << 25;
-            rng_ ^= rng_ >> 27;
-            drop = rng_ * 0x2545f4914f6cdd1dull < loss_;
+            // its own stream, so a loss rate changes nothing else
+            drop = XorShift64Star(rng_) < loss_;
         }
         dropped_ += drop;
         return drop;
