@@ -55,6 +55,12 @@ void mr_receiver_ack(struct mr_receiver *r, u32 id, u32 psn)
 	mr_receiver_env_send(r, &pkt, p->sport);
 }
 
+/* Whether path @id has a window in the epoch of its last new packet. */
+static bool mr_receiver_live(const struct mr_rx_path *p)
+{
+	return p->seen && p->epoch == p->win.epoch;
+}
+
 /*
  * CE marks count per path epoch, duplicates included, packets of an
  * abandoned epoch not (protocol.rst, "Signals"); a new epoch counts from 0.
@@ -108,7 +114,7 @@ enum mr_sack_rx_res mr_receiver_arrival(struct mr_receiver *r,
 		mr_receiver_env_event(r, MR_REV_DUPLICATE, 0);
 		if (res == MR_SACK_DUP) {
 			p->sport = sport;
-			if (p->seen && p->win.epoch == p->epoch)
+			if (mr_receiver_live(p))
 				mr_receiver_ack(r, id, psn);
 		}
 		return res;
@@ -147,12 +153,6 @@ void mr_receiver_coalesce(struct mr_receiver *r, u32 id, u32 psn,
 		return;
 	}
 	mr_receiver_hold(r, now);
-}
-
-/* Whether path @id has a window in the epoch of its last new packet. */
-static bool mr_receiver_live(const struct mr_rx_path *p)
-{
-	return p->seen && p->epoch == p->win.epoch;
 }
 
 /* The held ACKs, when due: every path with packets unacknowledged. */
