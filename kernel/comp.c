@@ -6,7 +6,7 @@
  * the responder's "MSN done" passes them; a READ or atomic once its whole
  * response has landed (placed here as it arrives). NAKs fail a WR or, for
  * RNR, stop new data until the delay is over. What it learns goes to the
- * requester's bookkeeping through req.c, its only writer. The sender
+ * requester's bookkeeping through proto/requester.c, its only writer. The sender
  * engine's environment, the kernel's side of it, is here too.
  */
 #include "ack.h"
@@ -17,7 +17,6 @@
 #include "mr.h"
 #include "notify.h"
 #include "opcode.h"
-#include "req.h"
 #include "trace.h"
 #include "tx.h"
 
@@ -46,11 +45,11 @@ static bool mr_comp_pop(struct mr_xport *x, enum ib_wc_status status)
 	/* A READ or atomic failed before its response was in. */
 	rd_open = x->req.msn_head != x->req.msn_send &&
 		  mr_opcode_has(wqe->opcode, MR_OPC_RD) &&
-		  !x->req.wtx[sq->head].resp_done;
+		  !x->wtx[sq->head].resp_done;
 	sq->head = (sq->head + 1) % sq->depth;
 	sq->count--;
 	spin_unlock_irqrestore(&sq->lock, flags);
-	mr_req_retire(x, rd_open);
+	mr_requester_retire(&x->req, rd_open);
 	if (signal) {
 		wc.status = status;
 		wc.qp = &qp->ibqp;
@@ -70,7 +69,7 @@ static bool mr_comp_head_done(struct mr_xport *x)
 		return false;
 	if (mr_opcode_has(((struct mr_send_wqe *)mr_wq_slot(sq, sq->head))->opcode,
 			  MR_OPC_RD))
-		return x->req.wtx[sq->head].resp_done;
+		return x->wtx[sq->head].resp_done;
 	return mr_seq_before(x->req.msn_head, x->req.peer_done);
 }
 
@@ -101,7 +100,7 @@ void mr_comp_complete(struct mr_xport *x)
  */
 void mr_comp_fail(struct mr_xport *x, u32 msn, enum ib_wc_status status)
 {
-	if (mr_req_fail(x, msn, status))
+	if (mr_requester_fail(&x->req, msn, status))
 		mr_comp_complete(x);
 }
 
@@ -184,7 +183,7 @@ static bool mr_comp_resp_rcv(struct mr_xport *x, const struct mr_pkt *pkt,
 		wt->resp_done = true;
 	}
 	if (wt->resp_done)
-		mr_req_rd_answered(x, msn);
+		mr_requester_rd_answered(&x->req, msn);
 	if (err) {
 		ibdev_dbg(&dev->ib_dev, "QP %u: MSN %u: response not placed: %d\n",
 			  qp->ibqp.qp_num, msn, err);
@@ -256,7 +255,7 @@ enum mr_xport_next mr_comp_ack_rcv(struct mr_xport *x, const struct mr_pkt *pkt)
 	}
 	if (!x->snd.on)
 		return MR_NEXT_NONE;
-	mr_req_peer_done(x, pkt->ack.msn_done);
+	mr_requester_peer_done(&x->req, pkt->ack.msn_done);
 	mr_comp_complete(x);
 	return MR_NEXT_PUSH;
 }
@@ -278,8 +277,7 @@ void mr_comp_nak_rcv(struct mr_xport *x, const struct mr_pkt *pkt)
 		return;
 	}
 	/* Only a message sent and not complete can be refused. */
-	if (mr_seq_before(msn, x->req.msn_head) ||
-	    !mr_seq_before(msn, x->req.msn_send + !!x->req.send_off)) {
+	if (!mr_requester_started(&x->req, msn)) {
 		mr_stats_inc(dev, MR_CNT_DUPLICATE_PACKETS);
 		return;
 	}
@@ -298,8 +296,11 @@ void mr_comp_nak_rcv(struct mr_xport *x, const struct mr_pkt *pkt)
 					 pkt->base.psn);
 		if (!tp || tp->msn != msn || tp->gen != x->req.gen)
 			break;
-		if (!mr_req_rnr_wait(x, msn,
-				     max_t(u64, pkt->nak.rnr_delay, 1) * 10000))
+		if (!mr_requester_rnr_wait(&x->req, msn,
+					   x->qp->attr.rnr_retry,
+					   mr_xport_now() +
+					   max_t(u64, pkt->nak.rnr_delay, 1) *
+					   10000))
 			mr_comp_fail(x, msn, IB_WC_RNR_RETRY_EXC_ERR);
 		break;
 	}

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The requester: new requests out of the send ring, and the responses this
- * end owes, over the connection's paths. It alone writes struct
- * mr_requester; the completer and the entry points report to it.
+ * end owes, over the connection's paths. proto/requester.c alone writes
+ * struct mr_requester; the completer and the entry points report to it
+ * through its functions (proto/requester.h).
  */
 #ifndef METAROCE_REQ_H
 #define METAROCE_REQ_H
@@ -17,11 +18,5 @@ void mr_req_free(struct mr_xport *x);
 int mr_req_submit(struct mr_qp *qp, const struct mr_send_wqe *wqe);
 void mr_req_push(struct mr_xport *x);
 void mr_req_respond(struct mr_xport *x);
-void mr_req_retire(struct mr_xport *x, bool rd_open);
-void mr_req_rd_answered(struct mr_xport *x, u32 msn);
-void mr_req_peer_done(struct mr_xport *x, u32 msn_done);
-bool mr_req_fail(struct mr_xport *x, u32 msn, enum ib_wc_status status);
-bool mr_req_rnr_wait(struct mr_xport *x, u32 msn, u64 delay_ns);
-void mr_req_rnr_resume(struct mr_xport *x);
 
 #endif /* METAROCE_REQ_H */

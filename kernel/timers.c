@@ -26,7 +26,7 @@ static void mr_timers_fire(struct timer_list *t)
 	if (!x->snd.on)
 		goto out;
 	if (x->req.rnr_wait && x->req.rnr_deadline <= now)
-		mr_req_rnr_resume(x);
+		mr_requester_rnr_resume(&x->req);
 	mr_sender_timeout(&x->snd, now);
 	if (mr_handshake_send(x))
 		mr_comp_retry_exceeded(x);
@@ -107,7 +107,7 @@ static void mr_timers_sync_pacer(struct mr_xport *x)
  */
 void mr_timers_sync(struct mr_xport *x)
 {
-	u64 next = x->req.rnr_wait ? x->req.rnr_deadline : 0, now, d, ack;
+	u64 next = mr_requester_expiry(&x->req), now, d, ack;
 
 	if (x->hello.deadline && (!next || x->hello.deadline < next))
 		next = x->hello.deadline;

@@ -34,6 +34,7 @@
 #include "proto/requeue.h"
 #include "proto/rto.h"
 #include "proto/receiver.h"
+#include "proto/requester.h"
 #include "proto/sack.h"
 #include "proto/sender.h"
 #include "proto/window.h"
@@ -134,31 +135,6 @@ struct mr_ack_state {
 	u64 fatal_nak_ns;	/* when the fatal NAK last went */
 };
 
-/*
- * The requester's messages, its error and its RNR wait, which only req.c
- * writes: the completer, timers.c and xport.c tell it what happened
- * through its functions (req.h). The entries of wtx are the exception:
- * the completer places the responses it records there.
- */
-struct mr_requester {
-	bool tx_err;		/* a WR failed: send nothing new */
-	u32 err_msn;
-	enum ib_wc_status err_status;
-	struct mr_wqe_tx *wtx;		/* sq.depth entries */
-	u32 msn_head;		/* MSN of the WQE at sq.head */
-	u32 msn_send;		/* the WQE whose new packets go out next */
-	u32 msn_hi;		/* msn_send before any RNR rewind */
-	u32 rd_out;		/* see mr_req_rd_recount() */
-	u32 peer_done;		/* the newest "MSN done" the peer reported */
-	u32 send_off;
-	u32 rsn_next;
-	u32 gen;		/* RNR rewinds */
-	bool rnr_wait;
-	u32 rnr_msn;
-	u32 rnr_left;
-	u64 rnr_deadline;
-};
-
 /* The share of the device's ingress the peer gets, which share.c owns. */
 struct mr_conn_share {
 	atomic64_t bytes;	/* received since the shares were computed */
@@ -186,7 +162,13 @@ struct mr_xport {
 
 	/* requester */
 	struct mr_sender snd;	/* paths, windows, timers: proto/sender.c */
-	struct mr_requester req;
+	struct mr_requester req;	/* its messages: proto/requester.c */
+	/*
+	 * Per send WQE, parallel to the send ring: req.c fills it as the
+	 * requester posts and starts each; the completer places the
+	 * responses it records there.
+	 */
+	struct mr_wqe_tx *wtx;
 	u64 n_rnr_naks;		/* RNR NAKs sent (telemetry) */
 
 	/* responder */
@@ -288,7 +270,7 @@ static inline struct mr_wqe_tx *mr_xport_wtx(struct mr_xport *x, u32 msn)
 {
 	struct mr_wq *sq = &x->qp->sq;
 
-	return &x->req.wtx[(sq->head + (msn - x->req.msn_head)) % sq->depth];
+	return &x->wtx[(sq->head + (msn - x->req.msn_head)) % sq->depth];
 }
 
 /*

@@ -115,6 +115,8 @@ MrSender::MrSender(Ptr<ns3::Node> node, const TransportParams &params, Ipv4Addre
     ack_sock_->SetRecvCallback(MakeCallback(&MrSender::RecvAck, this));
     // req.c: mr_req_start().
     engine_.host = this;
+    req_.host = this;
+    mr_requester_start(&req_.r, params.mtu, MR_RNR_RETRY_INFINITE);
     mr_sender_setup(&engine_.s, tx_path_.data(), params.paths, requeue_slots_.data(), kFailAfter,
                     &params_.timing, &params_.cc);
     if (mr_sender_start(&engine_.s, 0, false, seed, FullPacketBytes(params.mtu))) {
@@ -128,6 +130,10 @@ MrSender::MrSender(Ptr<ns3::Node> node, const TransportParams &params, Ipv4Addre
 
 MrSender &MrSender::Of(mr_sender *s) {
     return *reinterpret_cast<Engine *>(s)->host;
+}
+
+MrSender &MrSender::Of(mr_requester *r) {
+    return *reinterpret_cast<ReqEngine *>(r)->host;
 }
 
 void MrSender::OpenSocket(uint32_t id) {
@@ -152,7 +158,7 @@ void MrSender::Start() {
 void MrSender::Leave() {
     leaving_ = true;
     // Nothing started and unfinished: done now.
-    if (!Done() && peer_done_ == msn_send_ && !send_off_)
+    if (!Done() && AllDone())
         Finish();
 }
 
@@ -161,34 +167,26 @@ uint32_t MrSender::MsgLen(uint32_t msn) const {
     return static_cast<uint32_t>(std::min<uint64_t>(params_.msg_bytes, bytes_ - off));
 }
 
-// req.c: mr_req_push(): moved packets first, then new data, as the windows
-// and the pacer allow.
+// The messages from msn_head on: all not yet complete, or for a sender
+// that leaves, only those started (it finishes the one it is in).
+uint32_t MrSender::Posted() const {
+    const mr_requester *r = &req_.r;
+    if (leaving_)
+        return r->msn_send - r->msn_head + !!r->send_off;
+    return msgs_ - r->msn_head;
+}
+
+// Every message posted is complete.
+bool MrSender::AllDone() const {
+    const mr_requester *r = &req_.r;
+    return r->peer_done == r->msn_head && !Posted();
+}
+
+// req.c: mr_req_push().
 void MrSender::Push() {
     if (!Started() || Done())
         return;
-    mr_sender *s = &engine_.s;
-    const uint64_t now = Now();
-    if (mr_sender_push_moved(s, now)) {
-        // A sender that leaves finishes the message it is in, then starts none.
-        while (!(leaving_ && !send_off_) && msn_send_ < msgs_ &&
-               mr_window_in(msn_send_, peer_done_) && !mr_sender_pace_wait(s, now)) {
-            uint32_t psn;
-            int id = mr_sender_take(s, -1, &psn);
-            if (id < 0)
-                break;
-            mr_tx_pkt tp{};
-            tp.msn = msn_send_;
-            tp.offset = send_off_;
-            send_off_ += params_.mtu;
-            if (send_off_ >= MsgLen(msn_send_)) {
-                msn_send_++;
-                send_off_ = 0;
-            }
-            mr_sender_send(s, static_cast<uint32_t>(id), psn, &tp, MR_SEND_FIRST, now);
-            if (!s->on)
-                return;
-        }
-    }
+    mr_requester_push(&req_.r, &engine_.s, 1, Now());
     Sync();
 }
 
@@ -236,16 +234,17 @@ void MrSender::RecvAck(Ptr<Socket> sock) {
     }
 }
 
-// comp.c: mr_comp_ack_rcv().
+// comp.c: mr_comp_ack_rcv(), then its completions (mr_comp_complete()).
 void MrSender::OnAck(const mr_pkt &pkt) {
     if (Done() || mr_sender_ack(&engine_.s, &pkt, Now()))
         return; // reordered, of an abandoned epoch, or bogus
     if (Done())
         return;
-    // Nothing not yet sent can be done: a bogus value changes nothing.
-    if (mr_seq_before(peer_done_, pkt.ack.msn_done) && !mr_seq_before(msn_send_, pkt.ack.msn_done))
-        peer_done_ = pkt.ack.msn_done;
-    if (peer_done_ == msgs_ || (leaving_ && peer_done_ == msn_send_ && !send_off_)) {
+    mr_requester *r = &req_.r;
+    mr_requester_peer_done(r, pkt.ack.msn_done);
+    while (r->msn_head != r->peer_done)
+        mr_requester_retire(r, false);
+    if (AllDone()) {
         Finish();
         return;
     }
@@ -262,7 +261,7 @@ int MrSender::Xmit(uint32_t id, uint32_t psn, const mr_tx_pkt &tp, uint8_t flags
     pkt.base.psn = psn;
     pkt.base.tag = tags_.to_receiver;
     pkt.base.flags = flags;
-    if (mr_seq_before(tp.msn, peer_done_)) {
+    if (Stale(tp)) {
         pkt.base.opcode = MR_OP_SEND;
         pkt.send.msn = tp.msn;
     } else {
@@ -284,7 +283,7 @@ int MrSender::Xmit(uint32_t id, uint32_t psn, const mr_tx_pkt &tp, uint8_t flags
 }
 
 bool MrSender::Stale(const mr_tx_pkt &tp) const {
-    return mr_seq_before(tp.msn, peer_done_);
+    return mr_seq_before(tp.msn, req_.r.msn_head);
 }
 
 void MrSender::RetryExceeded() {
@@ -336,10 +335,11 @@ void MrSender::Finish() {
 
 void MrSender::Dump() const {
     const mr_sender *s = &engine_.s;
+    const mr_requester *r = &req_.r;
     std::fprintf(stderr,
                  "  qpn %u: msn_send %u/%u send_off %u peer_done %u inflight %u/%u requeued %u "
                  "rtos %u timer %s at %.0f us pace %s\n",
-                 qpn_, msn_send_, msgs_, send_off_, peer_done_, s->ps.inflight,
+                 qpn_, r->msn_send, msgs_, r->send_off, r->peer_done, s->ps.inflight,
                  mr_cc_conn_window(&params_.cc, &s->cc), s->requeue.count, s->rtos,
                  timer_.IsRunning() ? "armed" : "idle", timer_at_ / 1e3,
                  pace_.IsRunning() ? "armed" : "idle");
@@ -622,6 +622,25 @@ void mr_sender_env_failover(struct mr_sender *s, u32 id, u16, u16, u32) {
 void mr_sender_env_event(struct mr_sender *s, enum mr_sender_event ev, u32, u32 arg) {
     MrSender::Of(s).Event(ev, arg);
 }
+
+// The requester engine's environment (proto/requester.h): the model's
+// side. Its messages are WRITEs; it sends no READs, so owes no responses.
+u32 mr_requester_env_posted(struct mr_requester *r) {
+    return MrSender::Of(r).Posted();
+}
+
+void mr_requester_env_msg(struct mr_requester *r, u32 msn, struct mr_req_msg *m) {
+    *m = mr_req_msg{};
+    m->length = MrSender::Of(r).MsgLen(msn);
+}
+
+void mr_requester_env_rsn(struct mr_requester *, u32, u32) {}
+
+bool mr_requester_env_response_due(struct mr_requester *) {
+    return false;
+}
+
+void mr_requester_env_response(struct mr_requester *, struct mr_tx_pkt *) {}
 
 // The receiver engine's environment (proto/receiver.h): the model's side.
 using mrscale::MrReceiver;

@@ -3,11 +3,11 @@
 // MetaRoCE endpoints over ns-3 UDP sockets, driven by the kernel's own
 // protocol units (proto.h): a sender that writes messages to one receiver,
 // and a receiver that takes many senders. The sender is the kernel's
-// sender engine (proto/sender.c: path choice, PSNs, resends, tail probe,
-// RTO, failover, windows, pacing) with ns-3 sockets and events as its
-// host; the receiver is the kernel's receiver engine (proto/receiver.c:
-// windows, CE counts, ACK coalescing) under a placement reduced to its
-// bookkeeping (no memory regions, completion queues or READs).
+// requester engine (proto/requester.c: what goes next) over its sender
+// engine (proto/sender.c: path choice, PSNs, resends, tail probe, RTO,
+// failover, windows, pacing) with ns-3 sockets and events as their host; the receiver is the
+// kernel's receiver engine (proto/receiver.c: windows, CE counts, ACK coalescing) under a placement
+// reduced to its bookkeeping (no memory regions, completion queues or READs).
 #pragma once
 
 #include "config.h"
@@ -140,6 +140,10 @@ public:
     void RetryExceeded();
     void FailedOver(uint32_t id);
     void Event(mr_sender_event ev, uint32_t arg);
+    // The requester engine's environment (proto/requester.h).
+    static MrSender &Of(mr_requester *r);
+    uint32_t Posted() const;
+    uint32_t MsgLen(uint32_t msn) const;
 
 private:
     // The engine, and the way back from it to its host: standard layout,
@@ -148,9 +152,13 @@ private:
         mr_sender s;
         MrSender *host;
     };
+    struct ReqEngine {
+        mr_requester r;
+        MrSender *host;
+    };
     void Start();
     void OpenSocket(uint32_t id);
-    uint32_t MsgLen(uint32_t msn) const;
+    bool AllDone() const;
     void Push();
     void Sync();
     void PaceOver();
@@ -169,14 +177,12 @@ private:
     uint32_t msgs_;
 
     Engine engine_{};
+    ReqEngine req_{};
     std::vector<mr_tx_path> tx_path_;       // the engine's paths
     std::vector<mr_requeue> requeue_slots_; // mr_requeue_slots() of them
     std::vector<ns3::Ptr<ns3::Socket>> sock_;
     std::vector<ns3::Ptr<ns3::Socket>> old_socks_; // of restarted paths
     ns3::Ptr<ns3::Socket> ack_sock_;
-    uint32_t msn_send_ = 0; // next message to start
-    uint32_t send_off_ = 0;
-    uint32_t peer_done_ = 0; // the receiver's MSN done
     bool leaving_ = false;
     ns3::EventId timer_;
     uint64_t timer_at_ = 0;

@@ -9,6 +9,7 @@ extern "C" {
 #include "coalesce.h"
 #include "path.h"
 #include "receiver.h"
+#include "requester.h"
 #include "requeue.h"
 #include "rto.h"
 #include "sack.h"

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "receiver_host.hh"
+#include "requester_host.hh"
 
 extern "C" {
 #include "sender.h"
@@ -46,6 +47,8 @@ struct LinkConfig {
 	uint64_t gap_ns = 2 * kUs;     // the link's time per packet
 	uint64_t ack_delay_ns = 200 * kUs;
 	uint32_t retries = 7;
+	uint32_t rd_max = 1;		// READs and atomics at the responder
+	uint32_t rnr_retry = MR_RNR_RETRY_INFINITE;
 	bool cc = true;
 };
 
@@ -70,7 +73,7 @@ struct Wire {
 	}
 };
 
-class Harness : public ReceiverSink
+class Harness : public ReceiverSink, public RequesterSink
 {
 public:
 	explicit Harness(const LinkConfig &c)
@@ -91,6 +94,8 @@ public:
 			  0);
 		rx.sink = this;
 		mr_receiver_start(&rx.r, 0);
+		req.sink = this;
+		mr_requester_start(&req.r, kSlice, c.rnr_retry);
 	}
 
 	static Harness &Of(mr_sender *s)
@@ -98,12 +103,13 @@ public:
 		return *reinterpret_cast<Host *>(s)->h;
 	}
 	mr_sender *S() { return &host.s; }
+	mr_requester *R() { return &req.r; }
 
 	// Run until every message is acknowledged complete, the engine stops,
 	// or nothing is left to happen; returns whether everything arrived.
 	bool Run(uint64_t limit_ns = 600ull * 1000 * 1000 * 1000)
 	{
-		while (host.s.on && peer_done < cfg.msgs && now < limit_ns) {
+		while (host.s.on && req.r.peer_done < cfg.msgs && now < limit_ns) {
 			Push();
 			uint64_t next = 0;
 			auto consider = [&](uint64_t t) {
@@ -128,7 +134,7 @@ public:
 			mr_receiver_timeout(&rx.r, now);
 			mr_sender_timeout(&host.s, now);
 		}
-		return peer_done == cfg.msgs && AllLanded();
+		return req.r.peer_done == cfg.msgs && AllLanded();
 	}
 
 	bool AllLanded() const
@@ -140,49 +146,54 @@ public:
 		return true;
 	}
 
-	// The application: new packets, in message order, as the engine lets.
-	void Push()
+	// The application's messages go as the requester engine lets them.
+	void Push() { mr_requester_push(&req.r, &host.s, cfg.rd_max, now); }
+
+	// The requester engine's environment (requester_host.hh): all
+	// messages are posted at once; WRITEs of pkts_per_msg slices unless
+	// a test says otherwise in `kind`.
+	uint32_t RequesterPosted() override { return cfg.msgs - req.r.msn_head; }
+	mr_req_msg RequesterMsg(uint32_t msn) override
 	{
-		if (!mr_sender_push_moved(&host.s, now))
-			return;
-		while (msn_send < cfg.msgs &&
-		       mr_window_in(msn_send, peer_done) && host.s.on) {
-			if (mr_sender_pace_wait(&host.s, now))
-				return;
-			uint32_t psn;
-			int id = mr_sender_take(&host.s, -1, &psn);
-			if (id < 0)
-				return;
-			mr_tx_pkt tp{};
-			tp.msn = msn_send;
-			tp.offset = slice_send;
-			if (++slice_send == cfg.pkts_per_msg) {
-				slice_send = 0;
-				msn_send++;
-			}
-			mr_sender_send(&host.s, static_cast<u32>(id), psn, &tp,
-				       MR_SEND_FIRST, now);
-		}
+		mr_req_msg m{};
+		if (msn < kind.size())
+			m = kind[msn];
+		else
+			m.length = cfg.pkts_per_msg * kSlice;
+		m.has_rsn = rsn.count(msn);
+		return m;
+	}
+	void RequesterRsn(uint32_t msn, uint32_t n) override
+	{
+		ASSERT_FALSE(rsn.count(msn));
+		rsn[msn] = n;
 	}
 
-	// The environment's xmit: a WRITE of slice tp.offset on the wire.
+	// The environment's xmit: a WRITE of the slice at tp.offset on the
+	// wire, or a READ request.
 	int Xmit(uint32_t id, uint32_t psn, const mr_tx_pkt &tp, uint8_t flags)
 	{
 		mr_pkt pkt{};
-		pkt.base.opcode = MR_OP_WRITE;
+		sent_log.push_back({id, psn, flags, tp.msn, tp.offset, tp.gen});
+		xmits++;
+		if (RequesterMsg(tp.msn).rd) {
+			pkt.base.opcode = MR_OP_READ_REQ;
+			pkt.read_req.msn = tp.msn;
+			pkt.read_req.length = RequesterMsg(tp.msn).length;
+		} else {
+			pkt.base.opcode = MR_OP_WRITE;
+			pkt.write.msn = tp.msn;
+			pkt.write.rkey = 1;
+			pkt.write.length = cfg.pkts_per_msg * kSlice;
+			pkt.write.offset = tp.offset;
+			pkt.payload_len = kSlice;
+		}
 		pkt.base.flags = flags;
 		pkt.base.path = static_cast<u8>(id);
 		pkt.base.epoch = mr_sender_path_epoch(&host.s, id);
 		pkt.base.qpn = kQpn;
 		pkt.base.psn = psn;
 		pkt.base.tag = kTag;
-		pkt.write.msn = tp.msn;
-		pkt.write.rkey = 1;
-		pkt.write.length = cfg.pkts_per_msg * kSlice;
-		pkt.write.offset = tp.offset * kSlice;
-		pkt.payload_len = kSlice;
-		sent_log.push_back({id, psn, flags});
-		xmits++;
 		Send(pkt, true, mr_sender_path_port(&host.s, id));
 		return kPktBytes;
 	}
@@ -236,9 +247,10 @@ public:
 			stale_acks++;
 			return;
 		}
-		if (mr_seq_before(peer_done, pkt.ack.msn_done) &&
-		    !mr_seq_before(msn_send, pkt.ack.msn_done))
-			peer_done = pkt.ack.msn_done;
+		// The completer's part: report, then retire what completed.
+		mr_requester_peer_done(&req.r, pkt.ack.msn_done);
+		while (req.r.msn_head != req.r.peer_done)
+			mr_requester_retire(&req.r, false);
 	}
 
 	// The receiver's side of a data packet (resp.c, reduced).
@@ -290,11 +302,15 @@ public:
 	struct Sent {
 		uint32_t id, psn;
 		uint8_t flags;
+		uint32_t msn, offset, gen;
 	};
 
 	LinkConfig cfg;
 	std::mt19937_64 rng;
 	Host host{};
+	RequesterHost req{};
+	std::vector<mr_req_msg> kind;	    // messages that are not WRITEs
+	std::map<uint32_t, uint32_t> rsn;   // RSNs the requester gave
 	std::vector<mr_tx_path> path;
 	std::vector<mr_requeue> slots;
 	ReceiverHost rx{};
@@ -306,7 +322,7 @@ public:
 	std::map<int, uint64_t> events;
 	std::map<int, uint64_t> resent_why;
 	uint64_t now = 0, link_free = 0, seq = 0;
-	uint32_t msn_send = 0, slice_send = 0, peer_done = 0, msn_done = 0;
+	uint32_t msn_done = 0;
 	uint64_t xmits = 0, acks = 0, dropped = 0, placed = 0, stale_acks = 0,
 		 failovers = 0;
 	uint64_t moved = 0;
@@ -525,6 +541,151 @@ TEST(SenderEngine, ManySeedsOverAHostileLink)
 	}
 }
 
+// The requester engine (requester.c) over the same harness: what goes
+// next, and the messages' bookkeeping.
+
+mr_req_msg Read(uint32_t length)
+{
+	mr_req_msg m{};
+	m.length = length;
+	m.rd = true;
+	return m;
+}
+
+// A READ is one packet, sent twice on two paths (a lone packet's loss
+// has nothing behind it to reveal it); the responder executes rd_max at
+// a time, so the next READ waits until an answer is in.
+TEST(RequesterEngine, ReadGoesTwiceAndRdMaxHoldsTheNext)
+{
+	LinkConfig c;
+	c.msgs = 3;
+	c.cc = false;
+	Harness h(c);
+	h.kind = {Read(4096), Read(64)};
+	h.Push();
+	ASSERT_EQ(h.sent_log.size(), 2u);
+	EXPECT_EQ(h.sent_log[0].msn, 0u);
+	EXPECT_EQ(h.sent_log[1].msn, 0u);
+	EXPECT_NE(h.sent_log[0].id, h.sent_log[1].id);
+	EXPECT_EQ(h.R()->rd_out, 1u);
+	EXPECT_EQ(h.R()->msn_send, 1u);
+	// Its whole response is in: the next READ goes, then the WRITE.
+	h.kind[0].answered = true;
+	mr_requester_rd_answered(h.R(), 0);
+	h.Push();
+	ASSERT_EQ(h.sent_log.size(), 4u + c.pkts_per_msg);
+	EXPECT_EQ(h.sent_log[2].msn, 1u);
+	EXPECT_EQ(h.sent_log[3].msn, 1u);
+	EXPECT_EQ(h.sent_log[4].msn, 2u);
+	EXPECT_EQ(h.R()->rd_out, 1u);
+	// With one path the READ goes once.
+	c.paths = 1;
+	Harness one(c);
+	one.kind = {Read(64)};
+	one.Push();
+	EXPECT_EQ(one.sent_log.size(), 1u + 2 * c.pkts_per_msg);
+}
+
+// RNR: nothing new goes during the wait; then the refused message goes
+// again from its start, and what followed it, in a new generation (so
+// that NAKs of the old packets are old news). Without infinite retries,
+// each wait spends one.
+TEST(RequesterEngine, RnrWaitsThenRewindsToTheRefusedMessage)
+{
+	LinkConfig c;
+	c.msgs = 3;
+	c.pkts_per_msg = 4;
+	c.cc = false;
+	c.rnr_retry = 1;
+	Harness h(c);
+	h.kind = {mr_req_msg{}, mr_req_msg{}, mr_req_msg{}};
+	for (auto &m : h.kind) {
+		m.length = 4 * kSlice;
+		m.consumes = true;
+	}
+	h.Push();
+	ASSERT_EQ(h.sent_log.size(), 12u);
+	EXPECT_EQ(h.rsn, (std::map<uint32_t, uint32_t>{{0, 0}, {1, 1}, {2, 2}}));
+	ASSERT_TRUE(mr_requester_rnr_wait(h.R(), 1, c.rnr_retry, 5000));
+	EXPECT_EQ(mr_requester_expiry(h.R()), 5000u);
+	h.Push();
+	EXPECT_EQ(h.sent_log.size(), 12u);
+	mr_requester_rnr_resume(h.R());
+	EXPECT_EQ(mr_requester_expiry(h.R()), 0u);
+	EXPECT_EQ(h.R()->msn_send, 1u);
+	EXPECT_EQ(h.R()->msn_hi, 3u);
+	h.Push();
+	ASSERT_EQ(h.sent_log.size(), 20u);
+	for (size_t i = 12; i < 20; i++) {
+		EXPECT_EQ(h.sent_log[i].msn, 1 + (i - 12) / 4) << i;
+		EXPECT_EQ(h.sent_log[i].offset, (i - 12) % 4 * kSlice) << i;
+		EXPECT_EQ(h.sent_log[i].gen, 1u) << i;
+	}
+	// Each message kept the RSN of its first send.
+	EXPECT_EQ(h.rsn.size(), 3u);
+	// The one retry is spent: the next RNR fails the message.
+	EXPECT_FALSE(mr_requester_rnr_wait(h.R(), 1, c.rnr_retry, 9000));
+	// Retry count 7 is infinite.
+	EXPECT_TRUE(mr_requester_rnr_wait(h.R(), 1, MR_RNR_RETRY_INFINITE,
+					  9000));
+}
+
+// "MSN done" beyond anything sent is bogus and changes nothing; an older
+// one is old news.
+TEST(RequesterEngine, PeerDoneBeyondWhatWentIsIgnored)
+{
+	LinkConfig c;
+	c.msgs = 8;
+	c.pkts_per_msg = 1;
+	c.paths = 1;
+	c.cc = false;
+	Harness h(c);
+	h.Push();
+	ASSERT_EQ(h.R()->msn_hi, 8u);
+	mr_requester_peer_done(h.R(), 9);
+	EXPECT_EQ(h.R()->peer_done, 0u);
+	mr_requester_peer_done(h.R(), 5);
+	EXPECT_EQ(h.R()->peer_done, 5u);
+	mr_requester_peer_done(h.R(), 3);
+	EXPECT_EQ(h.R()->peer_done, 5u);
+	mr_requester_peer_done(h.R(), 8);
+	EXPECT_EQ(h.R()->peer_done, 8u);
+}
+
+// The first failure stands: a later message's error does not replace
+// it, an earlier one's does; nothing new goes after it.
+TEST(RequesterEngine, TheEarliestErrorStandsAndStopsNewRequests)
+{
+	LinkConfig c;
+	c.msgs = 8;
+	c.pkts_per_msg = 1;
+	c.paths = 1;
+	c.cc = false;
+	Harness h(c);
+	EXPECT_TRUE(mr_requester_fail(h.R(), 5, 11));
+	EXPECT_FALSE(mr_requester_fail(h.R(), 7, 12));
+	EXPECT_TRUE(mr_requester_fail(h.R(), 3, 13));
+	EXPECT_EQ(h.R()->err_msn, 3u);
+	EXPECT_EQ(h.R()->err_status, 13u);
+	h.Push();
+	EXPECT_TRUE(h.sent_log.empty());
+}
+
+// A message window: no new message beyond MR_MSG_WINDOW of the oldest
+// one not retired.
+TEST(RequesterEngine, NothingBeyondTheMessageWindow)
+{
+	LinkConfig c;
+	c.msgs = MR_MSG_WINDOW + 8;
+	c.pkts_per_msg = 1;
+	c.paths = 16;
+	c.cc = false;
+	Harness h(c);
+	h.Push();
+	EXPECT_EQ(h.R()->msn_send, static_cast<uint32_t>(MR_MSG_WINDOW));
+	ASSERT_TRUE(h.Run());
+}
+
 } // namespace
 
 // The environment (sender.h), bound to the harness.
@@ -539,7 +700,7 @@ int mr_sender_env_xmit(struct mr_sender *s, u32 id, u32 psn,
 
 bool mr_sender_env_stale(struct mr_sender *s, const struct mr_tx_pkt *tp)
 {
-	return mr_seq_before(tp->msn, Harness::Of(s).peer_done);
+	return mr_seq_before(tp->msn, Harness::Of(s).R()->msn_head);
 }
 
 bool mr_sender_env_answered(struct mr_sender *, const struct mr_tx_pkt *)
@@ -568,4 +729,30 @@ void mr_sender_env_failover(struct mr_sender *s, u32, u16, u16, u32 moved)
 void mr_sender_env_event(struct mr_sender *s, enum mr_sender_event ev, u32, u32)
 {
 	Harness::Of(s).events[ev]++;
+}
+
+// The requester engine's environment (requester.h), bound to the sink.
+u32 mr_requester_env_posted(struct mr_requester *r)
+{
+	return RequesterHost::Of(r).RequesterPosted();
+}
+
+void mr_requester_env_msg(struct mr_requester *r, u32 msn, struct mr_req_msg *m)
+{
+	*m = RequesterHost::Of(r).RequesterMsg(msn);
+}
+
+void mr_requester_env_rsn(struct mr_requester *r, u32 msn, u32 rsn)
+{
+	RequesterHost::Of(r).RequesterRsn(msn, rsn);
+}
+
+bool mr_requester_env_response_due(struct mr_requester *r)
+{
+	return RequesterHost::Of(r).RequesterResponseDue();
+}
+
+void mr_requester_env_response(struct mr_requester *r, struct mr_tx_pkt *tp)
+{
+	*tp = RequesterHost::Of(r).RequesterResponse();
 }

@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The requester engine: see requester.h. */
+#include "requester.h"
+#include "window.h"
+
+/*
+ * Start over, as a new connection: on the way to RTS, or in RTR when a
+ * response is due first.
+ */
+void mr_requester_start(struct mr_requester *r, u32 mtu, u32 rnr_retry)
+{
+	*r = (struct mr_requester){ .mtu = mtu, .rnr_left = rnr_retry };
+}
+
+/* RTS after an early start: the RNR retries of RTS. */
+void mr_requester_rts(struct mr_requester *r, u32 rnr_retry)
+{
+	r->rnr_left = rnr_retry;
+}
+
+/* ERR, RESET, destroy: no RNR wait holds a timer. */
+void mr_requester_stop(struct mr_requester *r)
+{
+	r->rnr_wait = false;
+}
+
+/*
+ * Recount rd_out: READs and atomics started whose response has not fully
+ * arrived. One whose response is in, but which waits behind an earlier
+ * message to complete, no longer occupies the responder: it does not
+ * count. Kept as a running count (mr_requester_push(),
+ * mr_requester_rd_answered(), mr_requester_retire()); recounted only when
+ * an RNR rewind moves msn_send back.
+ */
+static void mr_requester_rd_recount(struct mr_requester *r)
+{
+	struct mr_req_msg m;
+	u32 msn;
+
+	r->rd_out = 0;
+	for (msn = r->msn_head; msn != r->msn_send; msn++) {
+		mr_requester_env_msg(r, msn, &m);
+		r->rd_out += m.rd && !m.answered;
+	}
+}
+
+/* Send packet @tp: its path and PSN were taken. False: stop pushing. */
+static bool mr_requester_send(struct mr_requester *r, struct mr_sender *s,
+			      int id, u32 psn, const struct mr_tx_pkt *tp,
+			      u64 now)
+{
+	mr_sender_send(s, (u32)id, psn, tp, MR_SEND_FIRST, now);
+	return s->on && !r->tx_err;
+}
+
+/*
+ * The responses that are due, oldest first, as the paths allow: READ and
+ * atomic responses ride this end's paths like its requests. False when
+ * the paths or the pacer hold the rest.
+ */
+static bool mr_requester_push_responses(struct mr_requester *r,
+					struct mr_sender *s, u64 now)
+{
+	while (mr_requester_env_response_due(r)) {
+		struct mr_tx_pkt tp = {};
+		u32 psn;
+		int id;
+
+		if (mr_sender_pace_wait(s, now))
+			return false;
+		id = mr_sender_take(s, -1, &psn);
+		if (id < 0)
+			return false;
+		mr_requester_env_response(r, &tp);
+		mr_sender_send(s, (u32)id, psn, &tp, MR_SEND_FIRST, now);
+		if (!s->on)
+			return false;
+	}
+	return true;
+}
+
+/* The next new packet of message @msn, @m: cut it, and move on. */
+static struct mr_tx_pkt mr_requester_cut(struct mr_requester *r, u32 msn,
+					 const struct mr_req_msg *m)
+{
+	struct mr_tx_pkt tp = { .msn = msn, .offset = r->send_off,
+				.gen = r->gen };
+
+	if (!m->has_rsn && m->consumes)
+		mr_requester_env_rsn(r, msn, r->rsn_next++);
+	r->send_off += r->mtu;
+	if (m->rd || r->send_off >= m->length) {
+		r->rd_out += m->rd && !m->answered;
+		r->msn_send++;
+		r->send_off = 0;
+		if (mr_seq_before(r->msn_hi, r->msn_send))
+			r->msn_hi = r->msn_send;
+	}
+	return tp;
+}
+
+/**
+ * mr_requester_push() - send what the windows allow
+ * @r: the requester
+ * @s: its sender engine, started
+ * @rd_max: READs and atomics the responder executes at a time
+ * @now: the time, ns
+ *
+ * Packets moved off a failed path go first, then responses to the peer,
+ * then new requests: none while a message failed or an RNR wait holds,
+ * none beyond the message window from the oldest unretired message.
+ */
+void mr_requester_push(struct mr_requester *r, struct mr_sender *s,
+		       u32 rd_max, u64 now)
+{
+	u32 posted;
+
+	if (!s->on || !mr_sender_push_moved(s, now) ||
+	    !mr_requester_push_responses(r, s, now))
+		return;
+	if (!s->on || r->tx_err || r->rnr_wait)
+		return;
+	posted = mr_requester_env_posted(r);
+	if (!rd_max)
+		rd_max = 1;
+	while (r->msn_send - r->msn_head < posted &&
+	       mr_window_in(r->msn_send, r->msn_head)) {
+		u32 msn = r->msn_send, psn;
+		struct mr_tx_pkt tp;
+		struct mr_req_msg m;
+		int id;
+
+		mr_requester_env_msg(r, msn, &m);
+		if (m.rd && r->rd_out >= rd_max)
+			return;
+		if (mr_sender_pace_wait(s, now))
+			return;
+		id = mr_sender_take(s, -1, &psn);
+		if (id < 0)
+			return;
+		tp = mr_requester_cut(r, msn, &m);
+		if (!mr_requester_send(r, s, id, psn, &tp, now))
+			return;
+		/*
+		 * A READ or atomic request goes twice, on two paths: if its
+		 * only packet were lost, no later packet on that path might
+		 * reveal the gap before the tail probe, and the responder
+		 * executes nothing after it until it arrives. The responder
+		 * executes it once (the second copy is a duplicate).
+		 */
+		if (m.rd && s->npaths > 1) {
+			id = mr_sender_take(s, id, &psn);
+			if (id < 0 || !mr_requester_send(r, s, id, psn, &tp, now))
+				return;
+		}
+	}
+}
+
+/*
+ * The message at msn_head completed and leaves (@rd_open: a READ or atomic
+ * whose response never came in whole, still counted in rd_out).
+ */
+void mr_requester_retire(struct mr_requester *r, bool rd_open)
+{
+	r->rd_out -= rd_open;
+	r->msn_head++;
+}
+
+/* The whole response to the READ or atomic of message @msn is in. */
+void mr_requester_rd_answered(struct mr_requester *r, u32 msn)
+{
+	/* Counted while started: see mr_requester_rd_recount(). */
+	if (mr_seq_before(msn, r->msn_send))
+		r->rd_out--;
+}
+
+/* The peer reported the messages before @msn_done complete. */
+void mr_requester_peer_done(struct mr_requester *r, u32 msn_done)
+{
+	/* Nothing not yet sent can be done: a bogus value changes nothing. */
+	if (mr_seq_before(r->peer_done, msn_done) &&
+	    !mr_seq_before(r->msn_hi, msn_done))
+		r->peer_done = msn_done;
+}
+
+/*
+ * Message @msn failed with the host's @status: send nothing new. False if
+ * an earlier message failed already: the error it holds stands.
+ */
+bool mr_requester_fail(struct mr_requester *r, u32 msn, u32 status)
+{
+	if (r->tx_err && !mr_seq_before(msn, r->err_msn))
+		return false;
+	r->tx_err = true;
+	r->err_msn = msn;
+	r->err_status = status;
+	return true;
+}
+
+/*
+ * The peer refused message @msn for want of a receive: send no new data
+ * until @deadline, then again from @msn. False when the @rnr_retry
+ * retries are spent.
+ */
+bool mr_requester_rnr_wait(struct mr_requester *r, u32 msn, u32 rnr_retry,
+			   u64 deadline)
+{
+	if (rnr_retry != MR_RNR_RETRY_INFINITE) {
+		if (!r->rnr_left)
+			return false;
+		r->rnr_left--;
+	}
+	r->rnr_wait = true;
+	r->rnr_msn = msn;
+	r->rnr_deadline = deadline;
+	return true;
+}
+
+/* The RNR wait is over: send the refused message again, and what followed. */
+void mr_requester_rnr_resume(struct mr_requester *r)
+{
+	r->rnr_wait = false;
+	if (mr_seq_before(r->rnr_msn, r->msn_send) ||
+	    (r->rnr_msn == r->msn_send && r->send_off)) {
+		r->msn_send = r->rnr_msn;
+		r->send_off = 0;
+		mr_requester_rd_recount(r);
+	}
+	r->gen++;
+}

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The requester engine: the application's messages as the sending side
+ * cuts them. It decides what goes next (packets moved off a failed path,
+ * then this end's responses to the peer, then new requests, in message
+ * order, MTU by MTU), hands each packet to the sender engine, which picks
+ * its path and PSN, and keeps the messages' bookkeeping: which the peer
+ * reported done, which READs and atomics still occupy the responder, the
+ * first error, and the RNR wait with its rewind. Like the other engines it
+ * does no I/O and reads no clock: it is handed the time, and it asks the
+ * host about the messages through the environment functions below, which
+ * each host (the kernel's req.c, the scale model, the host tests) defines
+ * once, at link time.
+ *
+ * The messages themselves (their WQEs and memory) are the host's; only
+ * this file writes struct mr_requester.
+ */
+#ifndef METAROCE_PROTO_REQUESTER_H
+#define METAROCE_PROTO_REQUESTER_H
+
+#include "sender.h"
+#include "types.h"
+
+/* An RNR retry count of 7 retries without limit (IBTA). */
+#define MR_RNR_RETRY_INFINITE 7
+
+struct mr_requester {
+	bool tx_err;		/* a message failed: send nothing new */
+	u32 err_msn;
+	u32 err_status;		/* the host's, for the failed message */
+	u32 mtu;		/* payload bytes per request packet */
+	u32 msn_head;		/* the oldest message not retired */
+	u32 msn_send;		/* the message whose new packets go next */
+	u32 msn_hi;		/* msn_send before any RNR rewind */
+	u32 rd_out;		/* see mr_requester_rd_recount() */
+	u32 peer_done;		/* the newest "MSN done" the peer reported */
+	u32 send_off;		/* of msn_send: its next new packet */
+	u32 rsn_next;		/* the next message that consumes a receive */
+	u32 gen;		/* RNR rewinds */
+	bool rnr_wait;
+	u32 rnr_msn;
+	u32 rnr_left;		/* RNR retries left */
+	u64 rnr_deadline;
+};
+
+/* What the requester needs to know of one message (mr_requester_env_msg). */
+struct mr_req_msg {
+	u32 length;
+	bool rd;		/* a READ or atomic: one packet, answered */
+	bool consumes;		/* takes a receive at the peer: gets an RSN */
+	bool has_rsn;		/* mr_requester_env_rsn() gave it one */
+	bool answered;		/* its whole response is in */
+};
+
+/*
+ * The environment, one definition per host.
+ *
+ * How many messages are posted from msn_head on (its send queue).
+ */
+u32 mr_requester_env_posted(struct mr_requester *r);
+/* Message @msn, which is posted. */
+void mr_requester_env_msg(struct mr_requester *r, u32 msn,
+			  struct mr_req_msg *m);
+/* Message @msn consumes the peer's receive @rsn: keep it for its packets. */
+void mr_requester_env_rsn(struct mr_requester *r, u32 msn, u32 rsn);
+/* Whether a response to the peer is due (mr_requester_env_response()). */
+bool mr_requester_env_response_due(struct mr_requester *r);
+/* The next packet of the oldest response due, into @tp. */
+void mr_requester_env_response(struct mr_requester *r, struct mr_tx_pkt *tp);
+
+void mr_requester_start(struct mr_requester *r, u32 mtu, u32 rnr_retry);
+void mr_requester_rts(struct mr_requester *r, u32 rnr_retry);
+void mr_requester_stop(struct mr_requester *r);
+void mr_requester_push(struct mr_requester *r, struct mr_sender *s,
+		       u32 rd_max, u64 now);
+void mr_requester_retire(struct mr_requester *r, bool rd_open);
+void mr_requester_rd_answered(struct mr_requester *r, u32 msn);
+void mr_requester_peer_done(struct mr_requester *r, u32 msn_done);
+bool mr_requester_fail(struct mr_requester *r, u32 msn, u32 status);
+bool mr_requester_rnr_wait(struct mr_requester *r, u32 msn, u32 rnr_retry,
+			   u64 deadline);
+void mr_requester_rnr_resume(struct mr_requester *r);
+
+/* When mr_requester_rnr_resume() is due; 0: no RNR wait. */
+static inline u64 mr_requester_expiry(const struct mr_requester *r)
+{
+	return r->rnr_wait ? r->rnr_deadline : 0;
+}
+
+/* Whether message @msn has been started and not retired. */
+static inline bool mr_requester_started(const struct mr_requester *r, u32 msn)
+{
+	return !mr_seq_before(msn, r->msn_head) &&
+	       mr_seq_before(msn, r->msn_send + !!r->send_off);
+}
+
+#endif /* METAROCE_PROTO_REQUESTER_H */
