@@ -201,10 +201,12 @@ void mr_requester_env_rsn(struct mr_requester *r, u32 msn, u32 rsn)
 
 bool mr_requester_env_response_due(struct mr_requester *r)
 {
-	return mr_resp_pending(mr_req_of(r));
+	struct mr_xport *x = mr_req_of(r);
+
+	return mr_responder_response_due(&x->rsp, x->ack.fatal);
 }
 
 void mr_requester_env_response(struct mr_requester *r, struct mr_tx_pkt *tp)
 {
-	mr_resp_take(mr_req_of(r), tp);
+	mr_responder_response_take(&mr_req_of(r)->rsp, tp);
 }

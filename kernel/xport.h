@@ -35,6 +35,7 @@
 #include "proto/rto.h"
 #include "proto/receiver.h"
 #include "proto/requester.h"
+#include "proto/responder.h"
 #include "proto/sack.h"
 #include "proto/sender.h"
 #include "proto/window.h"
@@ -54,73 +55,6 @@ struct mr_wqe_tx {
 	u32 resp_got;
 	u64 resp_map1;
 	unsigned long *resp_map;	/* &resp_map1, or allocated */
-};
-
-/*
- * A response of the responder: to the peer's READ (data read as each
- * packet goes out) or atomic (executed once; the result is kept here, so
- * a repeated request never executes again).
- */
-struct mr_resp {
-	bool valid;
-	u8 opcode;		/* of the request */
-	u32 msn;		/* of the request */
-	u32 rkey;
-	u64 va;
-	u32 length;
-	u8 path;		/* of the request: a NAK goes back on it */
-	u32 npkts;
-	u32 sent;		/* packets sent */
-	u64 orig;		/* atomic result */
-};
-
-/* A message being placed at the responder. */
-struct mr_rx_msg {
-	bool used;
-	bool done;
-	bool solicited;
-	bool consume;		/* takes a posted receive */
-	/* UC: dropped (see resp.c); the receive it owns completes in error */
-	bool dropped;
-	bool skipped;		/* dropped before it owned a receive */
-	u8 drop_counter;	/* enum mr_counter */
-	enum ib_wc_status drop_status;
-	u8 opcode;
-	u32 msn;
-	u32 rsn;
-	u32 recv;		/* the receive it takes: rsn, less UC skips */
-	u32 imm;
-	u32 length;
-	u32 nslices;		/* MTU-sized slices */
-	u32 got;		/* distinct slices landed */
-	u64 map1;		/* slice map of small messages */
-	unsigned long *map;	/* of large ones, else &map1 */
-	/* READ and atomics, executed when the message is next in order */
-	u8 path;		/* arrival path: a late NAK goes back on it */
-	u32 rkey;
-	u64 va;
-	u32 rd_len;
-	u64 swap_add;
-	u64 compare;
-};
-
-/*
- * The responder's messages, what they hold and the responses they owe,
- * which only resp.c writes (ack.c reads msn_done, xport.c the map charge,
- * tx.c and comp.c the responses). The requester sends the responses
- * through mr_resp_pending() and mr_resp_take().
- */
-struct mr_responder {
-	/* slice-map bits the messages in the window hold, of map_budget */
-	u32 map_bits;
-	u32 map_budget;		/* mr_bounds_map_budget() at the MTU */
-	u32 msn_done;
-	u32 rsn_head;
-	u32 rsn_skipped;	/* UC: RSNs skipped by messages gone by */
-	u32 uc_skips;		/* ... and by messages in the window */
-	struct mr_rx_msg msg[MR_MSG_WINDOW];
-	u32 resp_send;		/* the oldest MSN that may have a response to send */
-	struct mr_resp resp[MR_MSG_WINDOW];	/* by MSN % window */
 };
 
 /*
@@ -173,7 +107,7 @@ struct mr_xport {
 
 	/* responder */
 	struct mr_ack_state ack;
-	struct mr_responder rsp;
+	struct mr_responder rsp;	/* the peer's messages: proto/responder.c */
 	struct mr_receiver rcv;	/* the peer's paths: proto/receiver.c */
 	struct mr_conn_share share;
 };

@@ -442,45 +442,59 @@ void MrReceiver::Recv(Ptr<Socket> sock) {
             slot->peer = src.GetIpv4();
             slot->owner = this;
             slot->engine.conn = slot.get();
+            slot->resp.conn = slot.get();
             mr_receiver_start(&slot->engine.r, 0); // ack.c: mr_ack_init()
+            mr_responder_init(&slot->resp.r, params_.mtu, false);
         }
         OnData(*slot, pkt, src.GetPort(), ce, p->GetSize());
     }
 }
 
-// resp.c: mr_resp_rcv(), its receive-window and ACK part, which the
-// receiver engine decides.
+// resp.c: mr_resp_rcv(): the responder engine admits the packet, the
+// receiver engine records it on its path, the responder places it.
 void MrReceiver::OnData(Conn &c, const mr_pkt &pkt, uint16_t sport, bool ce, uint32_t bytes) {
     mr_receiver *r = &c.engine.r;
     const uint64_t now = NowNs();
     c.stats.packets++;
     c.stats.udp_bytes += bytes;
+    mr_rx in{};
+    in.pkt = &pkt;
+    mr_responder_admit(&c.resp.r, &in);
+    if (in.kind == MR_RX_DROP)
+        return;
     bool ack_now = false;
-    if (mr_receiver_arrival(r, &pkt, sport, ce, &ack_now) == MR_SACK_NEW) {
-        bool complete = false;
-        // ack.c: mr_ack_arrival(): a new packet counts towards its share
-        // (share.c: mr_share_rx()), and its first joins the table, whose
-        // ACKs carry the newcomer's share until the next round.
-        c.share_bytes += pkt.hdr_len + pkt.payload_len;
-        if (c.slot < 0) {
-            uint32_t hint = 0;
-            const int32_t slot = mr_share_table_join(&table_.t, ShareCapacity(), now, &hint);
-            if (slot >= 0) {
-                flow_conn_[slot] = &c;
-                c.slot = slot;
-                c.hint = hint;
-            }
+    if (mr_receiver_arrival(r, &pkt, sport, ce, &ack_now) != MR_SACK_NEW) {
+        mr_responder_unadmit(&c.resp.r, &in);
+        SyncAcker(c);
+        return;
+    }
+    // ack.c: mr_ack_arrival(): a new packet counts towards its share
+    // (share.c: mr_share_rx()), and its first joins the table, whose ACKs
+    // carry the newcomer's share until the next round.
+    c.share_bytes += pkt.hdr_len + pkt.payload_len;
+    if (c.slot < 0) {
+        uint32_t hint = 0;
+        const int32_t slot = mr_share_table_join(&table_.t, ShareCapacity(), now, &hint);
+        if (slot >= 0) {
+            flow_conn_[slot] = &c;
+            c.slot = slot;
+            c.hint = hint;
         }
-        // A packet no completion will acknowledge (a slice that landed
-        // before, of a message complete) is acknowledged now.
-        if (!Place(c, pkt, &complete)) {
-            c.stats.duplicates++;
-            ack_now = true;
-        }
-        if (complete)
-            mr_receiver_ack_all(r, now);
-        else
-            mr_receiver_coalesce(r, pkt.base.path, pkt.base.psn, ack_now, now);
+    }
+    bool complete = false, dup = false;
+    if (in.kind == MR_RX_MESSAGE)
+        mr_responder_place(&c.resp.r, &in, &complete, &dup);
+    // A packet no completion will acknowledge (a slice that landed before,
+    // of a message complete) is acknowledged now.
+    if (dup || in.kind == MR_RX_OLD) {
+        c.stats.duplicates++;
+        ack_now = true;
+    }
+    if (complete) {
+        mr_responder_advance(&c.resp.r, false);
+        mr_receiver_ack_all(r, now);
+    } else {
+        mr_receiver_coalesce(r, pkt.base.path, pkt.base.psn, ack_now, now);
     }
     SyncAcker(c);
 }
@@ -499,33 +513,6 @@ void MrReceiver::SyncAcker(Conn &c) {
 void MrReceiver::AckTimer(Conn *c) {
     mr_receiver_timeout(&c->engine.r, NowNs());
     SyncAcker(*c);
-}
-
-// Placement reduced to its bookkeeping: which slices of which message have
-// landed, and "MSN done" over the complete ones. True for a new slice.
-bool MrReceiver::Place(Conn &c, const mr_pkt &pkt, bool *complete) {
-    if (pkt.base.opcode != MR_OP_WRITE)
-        return false; // an empty SEND of a completed message
-    const uint32_t msn = pkt.write.msn;
-    if (mr_seq_before(msn, c.msn_done) || !mr_window_in(msn, c.msn_done))
-        return false;
-    RxMsg &m = c.msgs[msn];
-    if (m.landed.empty())
-        m.landed.resize(std::max<uint32_t>(1, (pkt.write.length + params_.mtu - 1) / params_.mtu));
-    uint32_t slice = pkt.write.offset / params_.mtu;
-    if (slice >= m.landed.size() || m.landed[slice])
-        return false;
-    m.landed[slice] = true;
-    m.count++;
-    c.stats.payload_bytes += pkt.payload_len;
-    for (auto it = c.msgs.find(c.msn_done);
-         it != c.msgs.end() && it->second.count == it->second.landed.size();
-         it = c.msgs.find(c.msn_done)) {
-        c.msgs.erase(it);
-        c.msn_done++;
-        *complete = true;
-    }
-    return true;
 }
 
 MrReceiver::Conn &MrReceiver::Of(mr_receiver *r) {
@@ -651,7 +638,7 @@ void mr_receiver_env_send(struct mr_receiver *r, struct mr_pkt *pkt, u16 sport) 
 }
 
 u32 mr_receiver_env_msn_done(struct mr_receiver *r) {
-    return MrReceiver::Of(r).msn_done;
+    return MrReceiver::Of(r).resp.r.msn_done;
 }
 
 u32 mr_receiver_env_hint(struct mr_receiver *r) {
@@ -668,6 +655,46 @@ void mr_receiver_env_event(struct mr_receiver *r, enum mr_receiver_event ev, u32
     c.stats.duplicates += ev == MR_REV_DUPLICATE;
     c.stats.ce += ev == MR_REV_CE;
 }
+
+// The responder engine's environment (proto/responder.h): the model's
+// side. Its memory takes every WRITE and only counts the new bytes; no
+// message consumes a receive, no READ or atomic comes.
+bool mr_responder_env_posted(struct mr_responder *, u32) {
+    return true;
+}
+
+u64 *mr_responder_env_map_alloc(struct mr_responder *, u32 bits) {
+    return static_cast<u64 *>(std::calloc((bits + 63) / 64, sizeof(u64)));
+}
+
+void mr_responder_env_map_free(struct mr_responder *, u64 *map) {
+    std::free(map);
+}
+
+int mr_responder_env_write(struct mr_responder *r, const struct mr_rx *rx) {
+    MrReceiver::Of(r).stats.payload_bytes += rx->pkt->payload_len;
+    return 0;
+}
+
+int mr_responder_env_scatter(struct mr_responder *, const struct mr_rx *, u32) {
+    return 0;
+}
+
+u8 mr_responder_env_check_rd(struct mr_responder *, const struct mr_rx_msg *) {
+    return MR_NAK_INVALID_REQUEST;
+}
+
+u8 mr_responder_env_atomic(struct mr_responder *, const struct mr_rx_msg *, u64 *) {
+    return MR_NAK_INVALID_REQUEST;
+}
+
+bool mr_responder_env_complete_recv(struct mr_responder *, const struct mr_rx_msg *, u8) {
+    return true;
+}
+
+void mr_responder_env_refuse_late(struct mr_responder *, u32, u8, u8) {}
+
+void mr_responder_env_event(struct mr_responder *, enum mr_responder_event, u32) {}
 
 // The share table's environment (proto/share.h): the model's side, as
 // share.c keeps it (entry -> its sender's connection).

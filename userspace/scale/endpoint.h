@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 //
 // MetaRoCE endpoints over ns-3 UDP sockets, driven by the kernel's own
-// protocol units (proto.h): a sender that writes messages to one receiver,
-// and a receiver that takes many senders. The sender is the kernel's
-// requester engine (proto/requester.c: what goes next) over its sender
-// engine (proto/sender.c: path choice, PSNs, resends, tail probe, RTO,
-// failover, windows, pacing) with ns-3 sockets and events as their host; the receiver is the
-// kernel's receiver engine (proto/receiver.c: windows, CE counts, ACK coalescing) under a placement
-// reduced to its bookkeeping (no memory regions, completion queues or READs).
+// engines (proto.h): a sender that writes messages to one receiver, and a
+// receiver that takes many senders. The sender is the kernel's requester
+// engine (proto/requester.c: what goes next) over its sender engine
+// (proto/sender.c: path choice, PSNs, resends, tail probe, RTO, failover,
+// windows, pacing), with ns-3 sockets and events as their host. The
+// receiver is the kernel's responder engine (proto/responder.c: messages,
+// slices, duplicates, MSN done) and receiver engine (proto/receiver.c:
+// windows, CE counts, ACK coalescing) over a memory that only counts (no
+// memory regions, completion queues or READs).
 #pragma once
 
 #include "config.h"
@@ -218,12 +220,8 @@ public:
     uint64_t AcksSent() const { return acks_; }
     uint64_t ShareCalls() const { return share_calls_; }
 
-    // A sender's connection; its engine's environment (proto/receiver.h)
-    // is bound to these in endpoint.cc.
-    struct RxMsg {
-        std::vector<bool> landed; // by slice
-        uint32_t count = 0;
-    };
+    // A sender's connection; its engines' environments (proto/receiver.h,
+    // proto/responder.h) are bound to these in endpoint.cc.
     struct Conn {
         // The engine, and the way back: standard layout, so a pointer to
         // `r` is one to the Engine.
@@ -231,12 +229,15 @@ public:
             mr_receiver r;
             Conn *conn;
         } engine{};
+        // The responder engine, and the way back.
+        struct Resp {
+            mr_responder r;
+            Conn *conn;
+        } resp{};
         MrReceiver *owner;
         uint32_t qpn;
         ConnTags tags;
         ns3::Ipv4Address peer;
-        std::unordered_map<uint32_t, RxMsg> msgs;
-        uint32_t msn_done = 0;
         ns3::EventId acker; // the engine's held ACKs (mr_receiver_expiry())
         uint64_t acker_at = 0;
         // share.c's struct mr_conn_share: its entry in the table, -1: none
@@ -244,8 +245,13 @@ public:
         uint32_t hint = 0;        // kbit/s; 0: none
         int32_t slot = -1;
         FlowStats stats;
+        Conn() = default;
+        Conn(const Conn &) = delete;
+        Conn &operator=(const Conn &) = delete;
+        ~Conn() { mr_responder_free(&resp.r); }
     };
     static Conn &Of(mr_receiver *r);
+    static Conn &Of(mr_responder *r) { return *reinterpret_cast<Conn::Resp *>(r)->conn; }
     void SendControl(const Conn &c, const mr_pkt &pkt, uint16_t sport);
     uint32_t Hint(const Conn &c);
     uint64_t AckDelay() const { return params_.ack_delay_ns; }
@@ -263,7 +269,6 @@ public:
 private:
     void Recv(ns3::Ptr<ns3::Socket> sock);
     void OnData(Conn &c, const mr_pkt &pkt, uint16_t sport, bool ce, uint32_t bytes);
-    bool Place(Conn &c, const mr_pkt &pkt, bool *complete);
     void SyncAcker(Conn &c);
     void AckTimer(Conn *c);
     void Share(uint64_t now);

@@ -11,6 +11,7 @@ extern "C" {
 #include "receiver.h"
 #include "requester.h"
 #include "requeue.h"
+#include "responder.h"
 #include "rto.h"
 #include "sack.h"
 #include "sender.h"

@@ -18,6 +18,7 @@
 
 #include "receiver_host.hh"
 #include "requester_host.hh"
+#include "responder_host.hh"
 
 extern "C" {
 #include "sender.h"
@@ -73,7 +74,7 @@ struct Wire {
 	}
 };
 
-class Harness : public ReceiverSink, public RequesterSink
+class Harness : public ReceiverSink, public RequesterSink, public ResponderSink
 {
 public:
 	explicit Harness(const LinkConfig &c)
@@ -96,7 +97,10 @@ public:
 		mr_receiver_start(&rx.r, 0);
 		req.sink = this;
 		mr_requester_start(&req.r, kSlice, c.rnr_retry);
+		resp.sink = this;
+		mr_responder_init(&resp.r, kSlice, false);
 	}
+	~Harness() override { mr_responder_free(&resp.r); }
 
 	static Harness &Of(mr_sender *s)
 	{
@@ -253,38 +257,55 @@ public:
 			mr_requester_retire(&req.r, false);
 	}
 
-	// The receiver's side of a data packet (resp.c, reduced).
+	// The receiver's side of a data packet, as resp.c takes it: the
+	// responder engine admits it, the receiver engine records it on its
+	// path, the responder places it; then the ACKs.
 	void Receive(const mr_pkt &pkt, uint16_t sport)
 	{
 		const uint32_t id = pkt.base.path;
 		ASSERT_LT(id, cfg.paths);
+		mr_rx in{};
+		in.pkt = &pkt;
+		mr_responder_admit(&resp.r, &in);
+		ASSERT_NE(in.kind, MR_RX_DROP);
 		bool at_once = false;
 		if (mr_receiver_arrival(&rx.r, &pkt, sport, false, &at_once) !=
-		    MR_SACK_NEW)
+		    MR_SACK_NEW) {
+			mr_responder_unadmit(&resp.r, &in);
 			return;
-		bool complete = false;
-		ASSERT_EQ(pkt.payload_len, kSlice);
-		const uint32_t msn = pkt.write.msn,
-			       slice = pkt.write.offset / kSlice;
-		ASSERT_LT(msn, cfg.msgs);
-		ASSERT_LT(slice, cfg.pkts_per_msg);
-		if (!mr_seq_before(msn, msn_done) && !landed[msn][slice]) {
-			landed[msn][slice] = true;
-			placed++;
-			while (msn_done < cfg.msgs &&
-			       std::all_of(landed[msn_done].begin(),
-					   landed[msn_done].end(),
-					   [](bool b) { return b; })) {
-				msn_done++;
-				complete = true;
-			}
-		} else {
-			at_once = true; // a slice no completion will acknowledge
 		}
-		if (complete)
+		bool complete = false, dup = false;
+		if (in.kind == MR_RX_MESSAGE) {
+			ASSERT_EQ(mr_responder_place(&resp.r, &in, &complete,
+						     &dup),
+				  0);
+		}
+		if (complete) {
+			mr_responder_advance(&resp.r, false);
 			mr_receiver_ack_all(&rx.r, now);
-		else
-			mr_receiver_coalesce(&rx.r, id, pkt.base.psn, at_once, now);
+		} else {
+			// A slice no completion will acknowledge goes at once.
+			mr_receiver_coalesce(&rx.r, id, pkt.base.psn,
+					     at_once || dup ||
+						 in.kind == MR_RX_OLD,
+					     now);
+		}
+	}
+
+	// The responder engine's memory: each slice lands once.
+	int ResponderWrite(const mr_rx &w) override
+	{
+		const uint32_t msn = w.pkt->write.msn,
+			       slice = w.pkt->write.offset / kSlice;
+		EXPECT_EQ(w.pkt->payload_len, kSlice);
+		EXPECT_LT(msn, cfg.msgs);
+		EXPECT_LT(slice, cfg.pkts_per_msg);
+		if (msn >= cfg.msgs || slice >= cfg.pkts_per_msg)
+			return -MR_EACCESS;
+		EXPECT_FALSE(landed[msn][slice]) << "placed twice";
+		landed[msn][slice] = true;
+		placed++;
+		return 0;
 	}
 
 	// The receiver engine's environment (receiver_host.hh).
@@ -296,7 +317,7 @@ public:
 		acks++;
 		Send(pkt, false, sport);
 	}
-	uint32_t ReceiverMsnDone() override { return msn_done; }
+	uint32_t ReceiverMsnDone() override { return resp.r.msn_done; }
 	uint64_t ReceiverAckDelay() override { return cfg.ack_delay_ns; }
 
 	struct Sent {
@@ -309,6 +330,7 @@ public:
 	std::mt19937_64 rng;
 	Host host{};
 	RequesterHost req{};
+	ResponderHost resp{};
 	std::vector<mr_req_msg> kind;	    // messages that are not WRITEs
 	std::map<uint32_t, uint32_t> rsn;   // RSNs the requester gave
 	std::vector<mr_tx_path> path;
@@ -322,7 +344,6 @@ public:
 	std::map<int, uint64_t> events;
 	std::map<int, uint64_t> resent_why;
 	uint64_t now = 0, link_free = 0, seq = 0;
-	uint32_t msn_done = 0;
 	uint64_t xmits = 0, acks = 0, dropped = 0, placed = 0, stale_acks = 0,
 		 failovers = 0;
 	uint64_t moved = 0;

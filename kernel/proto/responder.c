@@ -1,0 +1,458 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The responder engine: see responder.h. */
+#include "bounds.h"
+#include "responder.h"
+
+/* RTR: a new connection's responder, its slices of @mtu bytes. */
+void mr_responder_init(struct mr_responder *r, u32 mtu, bool uc)
+{
+	r->uc = uc;
+	r->mtu = mtu;
+	r->msn_done = 0;
+	r->rsn_head = 0;
+	r->rsn_skipped = 0;
+	r->uc_skips = 0;
+	r->map_budget = mr_bounds_map_budget(mtu);
+	mr_responder_reset(r);
+}
+
+/* Forget every response (RESET, or a new connection at RTR). */
+void mr_responder_reset(struct mr_responder *r)
+{
+	u32 i;
+
+	for (i = 0; i < MR_MSG_WINDOW; i++)
+		r->resp[i] = (struct mr_resp){ 0 };
+	r->resp_send = 0;
+}
+
+/* Close the slot @m, giving its map's bits back to the budget. */
+static void mr_responder_msg_free(struct mr_responder *r, struct mr_rx_msg *m)
+{
+	if (m->map && m->map != &m->map1) {
+		mr_responder_env_map_free(r, m->map);
+		r->map_bits -= m->nslices;
+	}
+	*m = (struct mr_rx_msg){ 0 };
+}
+
+/*
+ * Free every message slot: RESET, and destroy. Returns the slice-map
+ * bits still charged after that, which should be none.
+ */
+u32 mr_responder_free(struct mr_responder *r)
+{
+	u32 i, left;
+
+	for (i = 0; i < MR_MSG_WINDOW; i++)
+		mr_responder_msg_free(r, &r->msg[i]);
+	left = r->map_bits;
+	r->map_bits = 0;
+	r->uc_skips = 0;
+	return left;
+}
+
+/*
+ * The receive that the message numbered @rsn takes, counted like
+ * rsn_head: its RSN less the RSNs that UC messages before it skipped. A
+ * skip is always decided before any later message takes a receive (both
+ * are decided against the receives posted, which only grow), so the
+ * answer does not change once a message has its receive.
+ */
+u32 mr_responder_recv(const struct mr_responder *r, u32 rsn)
+{
+	u32 skipped = r->rsn_skipped, i;
+
+	for (i = 0; r->uc_skips && i < MR_MSG_WINDOW; i++) {
+		const struct mr_rx_msg *m = &r->msg[i];
+
+		if (m->used && m->skipped && mr_seq_before(m->rsn, rsn))
+			skipped++;
+	}
+	return rsn - skipped;
+}
+
+static void mr_responder_info(const struct mr_pkt *pkt, struct mr_resp_info *ri)
+{
+	*ri = (struct mr_resp_info){ 0 };
+	switch (pkt->base.opcode) {
+	case MR_OP_READ_REQ:
+		/* One packet without payload: a message of one empty slice. */
+		ri->msn = pkt->read_req.msn;
+		break;
+	case MR_OP_CMP_SWAP:
+	case MR_OP_FETCH_ADD:
+		ri->msn = pkt->atomic.msn;
+		break;
+	case MR_OP_WRITE:
+	case MR_OP_WRITE_IMM:
+		ri->msn = pkt->write.msn;
+		ri->rsn = pkt->write.rsn;
+		ri->imm = pkt->write.imm;
+		ri->length = pkt->write.length;
+		ri->offset = pkt->write.offset;
+		ri->consume = mr_wire_op_flags(pkt->base.opcode) &
+			      MR_WIRE_F_CONSUMES;
+		break;
+	default:
+		ri->msn = pkt->send.msn;
+		ri->rsn = pkt->send.rsn;
+		/* A SEND_INV's rkey travels where a SEND_IMM's imm does. */
+		ri->imm = (mr_wire_op_flags(pkt->base.opcode) &
+			   MR_WIRE_F_INVALIDATES) ? pkt->send.inv_rkey :
+						    pkt->send.imm;
+		ri->length = pkt->send.length;
+		ri->offset = pkt->send.offset;
+		ri->consume = true;
+		break;
+	}
+}
+
+/* The fields of slot @m for the message of @pkt, all but its map. */
+static void mr_responder_msg_fill(struct mr_rx_msg *m,
+				  const struct mr_pkt *pkt,
+				  const struct mr_resp_info *ri, u32 nslices)
+{
+	m->used = true;
+	m->consume = ri->consume;
+	m->opcode = pkt->base.opcode;
+	m->msn = ri->msn;
+	m->rsn = ri->rsn;
+	m->recv = ri->rsn;
+	m->imm = ri->imm;
+	m->length = ri->length;
+	m->nslices = nslices;
+	m->path = pkt->base.path;
+	if (pkt->base.opcode == MR_OP_READ_REQ) {
+		m->rkey = pkt->read_req.rkey;
+		m->va = pkt->read_req.va;
+		m->rd_len = pkt->read_req.length;
+	} else if (mr_wire_op_flags(pkt->base.opcode) & MR_WIRE_F_ATOMIC) {
+		m->rkey = pkt->atomic.rkey;
+		m->va = pkt->atomic.va;
+		m->swap_add = pkt->atomic.swap_add;
+		m->compare = pkt->atomic.compare;
+	}
+}
+
+/*
+ * Open the slot @m for the message of @pkt. Its slice map, if it needs
+ * one allocated, is charged to the budget: -MR_ENOSPC when it would pass
+ * it (nothing is allocated), -MR_EAGAIN when there is no memory.
+ */
+static int mr_responder_msg_init(struct mr_responder *r, struct mr_rx_msg *m,
+				 const struct mr_pkt *pkt,
+				 const struct mr_resp_info *ri)
+{
+	u32 nslices = mr_bounds_map_bits(ri->length, r->mtu);
+
+	*m = (struct mr_rx_msg){ 0 };
+	if (nslices > 64) {
+		if (!mr_bounds_map_admit(r->map_bits, nslices, r->map_budget))
+			return -MR_ENOSPC;
+		m->map = mr_responder_env_map_alloc(r, nslices);
+		if (!m->map)
+			return -MR_EAGAIN;
+		r->map_bits += nslices;
+	} else {
+		m->map = &m->map1;
+	}
+	mr_responder_msg_fill(m, pkt, ri, nslices);
+	return 0;
+}
+
+/*
+ * UC: a message whose slice map would pass the budget opens its slot
+ * without one, dropped: its packets are only acknowledged.
+ */
+static void mr_responder_msg_init_dropped(struct mr_rx_msg *m,
+					  const struct mr_pkt *pkt,
+					  const struct mr_resp_info *ri)
+{
+	*m = (struct mr_rx_msg){ 0 };
+	m->map = &m->map1;
+	mr_responder_msg_fill(m, pkt, ri, 0);
+	m->dropped = true;
+	m->drop = MR_RXE_MAP_BUDGET;
+}
+
+/**
+ * mr_responder_admit() - which message an arriving request packet is of
+ * @r: the responder
+ * @rx: the packet (@rx->pkt, @rx->data); its kind, info and message out
+ *
+ * A packet that opens a message takes its slot here, and learns whether
+ * the receive it needs is posted (RC: else RNR; UC: dropped, its RSN
+ * skipped). The host records it on its path next, and if the path does
+ * not take it as new, undoes this (mr_responder_unadmit()).
+ */
+void mr_responder_admit(struct mr_responder *r, struct mr_rx *rx)
+{
+	struct mr_resp_info *ri = &rx->ri;
+	struct mr_rx_msg *m;
+	int err;
+
+	rx->kind = MR_RX_DROP;
+	rx->fresh = false;
+	mr_responder_info(rx->pkt, ri);
+	if (mr_seq_before(ri->msn, r->msn_done)) {
+		rx->kind = MR_RX_OLD;
+		return;
+	}
+	/* A conforming requester stays within the message window. */
+	if (!mr_window_in(ri->msn, r->msn_done)) {
+		mr_responder_env_event(r, MR_RSE_MALFORMED, 0);
+		return;
+	}
+	m = &r->msg[ri->msn % MR_MSG_WINDOW];
+	if (!m->used) {
+		u32 recv = r->uc ? mr_responder_recv(r, ri->rsn) : ri->rsn;
+		bool posted = !ri->consume || mr_responder_env_posted(r, recv);
+
+		if (!posted && !r->uc) {
+			rx->kind = MR_RX_RNR;
+			return;
+		}
+		err = mr_responder_msg_init(r, m, rx->pkt, ri);
+		if (err == -MR_ENOSPC && !r->uc) {
+			rx->kind = MR_RX_REFUSE;
+			return;
+		}
+		if (err == -MR_ENOSPC) {
+			mr_responder_msg_init_dropped(m, rx->pkt, ri);
+		} else if (err) {
+			/* Not recorded: the requester sends it again. */
+			mr_responder_env_event(r, MR_RSE_SHORT, 0);
+			return;
+		}
+		rx->fresh = true;
+		m->recv = recv;
+		if (!posted) {
+			/* UC, no RNR: drop it, skip its RSN. */
+			m->dropped = true;
+			m->skipped = true;
+			m->drop = MR_RXE_NO_RECV;
+			r->uc_skips++;
+		}
+	}
+	rx->kind = MR_RX_MESSAGE;
+	rx->m = m;
+}
+
+/* The path did not take @rx as new: it must not define its message. */
+void mr_responder_unadmit(struct mr_responder *r, struct mr_rx *rx)
+{
+	if (!rx->fresh)
+		return;
+	if (rx->m->skipped)
+		r->uc_skips--;
+	mr_responder_msg_free(r, rx->m);
+	rx->fresh = false;
+}
+
+/* UC: drop message @m for good, @error says why (see the top). */
+static void mr_responder_uc_drop(struct mr_rx_msg *m, u8 error,
+				 bool *complete)
+{
+	if (!m->dropped) {
+		m->dropped = true;
+		m->drop = error;
+	}
+	/* Complete as it stands: its other packets are only acknowledged. */
+	if (!m->done) {
+		m->done = true;
+		*complete = true;
+	}
+}
+
+/*
+ * An error in message @m: RC refuses it with the NAK @nak (returned), UC
+ * drops it and goes on (0).
+ */
+static u8 mr_responder_fail(struct mr_responder *r, struct mr_rx_msg *m,
+			    u8 nak, u8 error, bool *complete)
+{
+	if (!r->uc)
+		return nak;
+	mr_responder_uc_drop(m, error, complete);
+	return 0;
+}
+
+static bool mr_responder_test_and_set(u64 *map, u32 bit)
+{
+	u64 mask = 1ull << (bit % 64);
+	bool was = map[bit / 64] & mask;
+
+	map[bit / 64] |= mask;
+	return was;
+}
+
+/*
+ * Place a new packet of message @rx->m (kind MR_RX_MESSAGE). Returns 0 or
+ * a NAK code. Sets *complete when the message has all its bytes, *dup
+ * when the slice had landed before.
+ */
+u8 mr_responder_place(struct mr_responder *r, struct mr_rx *rx,
+		      bool *complete, bool *dup)
+{
+	const struct mr_resp_info *ri = &rx->ri;
+	const struct mr_pkt *pkt = rx->pkt;
+	struct mr_rx_msg *m = rx->m;
+	u32 want = ri->length - ri->offset;
+	unsigned int op_flags = mr_wire_op_flags(pkt->base.opcode);
+	bool rd = op_flags & MR_WIRE_F_READ_OR_ATOMIC;
+	int err;
+
+	/* UC: the rest of a dropped message only needs acknowledging. */
+	if (m->dropped) {
+		mr_responder_uc_drop(m, m->drop, complete);
+		return 0;
+	}
+	if (want > r->mtu)
+		want = r->mtu;
+	/* Slices are the MTU both ends agreed on; anything else is refused. */
+	if (ri->length != m->length || ri->offset % r->mtu ||
+	    pkt->payload_len != want || pkt->base.opcode != m->opcode ||
+	    (rd && r->uc))
+		return mr_responder_fail(r, m, MR_NAK_INVALID_REQUEST,
+					 MR_RXE_INVALID, complete);
+	if (mr_responder_test_and_set(m->map, ri->offset / r->mtu)) {
+		mr_responder_env_event(r, MR_RSE_DUPLICATE, 0);
+		*dup = true;
+		return 0;
+	}
+	if (rd) {
+		err = mr_responder_env_check_rd(r, m);
+		if (err)
+			return (u8)err;
+	} else if (op_flags & MR_WIRE_F_WRITE) {
+		if (mr_responder_env_write(r, rx))
+			return mr_responder_fail(r, m, MR_NAK_REMOTE_ACCESS,
+						 MR_RXE_REMOTE_ACCESS,
+						 complete);
+	} else if (pkt->payload_len || ri->length) {
+		err = mr_responder_env_scatter(r, rx, m->recv);
+		if (err)
+			return mr_responder_fail(r, m, MR_NAK_INVALID_REQUEST,
+						 err == -MR_ELENGTH ?
+						 MR_RXE_TOO_LONG :
+						 MR_RXE_RECV_FAULT, complete);
+	}
+	if (pkt->base.flags & MR_FLAG_SOLICITED)
+		m->solicited = true;
+	if (++m->got == m->nslices) {
+		m->done = true;
+		*complete = true;
+	}
+	return 0;
+}
+
+/*
+ * Execute the READ or atomic @m, next in MSN order: record its response,
+ * which the requester sends. Returns 0 or a NAK code.
+ */
+static u8 mr_responder_execute(struct mr_responder *r,
+			       const struct mr_rx_msg *m)
+{
+	struct mr_resp *rs = &r->resp[m->msn % MR_MSG_WINDOW];
+	u8 nak;
+
+	*rs = (struct mr_resp){
+		.opcode = m->opcode, .msn = m->msn, .rkey = m->rkey,
+		.va = m->va, .path = m->path, .npkts = 1,
+	};
+	if (m->opcode == MR_OP_READ_REQ) {
+		rs->length = m->rd_len;
+		if (m->rd_len > r->mtu)
+			rs->npkts = (u32)(((u64)m->rd_len + r->mtu - 1) /
+					  r->mtu);
+	} else {
+		nak = mr_responder_env_atomic(r, m, &rs->orig);
+		if (nak)
+			return nak;
+	}
+	rs->valid = true;
+	return 0;
+}
+
+/* Complete the receive at the head of the queue for @m. */
+static void mr_responder_complete_recv(struct mr_responder *r,
+				       const struct mr_rx_msg *m, u8 error)
+{
+	if (mr_responder_env_complete_recv(r, m, error))
+		r->rsn_head++;
+}
+
+/*
+ * Advance "MSN done" over complete messages: complete the receives they
+ * consumed, execute READs and atomics. None after a fatal NAK (@fatal).
+ * Returns whether a response is due.
+ */
+bool mr_responder_advance(struct mr_responder *r, bool fatal)
+{
+	bool respond = false;
+	u8 nak;
+
+	while (!fatal) {
+		struct mr_rx_msg *m = &r->msg[r->msn_done % MR_MSG_WINDOW];
+
+		if (!m->used || !m->done || m->msn != r->msn_done)
+			break;
+		if (m->dropped) {
+			mr_responder_env_event(r, MR_RSE_DROPPED, m->drop);
+			if (m->skipped) {
+				r->uc_skips--;
+				r->rsn_skipped++;
+			} else if (m->consume) {
+				mr_responder_complete_recv(r, m, m->drop);
+			}
+			mr_responder_msg_free(r, m);
+			r->msn_done++;
+			continue;
+		}
+		if (mr_wire_op_flags(m->opcode) & MR_WIRE_F_READ_OR_ATOMIC) {
+			nak = mr_responder_execute(r, m);
+			if (nak) {
+				mr_responder_env_refuse_late(r, m->msn, nak,
+							     m->path);
+				return false;
+			}
+			respond = true;
+		} else if (m->consume) {
+			/* A SEND, or a WRITE with immediate. */
+			mr_responder_complete_recv(r, m, MR_RXE_NONE);
+		}
+		mr_responder_msg_free(r, m);
+		r->msn_done++;
+	}
+	return respond;
+}
+
+/*
+ * The requester's side of the responses, oldest first: whether one has a
+ * packet left to send. None goes after a fatal NAK (@fatal).
+ */
+bool mr_responder_response_due(struct mr_responder *r, bool fatal)
+{
+	while (r->resp_send != r->msn_done && !fatal) {
+		const struct mr_resp *rs = mr_responder_resp(r, r->resp_send);
+
+		if (rs && rs->sent != rs->npkts)
+			return true;
+		r->resp_send++;
+	}
+	return false;
+}
+
+/*
+ * The next packet of the response mr_responder_response_due() found:
+ * into @tp, and counted as sent.
+ */
+void mr_responder_response_take(struct mr_responder *r, struct mr_tx_pkt *tp)
+{
+	struct mr_resp *rs = &r->resp[r->resp_send % MR_MSG_WINDOW];
+
+	tp->msn = rs->msn;
+	tp->offset = rs->sent++ * r->mtu;
+	tp->resp = true;
+}

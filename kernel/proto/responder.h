@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The responder engine: the peer's messages as this end takes them. It
+ * admits each request packet (which message, within the message window,
+ * whether the receive it needs is posted, whether its slice map fits the
+ * connection's budget), tells a new slice from one that landed before,
+ * checks that the slices agree with their message, and completes messages
+ * in MSN order ("MSN done"): the receives they consumed, the READs and
+ * atomics they ask for, whose responses it records and cuts into packets
+ * for the requester to send, an atomic's result kept so that it executes
+ * once. UC refuses nothing: a message it cannot take is dropped and
+ * completes as it stands (see the kernel's resp.c).
+ *
+ * Like the other engines it does no I/O: the memory (placing, reading,
+ * the atomic itself), the receive queue and the counters are the host's,
+ * through the environment functions below, which each host (the kernel's
+ * resp.c, the scale model, the host tests) defines once, at link time.
+ * Only this file writes struct mr_responder.
+ */
+#ifndef METAROCE_PROTO_RESPONDER_H
+#define METAROCE_PROTO_RESPONDER_H
+
+#include "sender.h"
+#include "types.h"
+#include "window.h"
+#include "wire.h"
+
+/* Why a UC message was dropped; the host counts it and fails its receive. */
+enum mr_rx_error {
+	MR_RXE_NONE,
+	MR_RXE_NO_RECV,		/* no receive posted: its RSN is skipped */
+	MR_RXE_MAP_BUDGET,	/* its slice map would pass the budget */
+	MR_RXE_INVALID,		/* its slices disagree, or a READ on UC */
+	MR_RXE_REMOTE_ACCESS,	/* the WRITE's rkey or range */
+	MR_RXE_TOO_LONG,	/* longer than its receive */
+	MR_RXE_RECV_FAULT,	/* its receive's memory */
+};
+
+/* The fields of a request packet that the message layer uses. */
+struct mr_resp_info {
+	u32 msn;
+	u32 rsn;
+	u32 imm;
+	u32 length;
+	u32 offset;
+	bool consume;		/* takes a posted receive */
+};
+
+/*
+ * A response of the responder: to the peer's READ (data read as each
+ * packet goes out) or atomic (executed once; the result is kept here, so
+ * a resend repeats it).
+ */
+struct mr_resp {
+	bool valid;
+	u8 opcode;		/* of the request */
+	u32 msn;		/* of the request */
+	u32 rkey;
+	u64 va;
+	u32 length;
+	u8 path;		/* of the request: a NAK goes back on it */
+	u32 npkts;
+	u32 sent;		/* packets sent */
+	u64 orig;		/* atomic result */
+};
+
+/* A message being placed at the responder. */
+struct mr_rx_msg {
+	bool used;
+	bool done;
+	bool solicited;
+	bool consume;		/* takes a posted receive */
+	/* UC: dropped; the receive it owns completes in error */
+	bool dropped;
+	bool skipped;		/* dropped before it owned a receive */
+	u8 drop;		/* enum mr_rx_error */
+	u8 opcode;
+	u32 msn;
+	u32 rsn;
+	u32 recv;		/* the receive it takes: rsn, less UC skips */
+	u32 imm;
+	u32 length;
+	u32 nslices;		/* MTU-sized slices */
+	u32 got;		/* distinct slices landed */
+	u64 map1;		/* slice map of small messages */
+	u64 *map;		/* of large ones, else &map1 */
+	/* READ and atomics, executed when the message is next in order */
+	u8 path;		/* arrival path: a late NAK goes back on it */
+	u32 rkey;
+	u64 va;
+	u32 rd_len;
+	u64 swap_add;
+	u64 compare;
+};
+
+struct mr_responder {
+	bool uc;		/* refuses nothing: drops */
+	u32 mtu;
+	/* slice-map bits the messages in the window hold, of map_budget */
+	u32 map_bits;
+	u32 map_budget;		/* mr_bounds_map_budget() at the MTU */
+	u32 msn_done;
+	u32 rsn_head;		/* the receive at the head of the queue */
+	u32 rsn_skipped;	/* UC: RSNs skipped by messages gone by */
+	u32 uc_skips;		/* ... and by messages in the window */
+	struct mr_rx_msg msg[MR_MSG_WINDOW];
+	u32 resp_send;		/* the oldest MSN that may have a response to send */
+	struct mr_resp resp[MR_MSG_WINDOW];	/* by MSN % window */
+};
+
+/* What one arriving request packet is to the responder. */
+enum mr_rx_kind {
+	MR_RX_DROP,		/* nothing more to do */
+	MR_RX_MESSAGE,		/* of a message in the window: @m */
+	MR_RX_OLD,		/* of a message already complete */
+	MR_RX_RNR,		/* its receive is not posted */
+	MR_RX_REFUSE,		/* RC: its slice map passes the budget */
+};
+
+struct mr_rx {
+	const struct mr_pkt *pkt;
+	const void *data;	/* its payload, for the host */
+	enum mr_rx_kind kind;
+	struct mr_resp_info ri;
+	struct mr_rx_msg *m;
+	bool fresh;		/* it opened its message's slot */
+};
+
+/* What the engine reports for the host's counters. */
+enum mr_responder_event {
+	MR_RSE_MALFORMED,	/* beyond the message window */
+	MR_RSE_SHORT,		/* no memory for a slice map: not recorded */
+	MR_RSE_DUPLICATE,	/* a slice, or a message, that landed before */
+	MR_RSE_DROPPED,		/* UC: @arg, the enum mr_rx_error */
+};
+
+/*
+ * The environment, one definition per host.
+ *
+ * Whether receive @recv (counted like rsn_head) is posted.
+ */
+bool mr_responder_env_posted(struct mr_responder *r, u32 recv);
+/* A slice map of @bits bits, zeroed; NULL when there is no memory. */
+u64 *mr_responder_env_map_alloc(struct mr_responder *r, u32 bits);
+void mr_responder_env_map_free(struct mr_responder *r, u64 *map);
+/*
+ * Place the payload of WRITE @rx: 0, or -EACCES when the QP's rights, the
+ * rkey or the range refuse it.
+ */
+int mr_responder_env_write(struct mr_responder *r, const struct mr_rx *rx);
+/*
+ * Place the payload of SEND @rx into receive @recv: 0, -EMSGSIZE when the
+ * message is longer than the receive, another error when its memory is.
+ */
+int mr_responder_env_scatter(struct mr_responder *r, const struct mr_rx *rx,
+			     u32 recv);
+/* READ or atomic @m as it arrives: 0, or the NAK that refuses it. */
+u8 mr_responder_env_check_rd(struct mr_responder *r,
+			     const struct mr_rx_msg *m);
+/* Execute atomic @m, its old value into @orig: 0, or the NAK code. */
+u8 mr_responder_env_atomic(struct mr_responder *r, const struct mr_rx_msg *m,
+			   u64 *orig);
+/*
+ * Complete the receive at the head of the queue for message @m, with
+ * @error (MR_RXE_NONE: success). False when none is posted.
+ */
+bool mr_responder_env_complete_recv(struct mr_responder *r,
+				    const struct mr_rx_msg *m, u8 error);
+/* READ or atomic @msn cannot execute: refuse it, for good. */
+void mr_responder_env_refuse_late(struct mr_responder *r, u32 msn, u8 nak,
+				  u8 path);
+void mr_responder_env_event(struct mr_responder *r,
+			    enum mr_responder_event ev, u32 arg);
+
+void mr_responder_init(struct mr_responder *r, u32 mtu, bool uc);
+void mr_responder_reset(struct mr_responder *r);
+u32 mr_responder_free(struct mr_responder *r);
+u32 mr_responder_recv(const struct mr_responder *r, u32 rsn);
+void mr_responder_admit(struct mr_responder *r, struct mr_rx *rx);
+void mr_responder_unadmit(struct mr_responder *r, struct mr_rx *rx);
+u8 mr_responder_place(struct mr_responder *r, struct mr_rx *rx,
+		      bool *complete, bool *dup);
+bool mr_responder_advance(struct mr_responder *r, bool fatal);
+bool mr_responder_response_due(struct mr_responder *r, bool fatal);
+void mr_responder_response_take(struct mr_responder *r, struct mr_tx_pkt *tp);
+
+/* The response recorded for message @msn, or NULL if forgotten. */
+static inline const struct mr_resp *
+mr_responder_resp(const struct mr_responder *r, u32 msn)
+{
+	const struct mr_resp *rs = &r->resp[msn % MR_MSG_WINDOW];
+
+	return rs->valid && rs->msn == msn ? rs : NULL;
+}
+
+#endif /* METAROCE_PROTO_RESPONDER_H */

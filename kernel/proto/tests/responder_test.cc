@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+//
+// The responder engine (responder.c) on the host, rule by rule: which
+// message a packet is of, slices and duplicates, completion in MSN order,
+// READ and atomic execution and their responses, RNR, UC drops, and the
+// slice-map budget. Each test names the rule of protocol.rst it checks.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "responder_host.hh"
+
+extern "C" {
+#include "bounds.h"
+}
+
+namespace
+{
+
+constexpr uint32_t kMtu = 1024;
+
+struct Result {
+	mr_rx_kind kind;
+	uint8_t nak = 0;
+	bool complete = false, dup = false, respond = false;
+};
+
+class Responder : public ResponderSink
+{
+public:
+	explicit Responder(bool uc = false)
+	{
+		host.sink = this;
+		mr_responder_init(&host.r, kMtu, uc);
+	}
+	~Responder() override { mr_responder_free(&host.r); }
+	mr_responder *R() { return &host.r; }
+
+	// One packet as the kernel's mr_resp_rcv() takes it, every packet
+	// new on its path.
+	Result Rx(const mr_pkt &pkt)
+	{
+		mr_rx rx{};
+		rx.pkt = &pkt;
+		Result res{};
+		mr_responder_admit(&host.r, &rx);
+		res.kind = rx.kind;
+		if (rx.kind == MR_RX_MESSAGE)
+			res.nak = mr_responder_place(&host.r, &rx, &res.complete,
+						     &res.dup);
+		if (res.complete)
+			res.respond = mr_responder_advance(&host.r, false);
+		return res;
+	}
+
+	ResponderHost host{};
+};
+
+mr_pkt Write(uint32_t msn, uint32_t length, uint32_t offset)
+{
+	mr_pkt p{};
+	p.base.opcode = MR_OP_WRITE;
+	p.write.msn = msn;
+	p.write.length = length;
+	p.write.offset = offset;
+	p.payload_len = std::min(kMtu, length - offset);
+	return p;
+}
+
+mr_pkt Send(uint32_t msn, uint32_t rsn, uint32_t length, uint32_t offset)
+{
+	mr_pkt p{};
+	p.base.opcode = MR_OP_SEND;
+	p.send.msn = msn;
+	p.send.rsn = rsn;
+	p.send.length = length;
+	p.send.offset = offset;
+	p.payload_len = length ? std::min(kMtu, length - offset) : 0;
+	return p;
+}
+
+mr_pkt ReadReq(uint32_t msn, uint64_t va, uint32_t length)
+{
+	mr_pkt p{};
+	p.base.opcode = MR_OP_READ_REQ;
+	p.read_req.msn = msn;
+	p.read_req.va = va;
+	p.read_req.length = length;
+	return p;
+}
+
+mr_pkt FetchAdd(uint32_t msn, uint64_t va, uint64_t add)
+{
+	mr_pkt p{};
+	p.base.opcode = MR_OP_FETCH_ADD;
+	p.atomic.msn = msn;
+	p.atomic.va = va;
+	p.atomic.swap_add = add;
+	return p;
+}
+
+// "MSN done" moves over complete messages only, in order: a later
+// message that lands first waits for the earlier one.
+TEST(ResponderEngine, MessagesCompleteInMsnOrder)
+{
+	Responder t;
+	EXPECT_TRUE(t.Rx(Write(1, 100, 0)).complete);
+	EXPECT_EQ(t.R()->msn_done, 0u);
+	EXPECT_FALSE(t.Rx(Write(0, 2048, 1024)).complete);
+	EXPECT_EQ(t.R()->msn_done, 0u);
+	EXPECT_TRUE(t.Rx(Write(0, 2048, 0)).complete);
+	EXPECT_EQ(t.R()->msn_done, 2u);
+	// Of a message already complete: old, acknowledged, not placed.
+	EXPECT_EQ(t.Rx(Write(1, 100, 0)).kind, MR_RX_OLD);
+	// Beyond the message window: dropped, counted.
+	EXPECT_EQ(t.Rx(Write(2 + MR_MSG_WINDOW, 100, 0)).kind, MR_RX_DROP);
+	EXPECT_EQ(t.events[MR_RSE_MALFORMED], 1u);
+}
+
+// A slice counts once however often it lands (two paths, a failover):
+// the second is a duplicate, acknowledged at once.
+TEST(ResponderEngine, ADuplicateSliceCountsOnce)
+{
+	Responder t;
+	EXPECT_FALSE(t.Rx(Write(0, 3000, 1024)).dup);
+	Result r = t.Rx(Write(0, 3000, 1024));
+	EXPECT_TRUE(r.dup);
+	EXPECT_FALSE(r.complete);
+	EXPECT_EQ(t.R()->msg[0].got, 1u);
+	EXPECT_EQ(t.events[MR_RSE_DUPLICATE], 1u);
+	EXPECT_FALSE(t.Rx(Write(0, 3000, 0)).complete);
+	EXPECT_TRUE(t.Rx(Write(0, 3000, 2048)).complete);
+}
+
+// Slices are the MTU both ends agreed on: a packet whose length, offset,
+// payload or opcode disagrees with its message is refused (RC: NAK
+// INVALID_REQUEST); UC drops the message, which completes as it stands,
+// and its receive fails.
+TEST(ResponderEngine, SlicesThatDisagreeAreRefused)
+{
+	Responder rc;
+	EXPECT_EQ(rc.Rx(Write(0, 3000, 0)).nak, 0);
+	EXPECT_EQ(rc.Rx(Write(0, 4000, 1024)).nak, MR_NAK_INVALID_REQUEST);
+	mr_pkt odd = Write(0, 3000, 1024);
+	odd.write.offset = 1000;
+	EXPECT_EQ(rc.Rx(odd).nak, MR_NAK_INVALID_REQUEST);
+	mr_pkt short_payload = Write(0, 3000, 1024);
+	short_payload.payload_len = 10;
+	EXPECT_EQ(rc.Rx(short_payload).nak, MR_NAK_INVALID_REQUEST);
+	EXPECT_EQ(rc.R()->msn_done, 0u);
+
+	Responder uc(true);
+	EXPECT_EQ(uc.Rx(Send(0, 0, 3000, 0)).nak, 0);
+	Result r = uc.Rx(Send(0, 0, 4000, 1024));
+	EXPECT_EQ(r.nak, 0);
+	EXPECT_TRUE(r.complete);
+	EXPECT_EQ(uc.R()->msn_done, 1u);
+	ASSERT_EQ(uc.completions.size(), 1u);
+	EXPECT_EQ(uc.completions[0].error, MR_RXE_INVALID);
+	EXPECT_EQ(uc.drops[MR_RXE_INVALID], 1u);
+	// A READ on UC is invalid too.
+	EXPECT_TRUE(uc.Rx(ReadReq(1, 0, 10)).complete);
+	EXPECT_EQ(uc.drops[MR_RXE_INVALID], 2u);
+}
+
+// A SEND whose receive is not posted: RC answers RNR and keeps nothing
+// (the requester sends it again); UC drops it and skips its RSN, so that
+// the receives of the messages after it move up by one.
+TEST(ResponderEngine, NoReceivePostedIsRnrOrASkip)
+{
+	Responder rc;
+	rc.posted = 0;
+	EXPECT_EQ(rc.Rx(Send(0, 0, 10, 0)).kind, MR_RX_RNR);
+	EXPECT_FALSE(rc.R()->msg[0].used);
+	rc.posted = 1;
+	EXPECT_TRUE(rc.Rx(Send(0, 0, 10, 0)).complete);
+	EXPECT_EQ(rc.R()->rsn_head, 1u);
+
+	Responder uc(true);
+	uc.posted = 0;
+	EXPECT_TRUE(uc.Rx(Send(0, 0, 10, 0)).complete);
+	EXPECT_EQ(uc.drops[MR_RXE_NO_RECV], 1u);
+	EXPECT_EQ(uc.R()->rsn_skipped, 1u);
+	uc.posted = 1;
+	// RSN 1 takes receive 0: the skipped RSN 0 had none.
+	EXPECT_EQ(mr_responder_recv(uc.R(), 1), 0u);
+	EXPECT_TRUE(uc.Rx(Send(1, 1, 10, 0)).complete);
+	ASSERT_EQ(uc.completions.size(), 1u);
+	EXPECT_EQ(uc.completions[0].msn, 1u);
+	EXPECT_EQ(uc.R()->rsn_head, 1u);
+}
+
+// Skips in the window and gone by, and RSNs that wrap (the kernel's
+// KUnit case before the engine).
+TEST(ResponderEngine, UcReceivesMoveUpPastSkippedRsns)
+{
+	Responder uc(true);
+	EXPECT_EQ(mr_responder_recv(uc.R(), 7), 7u);
+	uc.posted = 0;
+	// Message 3 (RSN 5) finds no receive while message 0 is open.
+	EXPECT_FALSE(uc.Rx(Write(0, 3000, 0)).complete);
+	mr_pkt s = Send(3, 5, 10, 0);
+	uc.Rx(s);
+	EXPECT_EQ(mr_responder_recv(uc.R(), 4), 4u);
+	EXPECT_EQ(mr_responder_recv(uc.R(), 6), 5u);
+	uc.Rx(Send(9, 10, 10, 0));
+	EXPECT_EQ(mr_responder_recv(uc.R(), 6), 5u);
+	EXPECT_EQ(mr_responder_recv(uc.R(), 11), 9u);
+
+	Responder wrap(true);
+	wrap.posted = 0;
+	wrap.Rx(Write(0, 3000, 0));
+	wrap.Rx(Send(1, UINT32_MAX, 10, 0));
+	EXPECT_EQ(mr_responder_recv(wrap.R(), 1), 0u);
+	EXPECT_EQ(mr_responder_recv(wrap.R(), UINT32_MAX - 1), UINT32_MAX - 1);
+}
+
+// READs execute in MSN order, after every earlier message has landed;
+// the response is cut into MTU-sized packets, taken one at a time.
+TEST(ResponderEngine, ReadExecutesInOrderAndIsSlicedByTheMtu)
+{
+	Responder t;
+	EXPECT_TRUE(t.Rx(ReadReq(1, 0x1000, 2500)).complete);
+	EXPECT_FALSE(mr_responder_response_due(t.R(), false));
+	Result r = t.Rx(Write(0, 10, 0));
+	EXPECT_TRUE(r.respond);
+	EXPECT_EQ(t.R()->msn_done, 2u);
+	std::vector<uint32_t> offsets;
+	while (mr_responder_response_due(t.R(), false)) {
+		mr_tx_pkt tp{};
+		mr_responder_response_take(t.R(), &tp);
+		EXPECT_TRUE(tp.resp);
+		EXPECT_EQ(tp.msn, 1u);
+		offsets.push_back(tp.offset);
+	}
+	EXPECT_EQ(offsets, (std::vector<uint32_t>{0, 1024, 2048}));
+	const mr_resp *rs = mr_responder_resp(t.R(), 1);
+	ASSERT_NE(rs, nullptr);
+	EXPECT_EQ(rs->length, 2500u);
+	EXPECT_EQ(mr_responder_resp(t.R(), 0), nullptr);
+	// None goes after a fatal NAK.
+	Responder f;
+	f.Rx(ReadReq(0, 0, 10));
+	EXPECT_FALSE(mr_responder_response_due(f.R(), true));
+	EXPECT_TRUE(mr_responder_response_due(f.R(), false));
+}
+
+// An atomic executes once: its copy is a duplicate, a late resend of it
+// is old, and its response (the value before) is kept for resends.
+TEST(ResponderEngine, AnAtomicExecutesOnce)
+{
+	Responder t;
+	t.memory[0x40] = 5;
+	EXPECT_TRUE(t.Rx(FetchAdd(0, 0x40, 3)).respond);
+	EXPECT_TRUE(t.Rx(FetchAdd(0, 0x40, 3)).kind == MR_RX_OLD);
+	EXPECT_EQ(t.atomics, 1u);
+	EXPECT_EQ(t.memory[0x40], 8u);
+	const mr_resp *rs = mr_responder_resp(t.R(), 0);
+	ASSERT_NE(rs, nullptr);
+	EXPECT_EQ(rs->orig, 5u);
+	EXPECT_EQ(rs->npkts, 1u);
+	// Both copies before it executes: the second is a duplicate slice.
+	Responder d;
+	d.Rx(Write(0, 3000, 0));
+	EXPECT_FALSE(d.Rx(FetchAdd(1, 0x40, 1)).dup);
+	EXPECT_TRUE(d.Rx(FetchAdd(1, 0x40, 1)).dup);
+	d.Rx(Write(0, 3000, 1024));
+	d.Rx(Write(0, 3000, 2048));
+	EXPECT_EQ(d.atomics, 1u);
+}
+
+// An atomic that cannot execute is refused late, and nothing after it
+// completes.
+TEST(ResponderEngine, AFailedExecutionIsRefusedAndStops)
+{
+	struct Failing : Responder {
+		uint8_t ResponderAtomic(const mr_rx_msg &, uint64_t *) override
+		{
+			return MR_NAK_REMOTE_ACCESS;
+		}
+	} t;
+	t.Rx(Write(1, 10, 0));
+	EXPECT_FALSE(t.Rx(FetchAdd(0, 0x40, 1)).respond);
+	EXPECT_EQ(t.refused[0], MR_NAK_REMOTE_ACCESS);
+	EXPECT_EQ(t.R()->msn_done, 0u);
+}
+
+// A packet its path did not take as new must not define its message.
+TEST(ResponderEngine, UnadmitForgetsTheSlotItOpened)
+{
+	Responder t;
+	mr_pkt p = Write(0, 300000, 0);
+	mr_rx rx{};
+	rx.pkt = &p;
+	mr_responder_admit(t.R(), &rx);
+	ASSERT_TRUE(rx.fresh);
+	EXPECT_GT(t.R()->map_bits, 0u);
+	mr_responder_unadmit(t.R(), &rx);
+	EXPECT_FALSE(t.R()->msg[0].used);
+	EXPECT_EQ(t.R()->map_bits, 0u);
+}
+
+// Slice maps are charged to the connection's budget while their messages
+// are in the window: MR_BOUNDS_MAP_MSGS messages of 2 GiB fit, the next
+// large one is refused (RC) or dropped (UC) without an allocation, small
+// ones (64 slices or fewer) cost nothing, and completing gives the bits
+// back.
+TEST(ResponderEngine, SliceMapsHaveABudget)
+{
+	Responder t;
+	const uint32_t big = MR_WIRE_MAX_MSG_LEN / kMtu;
+	EXPECT_EQ(t.R()->map_budget, MR_BOUNDS_MAP_MSGS * big);
+	uint32_t i;
+	for (i = 0; i < MR_BOUNDS_MAP_MSGS; i++) {
+		EXPECT_EQ(t.Rx(Write(i, MR_WIRE_MAX_MSG_LEN, 0)).kind,
+			  MR_RX_MESSAGE);
+		EXPECT_EQ(t.R()->map_bits, (i + 1) * big);
+	}
+	EXPECT_EQ(t.Rx(Write(i, 65 * kMtu, 0)).kind, MR_RX_REFUSE);
+	EXPECT_FALSE(t.R()->msg[i].used);
+	EXPECT_EQ(t.Rx(Write(i, 64 * kMtu, 0)).kind, MR_RX_MESSAGE);
+	EXPECT_EQ(t.R()->map_bits, t.R()->map_budget);
+
+	Responder uc(true);
+	for (i = 0; i < MR_BOUNDS_MAP_MSGS; i++)
+		uc.Rx(Write(i, MR_WIRE_MAX_MSG_LEN, 0));
+	EXPECT_EQ(uc.Rx(Write(i, 65 * kMtu, 0)).kind, MR_RX_MESSAGE);
+	EXPECT_TRUE(uc.R()->msg[i].dropped);
+	EXPECT_EQ(uc.R()->msg[i].drop, MR_RXE_MAP_BUDGET);
+	EXPECT_EQ(mr_responder_free(uc.R()), 0u);
+}
+
+} // namespace
+
+// The responder engine's environment (responder.h), bound to the sink.
+bool mr_responder_env_posted(struct mr_responder *r, u32 recv)
+{
+	return ResponderHost::Of(r).ResponderPosted(recv, r->rsn_head);
+}
+
+u64 *mr_responder_env_map_alloc(struct mr_responder *r, u32 bits)
+{
+	ResponderSink &s = ResponderHost::Of(r);
+	if (s.no_memory)
+		return nullptr;
+	s.maps++;
+	return static_cast<u64 *>(calloc((bits + 63) / 64, sizeof(u64)));
+}
+
+void mr_responder_env_map_free(struct mr_responder *r, u64 *map)
+{
+	ResponderHost::Of(r).maps--;
+	free(map);
+}
+
+int mr_responder_env_write(struct mr_responder *r, const struct mr_rx *rx)
+{
+	return ResponderHost::Of(r).ResponderWrite(*rx);
+}
+
+int mr_responder_env_scatter(struct mr_responder *r, const struct mr_rx *rx,
+			     u32 recv)
+{
+	return ResponderHost::Of(r).ResponderScatter(*rx, recv);
+}
+
+u8 mr_responder_env_check_rd(struct mr_responder *r, const struct mr_rx_msg *m)
+{
+	return ResponderHost::Of(r).ResponderCheckRd(*m);
+}
+
+u8 mr_responder_env_atomic(struct mr_responder *r, const struct mr_rx_msg *m,
+			   u64 *orig)
+{
+	uint64_t o = 0;
+	u8 nak = ResponderHost::Of(r).ResponderAtomic(*m, &o);
+	*orig = o;
+	return nak;
+}
+
+bool mr_responder_env_complete_recv(struct mr_responder *r,
+				    const struct mr_rx_msg *m, u8 error)
+{
+	return ResponderHost::Of(r).ResponderCompleteRecv(*m, error);
+}
+
+void mr_responder_env_refuse_late(struct mr_responder *r, u32 msn, u8 nak, u8)
+{
+	ResponderHost::Of(r).ResponderRefuseLate(msn, nak);
+}
+
+void mr_responder_env_event(struct mr_responder *r, enum mr_responder_event ev,
+			    u32 arg)
+{
+	ResponderHost::Of(r).ResponderEvent(ev, arg);
+}
