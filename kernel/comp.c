@@ -357,7 +357,7 @@ int mr_sender_env_xmit(struct mr_sender *s, u32 id, u32 psn,
 /* A request of a WR complete meanwhile need not move. */
 bool mr_sender_env_stale(struct mr_sender *s, const struct mr_tx_pkt *tp)
 {
-	return !tp->resp && mr_seq_before(tp->msn, mr_comp_of(s)->req.msn_head);
+	return mr_requester_stale(&mr_comp_of(s)->req, tp);
 }
 
 /* A READ request whose response is arriving. */

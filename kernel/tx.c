@@ -29,7 +29,8 @@ static int mr_tx_gather_request(struct mr_qp *qp,
 }
 
 /*
- * The opcode header of the request packet @tp of @wqe, into @pkt; returns
+ * The opcode header of the request packet @tp of @wqe, into @pkt, which
+ * the requester engine writes from the WQE in the wire's terms; returns
  * the packet's payload length.
  */
 static u32 mr_tx_request_header(struct mr_xport *x,
@@ -37,50 +38,22 @@ static u32 mr_tx_request_header(struct mr_xport *x,
 				const struct mr_tx_pkt *tp, struct mr_pkt *pkt)
 {
 	const struct mr_opcode_info *o = mr_opcode_get(wqe->opcode);
-	const struct mr_wqe_tx *wt = mr_xport_wtx(x, tp->msn);
 	u8 op = mr_opcode_wire(o, x->qp->ibqp.qp_type);
-	u32 imm = op == MR_OP_SEND_INV ? 0 : be32_to_cpu(wqe->ex.imm_data);
-
-	pkt->base.opcode = op;
-	if ((wqe->send_flags & IB_SEND_SOLICITED) &&
-	    (o->flags & MR_OPC_CONSUMES))
-		pkt->base.flags |= MR_FLAG_SOLICITED;
-	switch (op) {
-	case MR_OP_READ_REQ:
-		pkt->read_req = (struct mr_read_req_hdr){
-			.msn = tp->msn, .rkey = wqe->rkey,
-			.va = wqe->remote_addr, .length = wqe->length,
-		};
-		return 0;
-	case MR_OP_CMP_SWAP:
-	case MR_OP_FETCH_ADD:
+	struct mr_req_wire w = {
+		.opcode = op,
+		.solicited = (wqe->send_flags & IB_SEND_SOLICITED) &&
+			     (o->flags & MR_OPC_CONSUMES),
+		.rkey = wqe->rkey, .va = wqe->remote_addr,
+		.length = wqe->length, .rsn = mr_xport_wtx(x, tp->msn)->rsn,
+		.imm = be32_to_cpu(wqe->ex.imm_data),
+		.inv_rkey = wqe->ex.invalidate_rkey,
 		/* ib_atomic_wr: compare_add is the addend of a FETCH_ADD. */
-		pkt->atomic = (struct mr_atomic_hdr){
-			.msn = tp->msn, .rkey = wqe->rkey,
-			.va = wqe->remote_addr,
-			.swap_add = op == MR_OP_CMP_SWAP ? wqe->swap :
-							   wqe->compare_add,
-			.compare = op == MR_OP_CMP_SWAP ? wqe->compare_add : 0,
-		};
-		return 0;
-	case MR_OP_WRITE:
-	case MR_OP_WRITE_IMM:
-		pkt->write = (struct mr_write_hdr){
-			.msn = tp->msn, .rkey = wqe->rkey,
-			.va = wqe->remote_addr, .length = wqe->length,
-			.offset = tp->offset, .rsn = wt->rsn, .imm = imm,
-		};
-		break;
-	default:
-		pkt->send = (struct mr_send_hdr){
-			.msn = tp->msn, .rsn = wt->rsn, .length = wqe->length,
-			.offset = tp->offset, .imm = imm,
-			.inv_rkey = op == MR_OP_SEND_INV ?
-					    wqe->ex.invalidate_rkey : 0,
-		};
-		break;
-	}
-	return min(x->mtu, wqe->length - tp->offset);
+		.swap_add = op == MR_OP_CMP_SWAP ? wqe->swap :
+						   wqe->compare_add,
+		.compare = op == MR_OP_CMP_SWAP ? wqe->compare_add : 0,
+	};
+
+	return mr_requester_header(&x->req, tp, &w, pkt);
 }
 
 /*
@@ -157,11 +130,8 @@ static u32 mr_tx_header(struct mr_xport *x, u32 id, u32 psn,
 	pkt->base.flags |= flags;
 	if (tp->resp)
 		return mr_tx_response_header(x, tp, pkt);
-	if (mr_seq_before(tp->msn, x->req.msn_head)) {
-		pkt->base.opcode = MR_OP_SEND;
-		pkt->send.msn = tp->msn;
-		return 0;
-	}
+	if (mr_requester_stale(&x->req, tp))
+		return mr_requester_header(&x->req, tp, NULL, pkt);
 	*wqe = mr_xport_wqe(x, tp->msn);
 	return mr_tx_request_header(x, *wqe, tp, pkt);
 }

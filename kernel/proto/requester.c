@@ -228,3 +228,64 @@ void mr_requester_rnr_resume(struct mr_requester *r)
 	}
 	r->gen++;
 }
+
+/**
+ * mr_requester_header() - the opcode header of a request packet
+ * @r: the requester
+ * @tp: the packet, of a message not retired, or a stale one
+ * @w: its message, or NULL when @tp is stale (mr_requester_stale())
+ * @pkt: the packet; its base header's opcode and flags are set here
+ *
+ * A stale packet goes as an empty SEND with its MSN: the responder only
+ * acknowledges it, and the path's PSN hole closes.
+ *
+ * Return: the packet's payload length.
+ */
+u32 mr_requester_header(const struct mr_requester *r,
+			const struct mr_tx_pkt *tp, const struct mr_req_wire *w,
+			struct mr_pkt *pkt)
+{
+	u8 op = w ? w->opcode : MR_OP_SEND;
+	u32 left;
+
+	pkt->base.opcode = op;
+	if (!w) {
+		pkt->send.msn = tp->msn;
+		return 0;
+	}
+	if (w->solicited)
+		pkt->base.flags |= MR_FLAG_SOLICITED;
+	switch (op) {
+	case MR_OP_READ_REQ:
+		pkt->read_req = (struct mr_read_req_hdr){
+			.msn = tp->msn, .rkey = w->rkey,
+			.va = w->va, .length = w->length,
+		};
+		return 0;
+	case MR_OP_CMP_SWAP:
+	case MR_OP_FETCH_ADD:
+		pkt->atomic = (struct mr_atomic_hdr){
+			.msn = tp->msn, .rkey = w->rkey, .va = w->va,
+			.swap_add = w->swap_add, .compare = w->compare,
+		};
+		return 0;
+	case MR_OP_WRITE:
+	case MR_OP_WRITE_IMM:
+		pkt->write = (struct mr_write_hdr){
+			.msn = tp->msn, .rkey = w->rkey,
+			.va = w->va, .length = w->length,
+			.offset = tp->offset, .rsn = w->rsn, .imm = w->imm,
+		};
+		break;
+	default:
+		pkt->send = (struct mr_send_hdr){
+			.msn = tp->msn, .rsn = w->rsn, .length = w->length,
+			.offset = tp->offset,
+			.imm = op == MR_OP_SEND_INV ? 0 : w->imm,
+			.inv_rkey = op == MR_OP_SEND_INV ? w->inv_rkey : 0,
+		};
+		break;
+	}
+	left = w->length - tp->offset;
+	return left < r->mtu ? left : r->mtu;
+}

@@ -53,6 +53,23 @@ struct mr_req_msg {
 };
 
 /*
+ * A request message as its packets carry it (mr_requester_header()): the
+ * host's WQE in the wire's terms.
+ */
+struct mr_req_wire {
+	u8 opcode;		/* MR_OP_* */
+	bool solicited;		/* MR_FLAG_SOLICITED on its packets */
+	u32 rkey;
+	u64 va;
+	u32 length;
+	u32 rsn;		/* mr_requester_env_rsn() gave it */
+	u32 imm;		/* WRITE_IMM, SEND_IMM; not sent by SEND_INV */
+	u32 inv_rkey;		/* SEND_INV only */
+	u64 swap_add;		/* CMP_SWAP's swap, FETCH_ADD's addend */
+	u64 compare;		/* CMP_SWAP */
+};
+
+/*
  * The environment, one definition per host.
  *
  * How many messages are posted from msn_head on (its send queue).
@@ -80,6 +97,20 @@ bool mr_requester_fail(struct mr_requester *r, u32 msn, u32 status);
 bool mr_requester_rnr_wait(struct mr_requester *r, u32 msn, u32 rnr_retry,
 			   u64 deadline);
 void mr_requester_rnr_resume(struct mr_requester *r);
+u32 mr_requester_header(const struct mr_requester *r,
+			const struct mr_tx_pkt *tp, const struct mr_req_wire *w,
+			struct mr_pkt *pkt);
+
+/*
+ * Whether request packet @tp is of a message already complete and
+ * retired: it goes as an empty SEND (mr_requester_header() without the
+ * message), only to close its PSN hole.
+ */
+static inline bool mr_requester_stale(const struct mr_requester *r,
+				      const struct mr_tx_pkt *tp)
+{
+	return !tp->resp && mr_seq_before(tp->msn, r->msn_head);
+}
 
 /* When mr_requester_rnr_resume() is due; 0: no RNR wait. */
 static inline u64 mr_requester_expiry(const struct mr_requester *r)

@@ -251,8 +251,9 @@ void MrSender::OnAck(const mr_pkt &pkt) {
     Push();
 }
 
-// tx.c: mr_tx_send(). A packet of a message that completed meanwhile
-// goes as an empty SEND with its MSN, which closes its PSN hole.
+// tx.c: mr_tx_send(): the requester engine writes the header of a WRITE
+// of --msg-size bytes, or of the empty SEND that closes the PSN hole of a
+// packet whose message completed meanwhile.
 int MrSender::Xmit(uint32_t id, uint32_t psn, const mr_tx_pkt &tp, uint8_t flags) {
     mr_pkt pkt{};
     pkt.base.path = static_cast<u8>(id);
@@ -261,17 +262,11 @@ int MrSender::Xmit(uint32_t id, uint32_t psn, const mr_tx_pkt &tp, uint8_t flags
     pkt.base.psn = psn;
     pkt.base.tag = tags_.to_receiver;
     pkt.base.flags = flags;
-    if (Stale(tp)) {
-        pkt.base.opcode = MR_OP_SEND;
-        pkt.send.msn = tp.msn;
-    } else {
-        pkt.base.opcode = MR_OP_WRITE;
-        pkt.write.msn = tp.msn;
-        pkt.write.rkey = 0x100;
-        pkt.write.length = MsgLen(tp.msn);
-        pkt.write.offset = tp.offset;
-        pkt.payload_len = std::min(params_.mtu, pkt.write.length - tp.offset);
-    }
+    mr_req_wire w{};
+    w.opcode = MR_OP_WRITE;
+    w.rkey = 0x100;
+    w.length = MsgLen(tp.msn);
+    pkt.payload_len = mr_requester_header(&req_.r, &tp, Stale(tp) ? nullptr : &w, &pkt);
     Ptr<Packet> packet = BuildPacket(pkt);
     const uint32_t bytes = packet->GetSize();
     // ns-3's UDP takes the TOS byte from the address, not the socket.
@@ -283,7 +278,7 @@ int MrSender::Xmit(uint32_t id, uint32_t psn, const mr_tx_pkt &tp, uint8_t flags
 }
 
 bool MrSender::Stale(const mr_tx_pkt &tp) const {
-    return mr_seq_before(tp.msn, req_.r.msn_head);
+    return mr_requester_stale(&req_.r, &tp);
 }
 
 void MrSender::RetryExceeded() {

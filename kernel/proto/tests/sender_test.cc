@@ -180,19 +180,15 @@ public:
 		mr_pkt pkt{};
 		sent_log.push_back({id, psn, flags, tp.msn, tp.offset, tp.gen});
 		xmits++;
-		if (RequesterMsg(tp.msn).rd) {
-			pkt.base.opcode = MR_OP_READ_REQ;
-			pkt.read_req.msn = tp.msn;
-			pkt.read_req.length = RequesterMsg(tp.msn).length;
-		} else {
-			pkt.base.opcode = MR_OP_WRITE;
-			pkt.write.msn = tp.msn;
-			pkt.write.rkey = 1;
-			pkt.write.length = cfg.pkts_per_msg * kSlice;
-			pkt.write.offset = tp.offset;
-			pkt.payload_len = kSlice;
-		}
 		pkt.base.flags = flags;
+		const mr_req_msg m = RequesterMsg(tp.msn);
+		mr_req_wire w{};
+		w.opcode = m.rd ? MR_OP_READ_REQ : MR_OP_WRITE;
+		w.rkey = 1;
+		w.length = m.length;
+		pkt.payload_len = mr_requester_header(
+		    &req.r, &tp, mr_requester_stale(&req.r, &tp) ? nullptr : &w,
+		    &pkt);
 		pkt.base.path = static_cast<u8>(id);
 		pkt.base.epoch = mr_sender_path_epoch(&host.s, id);
 		pkt.base.qpn = kQpn;
@@ -721,7 +717,7 @@ int mr_sender_env_xmit(struct mr_sender *s, u32 id, u32 psn,
 
 bool mr_sender_env_stale(struct mr_sender *s, const struct mr_tx_pkt *tp)
 {
-	return mr_seq_before(tp->msn, Harness::Of(s).R()->msn_head);
+	return mr_requester_stale(Harness::Of(s).R(), tp);
 }
 
 bool mr_sender_env_answered(struct mr_sender *, const struct mr_tx_pkt *)
