@@ -4,8 +4,9 @@
 // topologies, the sampling of rates and queues, and the markdown tables.
 #include "experiments.h"
 
-#include "endpoint.h"
 #include "fabric.h"
+#include "receiver_host.h"
+#include "sender_host.h"
 
 #include <ns3/core-module.h>
 

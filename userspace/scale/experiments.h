@@ -6,7 +6,8 @@
 #pragma once
 
 #include "config.h"
-#include "endpoint.h"
+#include "receiver_host.h"
+#include "sender_host.h"
 
 #include <cstdint>
 #include <string>

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+//
+// The model's sender: the kernel's requester and sender engines with ns-3
+// sockets and events as their host (sender_host.cc).
+#pragma once
+
+#include "endpoint.h"
+
+namespace mrscale {
+
+// Counters of one sender, read by the experiments.
+struct SenderStats {
+    uint64_t packets = 0;     // every transmission
+    uint64_t retransmits = 0; // of which resends: SACK, probe, RTO, moved
+    uint64_t sack_resends = 0;
+    uint64_t probes = 0;
+    uint64_t rtos = 0;
+    uint64_t deferred = 0; // timers that fired early and waited
+    uint64_t failovers = 0;
+    uint64_t moved = 0;     // packets moved off failed paths
+    uint64_t ce_acked = 0;  // CE marks reported back
+    uint64_t decreases = 0; // window decreases mr_cc_ack() reported
+    int64_t start_ns = -1;
+    int64_t done_ns = -1;
+    bool failed = false; // retry budget exhausted
+};
+
+class MrSender {
+public:
+    // Writes `bytes` to `dst` as messages of params.msg_bytes, from `start`.
+    MrSender(ns3::Ptr<ns3::Node> node, const TransportParams &params, ns3::Ipv4Address dst,
+             uint32_t qpn, uint32_t seed, uint64_t bytes, ns3::Time start);
+    MrSender(const MrSender &) = delete;
+    MrSender &operator=(const MrSender &) = delete;
+
+    // Start no new message after the current ones: the sender leaves.
+    void Leave();
+    bool Done() const { return stats_.done_ns >= 0 || stats_.failed; }
+    bool Started() const { return stats_.start_ns >= 0; }
+    uint32_t Qpn() const { return qpn_; }
+    const SenderStats &Stats() const { return stats_; }
+    const mr_paths &Paths() const { return engine_.s.ps; }
+    const mr_cc_conn &Cc() const { return engine_.s.cc; }
+    // The rate congestion control lets the connection send at, bit/s of UDP
+    // payload: the packets its windows let be in flight over its SRTT, and
+    // its pacing rate (window gap, hint) if that is slower.
+    double RateBps() const;
+    // Debugging: the transport's state, to stderr.
+    void Dump() const;
+
+    // The sender engine's environment (proto/sender.h), which sender_host.cc
+    // binds to these.
+    static MrSender &Of(mr_sender *s);
+    int Xmit(uint32_t id, uint32_t psn, const mr_tx_pkt &tp, uint8_t flags);
+    bool Stale(const mr_tx_pkt &tp) const;
+    void RetryExceeded();
+    void FailedOver(uint32_t id);
+    void Event(mr_sender_event ev, uint32_t arg);
+    // The requester engine's environment (proto/requester.h).
+    static MrSender &Of(mr_requester *r);
+    uint32_t Posted() const;
+    uint32_t MsgLen(uint32_t msn) const;
+
+private:
+    // The engine, and the way back from it to its host: standard layout,
+    // so a pointer to `s` is one to the Engine.
+    struct Engine {
+        mr_sender s;
+        MrSender *host;
+    };
+    struct ReqEngine {
+        mr_requester r;
+        MrSender *host;
+    };
+    void Start();
+    void OpenSocket(uint32_t id);
+    bool AllDone() const;
+    void Push();
+    void Sync();
+    void PaceOver();
+    void RecvAck(ns3::Ptr<ns3::Socket> sock);
+    void OnAck(const mr_pkt &pkt);
+    void Timer();
+    void Finish();
+    static uint64_t Now();
+
+    ns3::Ptr<ns3::Node> node_;
+    TransportParams params_;
+    ns3::Ipv4Address dst_;
+    uint32_t qpn_;
+    ConnTags tags_;
+    uint64_t bytes_;
+    uint32_t msgs_;
+
+    Engine engine_{};
+    ReqEngine req_{};
+    std::vector<mr_tx_path> tx_path_;       // the engine's paths
+    std::vector<mr_requeue> requeue_slots_; // mr_requeue_slots() of them
+    std::vector<ns3::Ptr<ns3::Socket>> sock_;
+    std::vector<ns3::Ptr<ns3::Socket>> old_socks_; // of restarted paths
+    ns3::Ptr<ns3::Socket> ack_sock_;
+    bool leaving_ = false;
+    ns3::EventId timer_;
+    uint64_t timer_at_ = 0;
+    ns3::EventId pace_;
+    HostTimers host_timers_;
+    SenderStats stats_;
+};
+
+} // namespace mrscale
