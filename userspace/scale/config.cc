@@ -215,6 +215,18 @@ const std::vector<Option> &Options() {
          [](const std::string &s, Config &c) { return SetTime(s, 0, 1e9, c.timer_tick_ns); }},
         {"timer-late", "TIME", "every timer fires up to this late, at random (0)",
          [](const std::string &s, Config &c) { return SetTime(s, 0, 1e9, c.timer_late_ns); }},
+        {"host-cpu", "TIME",
+         "CPU time a packet costs to send, and to receive, on --host-cpus CPUs every "
+         "endpoint shares, as a guest's (0: free)",
+         [](const std::string &s, Config &c) { return SetTime(s, 0, 1e9, c.host_cpu_ns); }},
+        {"host-cpus", "N", "the CPUs of --host-cpu (2)",
+         [](const std::string &s, Config &c) {
+             uint64_t v;
+             if (!ParseUint(s, 1, 64, v))
+                 return false;
+             c.host_cpus = static_cast<uint32_t>(v);
+             return true;
+         }},
         {"host-rate", "RATE", "incast: the senders' links (--rate)",
          [](const std::string &s, Config &c) { return SetRate(s, c.host_rate_bps); }},
         {"ingress", "RATE",

@@ -51,6 +51,10 @@ struct Config {
     // hrtimers too, up to timer_late_ns late. 0: exact.
     uint64_t timer_tick_ns = 0;
     uint64_t timer_late_ns = 0;
+    // The CPU time a packet costs its host to send, and to receive, on
+    // host_cpus CPUs that every endpoint shares (a guest). 0: free.
+    uint64_t host_cpu_ns = 0;
+    uint32_t host_cpus = 2;
     uint64_t share_interval_ns = 0; // shortest share round; 0: auto (see README)
     // Congestion control: mr_cc_params_default() unless set here.
     std::optional<uint32_t> cc_init_path_window, cc_init_conn_window;

@@ -21,6 +21,7 @@
 #include <ns3/internet-module.h>
 #include <ns3/network-module.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -60,6 +61,33 @@ inline uint64_t PayloadRate(uint64_t link_bps, uint32_t mtu) {
     return link_bps / (full + kLinkOverhead) * full;
 }
 
+uint64_t NowNs();
+
+// The CPUs of a machine on which every endpoint runs, as the guest's
+// network namespaces share its vCPUs: each packet an endpoint sends or
+// receives takes `per_packet` ns of the first free of `cores` CPUs, in
+// the order the work comes; what waits for a CPU waits. 0 ns: free.
+class HostCpu {
+public:
+    HostCpu(uint32_t cores, uint64_t per_packet)
+        : free_(std::max<uint32_t>(1, cores), 0), per_packet_(per_packet) {}
+    // Do `work` (a packet's sending or receiving) once a CPU has done it.
+    template <typename Work> void Run(Work work) {
+        const uint64_t now = NowNs();
+        if (!per_packet_) {
+            work();
+            return;
+        }
+        auto cpu = std::min_element(free_.begin(), free_.end());
+        *cpu = std::max(*cpu, now) + per_packet_;
+        ns3::Simulator::Schedule(ns3::NanoSeconds(*cpu - now), work);
+    }
+
+private:
+    std::vector<uint64_t> free_; // when each CPU is free
+    uint64_t per_packet_;
+};
+
 // What both ends of a connection agree on, and the sender's timers.
 struct TransportParams {
     uint32_t mtu = 4096;
@@ -70,6 +98,7 @@ struct TransportParams {
     uint64_t ack_delay_ns = 2'000; // ack.c's ack_delay_us (200 us) / 100
     uint64_t timer_tick_ns = 0;    // Config: the host's timers
     uint64_t timer_late_ns = 0;
+    std::shared_ptr<HostCpu> cpu; // Config: shared by a run's endpoints
 };
 
 // When a timer armed at `now` for `due` fires on a host whose timers
@@ -96,9 +125,7 @@ private:
     uint64_t tick_, late_, rng_;
 };
 
-// The simulation's time in the engines' unit, ns, and from now until the
-// absolute time `at` (0 if past).
-uint64_t NowNs();
+// Nanoseconds from now until the absolute time `at` (0 if past).
 uint64_t Until(uint64_t at);
 
 // A packet of mr_wire_encode()'s header in front of ns-3's zero-filled

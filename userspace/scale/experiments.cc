@@ -77,6 +77,7 @@ TransportParams MakeParams(const Config &cfg, bool cc) {
     p.ack_delay_ns = cfg.ack_delay_ns.value_or(MR_ACK_DELAY_NS / scale);
     p.timer_tick_ns = cfg.timer_tick_ns;
     p.timer_late_ns = cfg.timer_late_ns;
+    p.cpu = std::make_shared<HostCpu>(cfg.host_cpus, cfg.host_cpu_ns);
     return p;
 }
 

@@ -57,23 +57,27 @@ void MrReceiver::Recv(Ptr<Socket> sock) {
         if (pkt.base.opcode != MR_OP_WRITE && pkt.base.opcode != MR_OP_SEND)
             continue;
         InetSocketAddress src = InetSocketAddress::ConvertFrom(from);
-        const ConnTags tags = ConnTagsOf(pkt.base.qpn);
-        if (pkt.base.tag != tags.to_receiver) // handshake.c: not the peer's
+        if (pkt.base.tag != ConnTagsOf(pkt.base.qpn).to_receiver) // handshake.c: not the peer's
             continue;
-        auto &slot = conns_[pkt.base.qpn];
-        if (!slot) {
-            slot = std::make_unique<Conn>();
-            slot->qpn = pkt.base.qpn;
-            slot->tags = tags;
-            slot->peer = src.GetIpv4();
-            slot->owner = this;
-            slot->engine.conn = slot.get();
-            slot->resp.conn = slot.get();
-            mr_receiver_start(&slot->engine.r, 0); // ack.c: mr_ack_init()
-            mr_responder_init(&slot->resp.r, params_.mtu, false);
-        }
-        OnData(*slot, pkt, src.GetPort(), ce, p->GetSize());
+        params_.cpu->Run([this, pkt, src, ce, size = p->GetSize()] { Take(pkt, src, ce, size); });
     }
+}
+
+// receive.c: the connection a data packet is for, opened by its first.
+void MrReceiver::Take(const mr_pkt &pkt, const InetSocketAddress &src, bool ce, uint32_t bytes) {
+    auto &slot = conns_[pkt.base.qpn];
+    if (!slot) {
+        slot = std::make_unique<Conn>();
+        slot->qpn = pkt.base.qpn;
+        slot->tags = ConnTagsOf(pkt.base.qpn);
+        slot->peer = src.GetIpv4();
+        slot->owner = this;
+        slot->engine.conn = slot.get();
+        slot->resp.conn = slot.get();
+        mr_receiver_start(&slot->engine.r, 0); // ack.c: mr_ack_init()
+        mr_responder_init(&slot->resp.r, params_.mtu, false);
+    }
+    OnData(*slot, pkt, src.GetPort(), ce, bytes);
 }
 
 // resp.c: mr_resp_rcv(): the responder engine admits the packet, the
@@ -158,7 +162,7 @@ void MrReceiver::SendControl(const Conn &c, const mr_pkt &pkt, uint16_t sport) {
     p->AddHeader(udp);
     InetSocketAddress to(c.peer, 0);
     to.SetTos(kEct0);
-    ack_raw_->SendTo(p, 0, to);
+    params_.cpu->Run([sock = ack_raw_, p, to] { sock->SendTo(p, 0, to); });
     acks_++;
 }
 

@@ -83,6 +83,7 @@ public:
 
 private:
     void Recv(ns3::Ptr<ns3::Socket> sock);
+    void Take(const mr_pkt &pkt, const ns3::InetSocketAddress &src, bool ce, uint32_t bytes);
     void OnData(Conn &c, const mr_pkt &pkt, uint16_t sport, bool ce, uint32_t bytes);
     void SyncAcker(Conn &c);
     void AckTimer(Conn *c);

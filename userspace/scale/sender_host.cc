@@ -149,7 +149,7 @@ void MrSender::RecvAck(Ptr<Socket> sock) {
         if (!DecodePacket(p, &pkt) || pkt.base.opcode != MR_OP_ACK || pkt.base.qpn != qpn_ ||
             pkt.base.tag != tags_.to_sender)
             continue;
-        OnAck(pkt);
+        params_.cpu->Run([this, pkt] { OnAck(pkt); });
     }
 }
 
@@ -191,7 +191,7 @@ int MrSender::Xmit(uint32_t id, uint32_t psn, const mr_tx_pkt &tp, uint8_t flags
     // ns-3's UDP takes the TOS byte from the address, not the socket.
     InetSocketAddress to(dst_, kRoceV2Port);
     to.SetTos(kEct0);
-    sock_[id]->SendTo(packet, 0, to);
+    params_.cpu->Run([sock = sock_[id], packet, to] { sock->SendTo(packet, 0, to); });
     stats_.packets++;
     return static_cast<int>(bytes);
 }
