@@ -45,7 +45,7 @@ static bool mr_comp_pop(struct mr_xport *x, enum ib_wc_status status)
 	/* A READ or atomic failed before its response was in. */
 	rd_open = x->req.msn_head != x->req.msn_send &&
 		  mr_opcode_has(wqe->opcode, MR_OPC_RD) &&
-		  !x->wtx[sq->head].resp_done;
+		  !x->wtx[sq->head].resp.done;
 	sq->head = (sq->head + 1) % sq->depth;
 	sq->count--;
 	spin_unlock_irqrestore(&sq->lock, flags);
@@ -60,37 +60,26 @@ static bool mr_comp_pop(struct mr_xport *x, enum ib_wc_status status)
 	return true;
 }
 
-/* Whether the WQE at the head of the send ring is complete. */
-static bool mr_comp_head_done(struct mr_xport *x)
-{
-	struct mr_wq *sq = &x->qp->sq;
-
-	if (x->req.msn_head == x->req.msn_send)
-		return false;
-	if (mr_opcode_has(((struct mr_send_wqe *)mr_wq_slot(sq, sq->head))->opcode,
-			  MR_OPC_RD))
-		return x->wtx[sq->head].resp_done;
-	return mr_seq_before(x->req.msn_head, x->req.peer_done);
-}
-
 /*
  * Complete the WQEs at the head of the send ring, in order, as far as the
- * responder has completed them (and their responses have landed), and a
- * failed one once it reaches the head.
+ * requester engine finds them complete, and a failed one once it reaches
+ * the head.
  */
 void mr_comp_complete(struct mr_xport *x)
 {
-	const struct mr_requester *r = &x->req;
-
-	while (x->snd.on && mr_comp_head_done(x)) {
-		if (r->tx_err && r->msn_head == r->err_msn)
+	while (x->snd.on) {
+		switch (mr_requester_head(&x->req)) {
+		case MR_REQ_HEAD_DONE:
+			if (!mr_comp_pop(x, IB_WC_SUCCESS))
+				return;
 			break;
-		if (!mr_comp_pop(x, IB_WC_SUCCESS))
+		case MR_REQ_HEAD_FAILED:
+			mr_comp_pop(x, x->req.err_status);
+			mr_xport_fatal(x);
 			return;
-	}
-	if (x->snd.on && r->tx_err && r->msn_head == r->err_msn) {
-		mr_comp_pop(x, r->err_status);
-		mr_xport_fatal(x);
+		default:
+			return;
+		}
 	}
 }
 
@@ -128,7 +117,6 @@ static bool mr_comp_resp_rcv(struct mr_xport *x, const struct mr_pkt *pkt,
 	struct mr_send_wqe *wqe;
 	struct mr_wqe_tx *wt;
 	bool wqe_read;
-	u32 off, want;
 	int err;
 
 	/*
@@ -148,49 +136,43 @@ static bool mr_comp_resp_rcv(struct mr_xport *x, const struct mr_pkt *pkt,
 		mr_stats_inc(dev, MR_CNT_RX_DROP_MALFORMED);
 		return false;
 	}
-	if (wt->resp_done) {
-		mr_stats_inc(dev, MR_CNT_DUPLICATE_PACKETS);
-		return false;
-	}
 	if (read) {
-		off = pkt->read_resp.offset;
-		want = min(x->mtu, wqe->length - min(off, wqe->length));
-		if (pkt->read_resp.length != wqe->length || off % x->mtu ||
-		    (off && off >= wqe->length) ||
-		    (pkt->payload_len != want && pkt->payload_len)) {
+		switch (mr_requester_read_slice(&x->req, wqe->length, &wt->resp,
+						pkt)) {
+		case MR_REQ_SLICE_MALFORMED:
 			mr_stats_inc(dev, MR_CNT_RX_DROP_MALFORMED);
 			return false;
-		}
-		if (test_bit(off / x->mtu, wt->resp_map)) {
+		case MR_REQ_SLICE_DUP:
 			mr_stats_inc(dev, MR_CNT_DUPLICATE_PACKETS);
 			return false;
-		}
-		if (pkt->payload_len != want) {
+		case MR_REQ_SLICE_EMPTY:
 			/* A resent slice whose region the responder lost. */
 			mr_comp_fail(x, msn, IB_WC_REM_ACCESS_ERR);
 			return false;
+		case MR_REQ_SLICE_NEW:
+			break;
 		}
-		set_bit(off / x->mtu, wt->resp_map);
 		err = mr_mr_sgl_copy(dev, qp->ibqp.pd, wqe->sge, wqe->num_sge,
-				     off, (void *)data, want, MR_COPY_TO_SGL);
-		wt->resp_done = ++wt->resp_got ==
-				max_t(u32, 1, DIV_ROUND_UP(wqe->length, x->mtu));
+				     pkt->read_resp.offset, (void *)data,
+				     pkt->payload_len, MR_COPY_TO_SGL);
 	} else {
 		u64 orig = pkt->atomic_resp.orig;
 
+		if (wt->resp.done) {
+			mr_stats_inc(dev, MR_CNT_DUPLICATE_PACKETS);
+			return false;
+		}
 		err = mr_mr_sgl_copy(dev, qp->ibqp.pd, wqe->sge, wqe->num_sge, 0,
 				     &orig, sizeof(orig), MR_COPY_TO_SGL);
-		wt->resp_done = true;
 	}
-	if (wt->resp_done)
-		mr_requester_rd_answered(&x->req, msn);
+	mr_requester_answered(&x->req, msn, &wt->resp, read ? wqe->length : 0);
 	if (err) {
 		ibdev_dbg(&dev->ib_dev, "QP %u: MSN %u: response not placed: %d\n",
 			  qp->ibqp.qp_num, msn, err);
 		mr_comp_fail(x, msn, IB_WC_LOC_PROT_ERR);
 		return false;
 	}
-	if (!wt->resp_done)
+	if (!wt->resp.done)
 		return false;
 	mr_comp_complete(x);
 	return true;
@@ -264,8 +246,7 @@ enum mr_xport_next mr_comp_ack_rcv(struct mr_xport *x, const struct mr_pkt *pkt)
 void mr_comp_nak_rcv(struct mr_xport *x, const struct mr_pkt *pkt)
 {
 	struct mr_dev *dev = to_mr_dev(x->qp->ibqp.device);
-	u32 msn = pkt->nak.msn, id = pkt->base.path;
-	const struct mr_tx_pkt *tp;
+	u32 msn = pkt->nak.msn;
 
 	if (!x->snd.on) {
 		mr_stats_inc(dev, MR_CNT_RX_DROP_NO_QP);
@@ -276,32 +257,20 @@ void mr_comp_nak_rcv(struct mr_xport *x, const struct mr_pkt *pkt)
 		mr_stats_inc(dev, MR_CNT_RX_DROP_MALFORMED);
 		return;
 	}
-	/* Only a message sent and not complete can be refused. */
-	if (!mr_requester_started(&x->req, msn)) {
+	switch (mr_requester_nak(&x->req, &x->snd, pkt, x->qp->attr.rnr_retry,
+				 mr_xport_now())) {
+	case MR_REQ_NAK_OLD:
 		mr_stats_inc(dev, MR_CNT_DUPLICATE_PACKETS);
-		return;
-	}
-	switch (pkt->nak.code) {
-	case MR_NAK_REMOTE_ACCESS:
-		mr_comp_fail(x, msn, IB_WC_REM_ACCESS_ERR);
 		break;
-	case MR_NAK_INVALID_REQUEST:
-		mr_comp_fail(x, msn, IB_WC_REM_INV_REQ_ERR);
+	case MR_REQ_NAK_FAIL:
+		mr_comp_fail(x, msn, pkt->nak.code == MR_NAK_REMOTE_ACCESS ?
+				     IB_WC_REM_ACCESS_ERR :
+				     IB_WC_REM_INV_REQ_ERR);
 		break;
-	case MR_NAK_RNR:
-		if (x->req.rnr_wait)
-			break;
-		/* NAKs of packets sent before the last rewind are old news. */
-		tp = mr_sender_in_flight(&x->snd, id, pkt->base.epoch,
-					 pkt->base.psn);
-		if (!tp || tp->msn != msn || tp->gen != x->req.gen)
-			break;
-		if (!mr_requester_rnr_wait(&x->req, msn,
-					   x->qp->attr.rnr_retry,
-					   mr_xport_now() +
-					   max_t(u64, pkt->nak.rnr_delay, 1) *
-					   10000))
-			mr_comp_fail(x, msn, IB_WC_RNR_RETRY_EXC_ERR);
+	case MR_REQ_NAK_RNR_SPENT:
+		mr_comp_fail(x, msn, IB_WC_RNR_RETRY_EXC_ERR);
+		break;
+	default:
 		break;
 	}
 }
@@ -371,7 +340,7 @@ bool mr_sender_env_answered(struct mr_sender *s, const struct mr_tx_pkt *tp)
 		return false;
 	wt = mr_xport_wtx(x, tp->msn);
 	return mr_xport_wqe(x, tp->msn)->opcode == IB_WR_RDMA_READ &&
-	       wt->resp_got && !wt->resp_done;
+	       wt->resp.got && !wt->resp.done;
 }
 
 u32 mr_sender_env_retries(struct mr_sender *s)

@@ -72,9 +72,9 @@ void mr_req_free(struct mr_xport *x)
 	for (i = 0; i < qp->sq.depth; i++) {
 		struct mr_wqe_tx *wt = &wtx[i];
 
-		if (wt->resp_map != (unsigned long *)&wt->resp_map1)
-			bitmap_free(wt->resp_map);
-		wt->resp_map = NULL;
+		if (wt->resp.map != &wt->resp.map1)
+			bitmap_free((unsigned long *)wt->resp.map);
+		wt->resp.map = NULL;
 	}
 	kvfree(wtx);
 	x->wtx = NULL;
@@ -92,18 +92,15 @@ static int mr_req_prepare(struct mr_qp *qp, u32 slot)
 	u32 mtu = mr_mtu_bytes((enum mr_mtu)qp->attr.path_mtu);
 	u32 slices = max_t(u32, 1, DIV_ROUND_UP(wqe->length, mtu));
 
-	if (wt->resp_map != (unsigned long *)&wt->resp_map1)
-		bitmap_free(wt->resp_map);
-	wt->resp_map = (unsigned long *)&wt->resp_map1;
+	if (wt->resp.map != &wt->resp.map1)
+		bitmap_free((unsigned long *)wt->resp.map);
+	wt->resp = (struct mr_req_slices){ .map = &wt->resp.map1 };
 	if (wqe->opcode == IB_WR_RDMA_READ &&
-	    slices > BITS_PER_TYPE(wt->resp_map1)) {
-		wt->resp_map = bitmap_zalloc(slices, GFP_ATOMIC);
-		if (!wt->resp_map)
+	    slices > BITS_PER_TYPE(wt->resp.map1)) {
+		wt->resp.map = (u64 *)bitmap_zalloc(slices, GFP_ATOMIC);
+		if (!wt->resp.map)
 			return -ENOMEM;
 	}
-	wt->resp_map1 = 0;
-	wt->resp_got = 0;
-	wt->resp_done = false;
 	wt->rsn_set = false;
 	return 0;
 }
@@ -187,7 +184,7 @@ void mr_requester_env_msg(struct mr_requester *r, u32 msn,
 		.rd = o->flags & MR_OPC_RD,
 		.consumes = o->flags & MR_OPC_CONSUMES,
 		.has_rsn = wt->rsn_set,
-		.answered = wt->resp_done,
+		.answered = wt->resp.done,
 	};
 }
 

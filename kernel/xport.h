@@ -51,10 +51,7 @@ struct mr_wqe_tx {
 	u32 rsn;
 	bool rsn_set;		/* the RSN is taken once, at first send */
 	/* READ and atomics: which response slices have landed. */
-	bool resp_done;
-	u32 resp_got;
-	u64 resp_map1;
-	unsigned long *resp_map;	/* &resp_map1, or allocated */
+	struct mr_req_slices resp;
 };
 
 /*

@@ -216,6 +216,121 @@ bool mr_requester_rnr_wait(struct mr_requester *r, u32 msn, u32 rnr_retry,
 	return true;
 }
 
+/**
+ * mr_requester_head() - whether the oldest message not retired completes
+ * @r: the requester
+ *
+ * A failed message retires with its error once every message before it
+ * has; a message retires with success once the peer reported it done,
+ * or, a READ or atomic, once its whole response is in.
+ */
+enum mr_req_head mr_requester_head(struct mr_requester *r)
+{
+	struct mr_req_msg m;
+
+	if (r->tx_err && r->msn_head == r->err_msn)
+		return MR_REQ_HEAD_FAILED;
+	if (r->msn_head == r->msn_send)
+		return MR_REQ_HEAD_WAITS;
+	mr_requester_env_msg(r, r->msn_head, &m);
+	if (m.rd)
+		return m.answered ? MR_REQ_HEAD_DONE : MR_REQ_HEAD_WAITS;
+	return mr_seq_before(r->msn_head, r->peer_done) ? MR_REQ_HEAD_DONE :
+							  MR_REQ_HEAD_WAITS;
+}
+
+/**
+ * mr_requester_nak() - what a NAK from the responder means
+ * @r: the requester
+ * @s: its sender engine, which knows what the NAK's PSN carried
+ * @nak: the NAK
+ * @rnr_retry: the RNR retries (MR_RNR_RETRY_INFINITE: without end)
+ * @now: the time, ns
+ *
+ * Only a message started and not complete can be refused. An RNR NAK
+ * during a wait, or of a packet sent before the last rewind, is old news.
+ */
+enum mr_req_nak mr_requester_nak(struct mr_requester *r,
+				 const struct mr_sender *s,
+				 const struct mr_pkt *nak, u32 rnr_retry,
+				 u64 now)
+{
+	u32 msn = nak->nak.msn;
+	const struct mr_tx_pkt *tp;
+	u64 delay;
+
+	if (!mr_requester_started(r, msn))
+		return MR_REQ_NAK_OLD;
+	switch (nak->nak.code) {
+	case MR_NAK_REMOTE_ACCESS:
+	case MR_NAK_INVALID_REQUEST:
+		return MR_REQ_NAK_FAIL;
+	case MR_NAK_RNR:
+		if (r->rnr_wait)
+			return MR_REQ_NAK_IGNORED;
+		tp = mr_sender_in_flight(s, nak->base.path, nak->base.epoch,
+					 nak->base.psn);
+		if (!tp || tp->msn != msn || tp->gen != r->gen)
+			return MR_REQ_NAK_IGNORED;
+		/* The NAK's delay is in units of 10 us, at least one. */
+		delay = (nak->nak.rnr_delay ? nak->nak.rnr_delay : 1) * 10000ull;
+		if (!mr_requester_rnr_wait(r, msn, rnr_retry, now + delay))
+			return MR_REQ_NAK_RNR_SPENT;
+		return MR_REQ_NAK_RNR_WAIT;
+	}
+	return MR_REQ_NAK_IGNORED;
+}
+
+/**
+ * mr_requester_read_slice() - a slice of the response to a READ of ours
+ * @r: the requester
+ * @length: the READ's length
+ * @sl: the slices of its response that landed
+ * @pkt: the READ_RESP, new on its path, of a READ started and not retired
+ *
+ * Slices are the MTU; each lands once. A resent slice may come empty: the
+ * responder lost the region since (its ACK was lost), and the READ fails
+ * if this end still lacks it.
+ */
+enum mr_req_slice mr_requester_read_slice(const struct mr_requester *r,
+					  u32 length, struct mr_req_slices *sl,
+					  const struct mr_pkt *pkt)
+{
+	u32 off = pkt->read_resp.offset, want, slice;
+
+	if (sl->done)
+		return MR_REQ_SLICE_DUP;
+	want = length - (off < length ? off : length);
+	if (want > r->mtu)
+		want = r->mtu;
+	if (pkt->read_resp.length != length || off % r->mtu ||
+	    (off && off >= length) ||
+	    (pkt->payload_len != want && pkt->payload_len))
+		return MR_REQ_SLICE_MALFORMED;
+	slice = off / r->mtu;
+	if (sl->map[slice / 64] & (1ull << (slice % 64)))
+		return MR_REQ_SLICE_DUP;
+	if (pkt->payload_len != want)
+		return MR_REQ_SLICE_EMPTY;
+	sl->map[slice / 64] |= 1ull << (slice % 64);
+	return MR_REQ_SLICE_NEW;
+}
+
+/*
+ * A slice of the response to READ or atomic @msn landed (@read_length: a
+ * READ's length; 0 for an atomic, whose response is one packet, as an
+ * empty READ's is); the whole response frees the responder.
+ */
+void mr_requester_answered(struct mr_requester *r, u32 msn,
+			   struct mr_req_slices *sl, u32 read_length)
+{
+	u32 slices = (u32)(((u64)read_length + r->mtu - 1) / r->mtu);
+
+	sl->done = ++sl->got >= (slices ? slices : 1);
+	if (sl->done)
+		mr_requester_rd_answered(r, msn);
+}
+
 /* The RNR wait is over: send the refused message again, and what followed. */
 void mr_requester_rnr_resume(struct mr_requester *r)
 {

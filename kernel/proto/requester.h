@@ -85,6 +85,41 @@ bool mr_requester_env_response_due(struct mr_requester *r);
 /* The next packet of the oldest response due, into @tp. */
 void mr_requester_env_response(struct mr_requester *r, struct mr_tx_pkt *tp);
 
+/* What the oldest message not retired is to the completer. */
+enum mr_req_head {
+	MR_REQ_HEAD_WAITS,	/* not complete yet */
+	MR_REQ_HEAD_DONE,	/* complete: it retires, with success */
+	MR_REQ_HEAD_FAILED,	/* it failed (err_status): it retires so */
+};
+
+/* What a NAK means (mr_requester_nak()). */
+enum mr_req_nak {
+	MR_REQ_NAK_OLD,		/* of a message not started or complete */
+	MR_REQ_NAK_IGNORED,	/* old news, or a code it does not know */
+	MR_REQ_NAK_RNR_WAIT,	/* the RNR wait began */
+	MR_REQ_NAK_FAIL,	/* the message fails with the NAK's code */
+	MR_REQ_NAK_RNR_SPENT,	/* the RNR retries are spent: it fails */
+};
+
+/* What a slice of a READ response is (mr_requester_read_slice()). */
+enum mr_req_slice {
+	MR_REQ_SLICE_MALFORMED,	/* disagrees with its READ */
+	MR_REQ_SLICE_DUP,	/* landed before */
+	MR_REQ_SLICE_EMPTY,	/* a resend whose region the peer lost */
+	MR_REQ_SLICE_NEW,	/* place it */
+};
+
+/*
+ * Which slices of a READ's response have landed: the host keeps one per
+ * READ (its map of more than 64 bits too); requester.c writes it.
+ */
+struct mr_req_slices {
+	u32 got;
+	bool done;		/* the whole response is in */
+	u64 map1;
+	u64 *map;		/* &map1, or the host's */
+};
+
 void mr_requester_start(struct mr_requester *r, u32 mtu, u32 rnr_retry);
 void mr_requester_rts(struct mr_requester *r, u32 rnr_retry);
 void mr_requester_stop(struct mr_requester *r);
@@ -97,6 +132,16 @@ bool mr_requester_fail(struct mr_requester *r, u32 msn, u32 status);
 bool mr_requester_rnr_wait(struct mr_requester *r, u32 msn, u32 rnr_retry,
 			   u64 deadline);
 void mr_requester_rnr_resume(struct mr_requester *r);
+enum mr_req_head mr_requester_head(struct mr_requester *r);
+enum mr_req_nak mr_requester_nak(struct mr_requester *r,
+				 const struct mr_sender *s,
+				 const struct mr_pkt *nak, u32 rnr_retry,
+				 u64 now);
+enum mr_req_slice mr_requester_read_slice(const struct mr_requester *r,
+					  u32 length, struct mr_req_slices *sl,
+					  const struct mr_pkt *pkt);
+void mr_requester_answered(struct mr_requester *r, u32 msn,
+			   struct mr_req_slices *sl, u32 read_length);
 u32 mr_requester_header(const struct mr_requester *r,
 			const struct mr_tx_pkt *tp, const struct mr_req_wire *w,
 			struct mr_pkt *pkt);

@@ -249,7 +249,7 @@ public:
 		}
 		// The completer's part: report, then retire what completed.
 		mr_requester_peer_done(&req.r, pkt.ack.msn_done);
-		while (req.r.msn_head != req.r.peer_done)
+		while (mr_requester_head(&req.r) == MR_REQ_HEAD_DONE)
 			mr_requester_retire(&req.r, false);
 	}
 
@@ -701,6 +701,113 @@ TEST(RequesterEngine, NothingBeyondTheMessageWindow)
 	h.Push();
 	EXPECT_EQ(h.R()->msn_send, static_cast<uint32_t>(MR_MSG_WINDOW));
 	ASSERT_TRUE(h.Run());
+}
+
+// What a NAK means: only a message started and not complete can be
+// refused; RNR starts a wait, unless one runs or the NAK is of a packet
+// sent before the last rewind; spent retries fail the message.
+TEST(RequesterEngine, NaksAreJudgedAgainstWhatWent)
+{
+	LinkConfig c;
+	c.msgs = 4;
+	c.pkts_per_msg = 1;
+	c.paths = 1;
+	c.cc = false;
+	c.rnr_retry = 1;
+	Harness h(c);
+	h.Push();
+	ASSERT_EQ(h.sent_log.size(), 4u);
+	auto nak = [&](uint32_t msn, uint8_t code, uint32_t psn) {
+		mr_pkt p{};
+		p.base.opcode = MR_OP_NAK;
+		p.base.path = 0;
+		p.base.epoch = mr_sender_path_epoch(h.S(), 0);
+		p.base.psn = psn;
+		p.nak.msn = msn;
+		p.nak.code = code;
+		p.nak.rnr_delay = 3;
+		return mr_requester_nak(h.R(), h.S(), &p, c.rnr_retry, 1000);
+	};
+	EXPECT_EQ(nak(7, MR_NAK_REMOTE_ACCESS, 0), MR_REQ_NAK_OLD);
+	EXPECT_EQ(nak(1, MR_NAK_INVALID_REQUEST, h.sent_log[1].psn),
+		  MR_REQ_NAK_FAIL);
+	EXPECT_EQ(nak(1, 0x7f, h.sent_log[1].psn), MR_REQ_NAK_IGNORED);
+	// The NAK names a PSN that carried another message: old news.
+	EXPECT_EQ(nak(2, MR_NAK_RNR, h.sent_log[1].psn), MR_REQ_NAK_IGNORED);
+	EXPECT_EQ(nak(2, MR_NAK_RNR, h.sent_log[2].psn), MR_REQ_NAK_RNR_WAIT);
+	EXPECT_EQ(mr_requester_expiry(h.R()), 1000u + 30000u);
+	EXPECT_EQ(nak(2, MR_NAK_RNR, h.sent_log[2].psn), MR_REQ_NAK_IGNORED);
+	mr_requester_rnr_resume(h.R());
+	// Rewound: message 2 is not started again yet.
+	EXPECT_EQ(nak(2, MR_NAK_RNR, h.sent_log[2].psn), MR_REQ_NAK_OLD);
+	h.Push();
+	ASSERT_EQ(h.sent_log.size(), 6u);
+	// Of the generation before the rewind: ignored.
+	EXPECT_EQ(nak(2, MR_NAK_RNR, h.sent_log[2].psn), MR_REQ_NAK_IGNORED);
+	EXPECT_EQ(nak(2, MR_NAK_RNR, h.sent_log[4].psn), MR_REQ_NAK_RNR_SPENT);
+}
+
+// Messages retire in order: a failed one once it is the oldest, a READ
+// once its whole response is in, others once the peer reports them done.
+TEST(RequesterEngine, TheOldestRetiresFirstAFailedOneWithItsError)
+{
+	LinkConfig c;
+	c.msgs = 3;
+	c.pkts_per_msg = 1;
+	c.paths = 1;
+	c.cc = false;
+	Harness h(c);
+	h.kind = {mr_req_msg{}, Read(64), mr_req_msg{}};
+	h.kind[0].length = kSlice;
+	h.kind[2].length = kSlice;
+	EXPECT_EQ(mr_requester_head(h.R()), MR_REQ_HEAD_WAITS);
+	h.Push();
+	mr_requester_peer_done(h.R(), 3);
+	EXPECT_EQ(mr_requester_head(h.R()), MR_REQ_HEAD_DONE);
+	mr_requester_retire(h.R(), false);
+	// The READ waits for its response, whatever MSN done says.
+	EXPECT_EQ(mr_requester_head(h.R()), MR_REQ_HEAD_WAITS);
+	EXPECT_TRUE(mr_requester_fail(h.R(), 2, 9));
+	EXPECT_EQ(mr_requester_head(h.R()), MR_REQ_HEAD_WAITS);
+	h.kind[1].answered = true;
+	EXPECT_EQ(mr_requester_head(h.R()), MR_REQ_HEAD_DONE);
+	mr_requester_retire(h.R(), false);
+	EXPECT_EQ(mr_requester_head(h.R()), MR_REQ_HEAD_FAILED);
+}
+
+// A READ's response lands slice by slice, each once, each the MTU of the
+// READ's length; an empty resend fails the READ only if still missing.
+TEST(RequesterEngine, ReadResponseSlicesLandOnce)
+{
+	LinkConfig c;
+	Harness h(c);
+	const uint32_t len = 2 * kSlice + 10;
+	mr_req_slices sl{};
+	sl.map = &sl.map1;
+	auto slice = [&](uint32_t off, uint32_t payload, uint32_t length) {
+		mr_pkt p{};
+		p.base.opcode = MR_OP_READ_RESP;
+		p.read_resp.length = length;
+		p.read_resp.offset = off;
+		p.payload_len = payload;
+		return mr_requester_read_slice(h.R(), len, &sl, &p);
+	};
+	EXPECT_EQ(slice(0, kSlice, len + 1), MR_REQ_SLICE_MALFORMED);
+	EXPECT_EQ(slice(5, kSlice, len), MR_REQ_SLICE_MALFORMED);
+	EXPECT_EQ(slice(3 * kSlice, 10, len), MR_REQ_SLICE_MALFORMED);
+	EXPECT_EQ(slice(2 * kSlice, 9, len), MR_REQ_SLICE_MALFORMED);
+	EXPECT_EQ(slice(2 * kSlice, 10, len), MR_REQ_SLICE_NEW);
+	mr_requester_answered(h.R(), 0, &sl, len);
+	EXPECT_EQ(slice(2 * kSlice, 10, len), MR_REQ_SLICE_DUP);
+	EXPECT_EQ(slice(2 * kSlice, 0, len), MR_REQ_SLICE_DUP);
+	EXPECT_EQ(slice(0, 0, len), MR_REQ_SLICE_EMPTY);
+	EXPECT_EQ(slice(0, kSlice, len), MR_REQ_SLICE_NEW);
+	mr_requester_answered(h.R(), 0, &sl, len);
+	EXPECT_FALSE(sl.done);
+	EXPECT_EQ(slice(kSlice, kSlice, len), MR_REQ_SLICE_NEW);
+	mr_requester_answered(h.R(), 0, &sl, len);
+	EXPECT_TRUE(sl.done);
+	EXPECT_EQ(slice(kSlice, kSlice, len), MR_REQ_SLICE_DUP);
 }
 
 } // namespace
