@@ -88,6 +88,7 @@ extern "C" {
 #include <optional>
 #include <random>
 #include <spawn.h>
+#include <sstream>
 #include <string>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -137,6 +138,22 @@ Counts settle(const char *dev, Counts before, const Counts &want, int max_ms = 1
     }
     usleep(linger_ms * 1000);
     return rdma_counters(dev);
+}
+
+// Packets the stack dropped before any protocol saw them, on every CPU: a
+// full receive backlog, when a busy host starves the guest's softirqs
+// (/proc/net/softnet_stat, second column, hex).
+long long backlog_drops() {
+    std::ifstream f("/proc/net/softnet_stat");
+    long long sum = 0;
+    std::string line;
+    while (std::getline(f, line)) {
+        std::istringstream in(line);
+        std::string processed, dropped;
+        if (in >> processed >> dropped)
+            sum += std::stoll(dropped, nullptr, 16);
+    }
+    return sum;
 }
 
 // The counter a datagram that fails decoding lands in, as the kernel's
@@ -445,6 +462,7 @@ struct Craft {
         Sender &udp = via ? *via : udp4;
         Counts predicted;
         Counts before = rdma_counters(target);
+        const long long backlog_before = backlog_drops();
         int sent = 0;
         for (int i = 0; i < count; i++) {
             Packet p = make(i);
@@ -458,18 +476,24 @@ struct Craft {
                 usleep(2000); // stay below the veth backlog
         }
         Counts after = settle(target, before, predicted, 30000);
+        // What the stack lost before the module saw it is not the
+        // module's to count: a counter may fall short by that much.
+        long long lost = backlog_drops() - backlog_before, short_by = 0;
         std::string got, expect;
         bool ok = sent == count && !after.empty();
         for (const char *name : kDropCounters) {
             long long d = after[name] - before[name], w = predicted[name];
             // Other QPs' late packets may land in rx_drop_no_qp meanwhile.
             bool no_qp = std::strcmp(name, "rx_drop_no_qp") == 0;
-            ok = ok && (no_qp ? d >= w : d == w);
+            ok = ok && (no_qp ? d >= w - lost : d <= w);
+            short_by += no_qp || d >= w ? 0 : w - d;
             got += std::string(name) + " +" + std::to_string(d) + " ";
             expect += std::string(name) + " +" + std::to_string(w) + " ";
         }
+        ok = ok && short_by <= lost;
         t.check(ok, desc + " (" + std::to_string(count) + "): drop counters as predicted",
-                "sent %d of %d; got %s; want %s", sent, count, got.c_str(), expect.c_str());
+                "sent %d of %d; got %s; want %s; the backlog dropped %lld", sent, count,
+                got.c_str(), expect.c_str(), lost);
     }
 };
 
