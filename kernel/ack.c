@@ -64,11 +64,8 @@ static const u8 mr_ack_event_counter[] = {
 void mr_receiver_env_event(struct mr_receiver *r, enum mr_receiver_event ev,
 			   u32 arg)
 {
-	struct mr_xport *x = mr_ack_of(r);
-
-	mr_stats_add(to_mr_dev(x->qp->ibqp.device), mr_ack_event_counter[ev],
-		     ev == MR_REV_ACKS_HELD ? arg : 1);
-	mr_share_signal(x, ev);
+	mr_stats_add(to_mr_dev(mr_ack_of(r)->qp->ibqp.device),
+		     mr_ack_event_counter[ev], ev == MR_REV_ACKS_HELD ? arg : 1);
 }
 
 /*

@@ -17,6 +17,5 @@ void mr_share_init(struct mr_xport *x);
 void mr_share_rx(struct mr_xport *x, u32 bytes);
 u32 mr_share_hint(struct mr_xport *x);
 void mr_share_leave(struct mr_xport *x);
-void mr_share_signal(struct mr_xport *x, enum mr_receiver_event ev);
 
 #endif /* METAROCE_SHARE_H */
