@@ -308,11 +308,11 @@ enum mr_req_slice mr_requester_read_slice(const struct mr_requester *r,
 	    (pkt->payload_len != want && pkt->payload_len))
 		return MR_REQ_SLICE_MALFORMED;
 	slice = off / r->mtu;
-	if (sl->map[slice / 64] & (1ull << (slice % 64)))
+	if (mr_map_test(sl->map, slice))
 		return MR_REQ_SLICE_DUP;
 	if (pkt->payload_len != want)
 		return MR_REQ_SLICE_EMPTY;
-	sl->map[slice / 64] |= 1ull << (slice % 64);
+	mr_map_set(sl->map, slice);
 	return MR_REQ_SLICE_NEW;
 }
 

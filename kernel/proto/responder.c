@@ -278,15 +278,6 @@ static u8 mr_responder_fail(struct mr_responder *r, struct mr_rx_msg *m,
 	return 0;
 }
 
-static bool mr_responder_test_and_set(u64 *map, u32 bit)
-{
-	u64 mask = 1ull << (bit % 64);
-	bool was = map[bit / 64] & mask;
-
-	map[bit / 64] |= mask;
-	return was;
-}
-
 /*
  * Place a new packet of message @rx->m (kind MR_RX_MESSAGE). Returns 0 or
  * a NAK code. Sets *complete when the message has all its bytes, *dup
@@ -316,11 +307,12 @@ u8 mr_responder_place(struct mr_responder *r, struct mr_rx *rx,
 	    (rd && r->uc))
 		return mr_responder_fail(r, m, MR_NAK_INVALID_REQUEST,
 					 MR_RXE_INVALID, complete);
-	if (mr_responder_test_and_set(m->map, ri->offset / r->mtu)) {
+	if (mr_map_test(m->map, ri->offset / r->mtu)) {
 		mr_responder_env_event(r, MR_RSE_DUPLICATE, 0);
 		*dup = true;
 		return 0;
 	}
+	mr_map_set(m->map, ri->offset / r->mtu);
 	if (rd) {
 		err = mr_responder_env_check_rd(r, m);
 		if (err)

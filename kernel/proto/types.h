@@ -103,6 +103,17 @@ static inline void mr_put_be64(u8 *p, u64 v)
 	mr_put_be32(p + 4, (u32)v);
 }
 
+/* Bit @bit of the slice map @map (64-bit words). */
+static inline bool mr_map_test(const u64 *map, u32 bit)
+{
+	return map[bit / 64] & (1ull << (bit % 64));
+}
+
+static inline void mr_map_set(u64 *map, u32 bit)
+{
+	map[bit / 64] |= 1ull << (bit % 64);
+}
+
 /*
  * Serial-number order of 32-bit sequence numbers (RFC 1982 style): a is
  * before b when b is less than 2^31 ahead of a, so wraparound is harmless.
