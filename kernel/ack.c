@@ -64,8 +64,11 @@ static const u8 mr_ack_event_counter[] = {
 void mr_receiver_env_event(struct mr_receiver *r, enum mr_receiver_event ev,
 			   u32 arg)
 {
-	mr_stats_add(to_mr_dev(mr_ack_of(r)->qp->ibqp.device),
-		     mr_ack_event_counter[ev], ev == MR_REV_ACKS_HELD ? arg : 1);
+	struct mr_xport *x = mr_ack_of(r);
+
+	mr_stats_add(to_mr_dev(x->qp->ibqp.device), mr_ack_event_counter[ev],
+		     ev == MR_REV_ACKS_HELD ? arg : 1);
+	mr_share_signal(x, ev);
 }
 
 /*
@@ -103,7 +106,8 @@ enum mr_sack_rx_res mr_ack_arrival(struct mr_xport *x, const struct mr_pkt *pkt,
 
 	res = mr_receiver_arrival(&x->rcv, pkt, ntohs(sport), ce, ack_now);
 	if (res == MR_SACK_NEW)
-		mr_share_rx(x, pkt->hdr_len + pkt->payload_len);
+		mr_share_rx(x, pkt->hdr_len + pkt->payload_len,
+			    pkt->base.flags & MR_FLAG_WINDOW_LIMITED);
 	return res;
 }
 

@@ -81,6 +81,17 @@ u64 mr_share_table_env_bytes(struct mr_share_table *t, u32 i)
 	return atomic64_xchg(&mr_share_owner(t)[i]->share.bytes, 0);
 }
 
+void mr_share_table_env_signals(struct mr_share_table *t, u32 i,
+				struct mr_share_signals *sig)
+{
+	struct mr_conn_share *cs = &mr_share_owner(t)[i]->share;
+
+	sig->packets += atomic64_xchg(&cs->packets, 0);
+	sig->marks += atomic64_xchg(&cs->marks, 0);
+	sig->gaps += atomic64_xchg(&cs->gaps, 0);
+	sig->limited += atomic64_xchg(&cs->limited, 0);
+}
+
 void mr_share_table_env_hint(struct mr_share_table *t, u32 i, u32 hint_kbps)
 {
 	WRITE_ONCE(mr_share_owner(t)[i]->share.hint, hint_kbps);
@@ -147,14 +158,20 @@ void mr_share_init(struct mr_xport *x)
 	x->share.slot = -1;
 }
 
-/* A new data packet of @bytes for @x (the transport is locked). */
-void mr_share_rx(struct mr_xport *x, u32 bytes)
+/*
+ * A new data packet of @bytes for @x (the transport is locked); @limited:
+ * it said MR_FLAG_WINDOW_LIMITED.
+ */
+void mr_share_rx(struct mr_xport *x, u32 bytes, bool limited)
 {
 	struct mr_share *sh = &to_mr_dev(x->qp->ibqp.device)->share;
 	u32 hint;
 	s32 slot;
 
 	atomic64_add(bytes, &x->share.bytes);
+	atomic64_inc(&x->share.packets);
+	if (limited)
+		atomic64_inc(&x->share.limited);
 	if (READ_ONCE(x->share.slot) >= 0)
 		return;
 	spin_lock(&sh->lock);
@@ -214,4 +231,21 @@ void mr_share_leave(struct mr_xport *x)
 		spin_unlock_bh(&sh->lock);
 	}
 	atomic64_set(&x->share.bytes, 0);
+	atomic64_set(&x->share.packets, 0);
+	atomic64_set(&x->share.marks, 0);
+	atomic64_set(&x->share.gaps, 0);
+	atomic64_set(&x->share.limited, 0);
+}
+
+/*
+ * What a packet of @x met on its way, as the receiver engine reports it:
+ * a CE mark, or a hole on its path before it. The share rounds learn from
+ * them whether the device's capacity is the bottleneck's.
+ */
+void mr_share_signal(struct mr_xport *x, enum mr_receiver_event ev)
+{
+	if (ev == MR_REV_CE)
+		atomic64_inc(&x->share.marks);
+	else if (ev == MR_REV_OUT_OF_ORDER)
+		atomic64_inc(&x->share.gaps);
 }

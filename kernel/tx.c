@@ -181,7 +181,7 @@ static int mr_tx_payload(struct mr_xport *x, const struct mr_tx_pkt *tp,
  * @id: the path
  * @psn: its PSN on the path, which the sender engine gave
  * @tp: which message and offset, and whether a request or a response
- * @flags: base header flags the engine sets (MR_FLAG_ACK_REQ)
+ * @flags: base header flags the engine sets (MR_FLAG_ACK_REQ, ...)
  * @kind: %MR_TX_FIRST_SEND, or %MR_TX_RESEND for a retransmission
  *
  * A packet of a message already complete (its WQE is gone) goes out as an

@@ -69,6 +69,11 @@ struct mr_ack_state {
 /* The share of the device's ingress the peer gets, which share.c owns. */
 struct mr_conn_share {
 	atomic64_t bytes;	/* received since the shares were computed */
+	/* ... in packets, CE-marked ones, ones beyond a hole, held ones */
+	atomic64_t packets;
+	atomic64_t marks;
+	atomic64_t gaps;
+	atomic64_t limited;	/* MR_FLAG_WINDOW_LIMITED */
 	u32 hint;		/* kbit/s, in every ACK; 0: no hint */
 	s32 slot;		/* in the device's table; -1: not in it */
 };

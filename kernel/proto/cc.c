@@ -227,6 +227,39 @@ u32 mr_cc_conn_window(const struct mr_cc_params *prm,
 }
 EXPORT_SYMBOL_IF_KUNIT(mr_cc_conn_window);
 
+/*
+ * The window the hint fills in one round trip, + 25 %. The round trip is
+ * pacing's (the SRTT, at most twice the connection's base RTT), not the
+ * SRTT alone: a queue the first flight built makes the SRTT long, and a
+ * window sized to it would keep the queue for good, the hint's rate
+ * filling it exactly.
+ */
+static u64 mr_cc_hint_window(const struct mr_cc_conn *c, u32 hint)
+{
+	/* hint * 1000 / 8 bytes/s * rtt / 1e9 / mtu << MR_CC_SHIFT */
+	u64 w = mr_cc_div64((u64)hint * c->pace_rtt * 2, (u64)c->mtu * 15625);
+
+	return w + (w >> 2);
+}
+
+bool mr_cc_window_limited(const struct mr_cc_params *prm,
+			  const struct mr_cc_conn *c, u32 inflight)
+{
+	u64 w = c->w.cwnd, full = prm->max_conn_window;
+
+	if (!prm->enabled || !c->hint_kbps || !c->pace_rtt)
+		return false;
+	if (c->npaths) {
+		w = mr_cc_min(w, c->paths_cwnd);
+		full = mr_cc_min(full, (u64)c->npaths * prm->max_path_window);
+	}
+	if (inflight < mr_cc_whole((u32)w, prm->max_conn_window))
+		return false;
+	return w * 2 < mr_cc_min(mr_cc_hint_window(c, c->hint_kbps),
+				 full << MR_CC_SHIFT);
+}
+EXPORT_SYMBOL_IF_KUNIT(mr_cc_window_limited);
+
 /* floor(sqrt(x)), bit by bit. */
 static u32 mr_cc_isqrt(u32 x)
 {
@@ -322,21 +355,6 @@ static u32 mr_cc_new_marks(struct mr_cc_path *p, u32 count)
 }
 
 /*
- * The window the hint fills in one round trip, + 25 %. The round trip is
- * pacing's (the SRTT, at most twice the connection's base RTT), not the
- * SRTT alone: a
- * queue the first flight built makes the SRTT long, and a window sized to
- * it would keep the queue for good, the hint's rate filling it exactly.
- */
-static u64 mr_cc_hint_window(const struct mr_cc_conn *c, u32 hint)
-{
-	/* hint * 1000 / 8 bytes/s * rtt / 1e9 / mtu << MR_CC_SHIFT */
-	u64 w = mr_cc_div64((u64)hint * c->pace_rtt * 2, (u64)c->mtu * 15625);
-
-	return w + (w >> 2);
-}
-
-/*
  * The first hint sizes the connection's window (both ways: the small
  * initial window is raised to what the receiver grants, or capped to
  * it), and the marks and losses of the packets sent before it do not
@@ -361,12 +379,25 @@ static void mr_cc_hint(const struct mr_cc_params *prm, struct mr_cc_conn *c,
 	 * raised would keep the queue they built, the paced rate refilling
 	 * it as fast as it drains.
 	 */
+	w = mr_cc_clamp_win(prm, w, prm->max_conn_window);
 	if (c->hinted && w < c->w.cwnd)
-		c->w.cwnd = mr_cc_clamp_win(prm, w, prm->max_conn_window);
+		c->w.cwnd = (u32)w;
+	if (c->ramp_to > w)
+		c->ramp_to = (u32)w;
 	if (!c->hinted || hint > (u64)c->hint_kbps + (c->hint_kbps >> 3)) {
-		if (!c->hinted || w > c->w.cwnd)
-			c->w.cwnd = mr_cc_clamp_win(prm, w,
-						    prm->max_conn_window);
+		/*
+		 * The first hint raises the window by doubling per round
+		 * trip: a hint from a capacity that is not the bottleneck's
+		 * (a link's speed, before the receiver learns better) would
+		 * otherwise put whole windows of every sender into a port
+		 * that holds a fraction of one.
+		 */
+		if (!c->hinted || c->ramp_to) {
+			c->ramp_to = w > c->w.cwnd ? (u32)w : 0;
+			c->w.cwnd = (u32)mr_cc_min(c->w.cwnd, w);
+		} else if (w > c->w.cwnd) {
+			c->w.cwnd = (u32)w;
+		}
 		/*
 		 * What the first flight, sent before the receiver had a
 		 * say, met in the queue it overfilled is no news: the hint
@@ -587,6 +618,19 @@ static enum mr_cc_verdict mr_cc_react_conn(const struct mr_cc_params *prm,
 
 	v = mr_cc_react(prm, &c->w, prm->max_conn_window, prm->ai_conn,
 			c->w.cwnd, MR_CC_ECN_UNLESS_LOW_DELAY, s);
+	/* The first hint's ramp: + what each ACK acknowledges, until a sign. */
+	if (c->ramp_to && (v >= MR_CC_DECREASE_ECN || s->marks || s->lost ||
+			   s->high)) {
+		c->ramp_to = 0;
+	} else if (c->ramp_to && s->acked) {
+		c->w.cwnd = (u32)mr_cc_min(c->ramp_to,
+					   (u64)c->w.cwnd +
+					   ((u64)s->acked << MR_CC_SHIFT));
+		if (c->w.cwnd >= c->ramp_to)
+			c->ramp_to = 0;
+		if (c->w.cwnd > cwnd)
+			v = MR_CC_INCREASE;
+	}
 	/* Rate-limited by the hint: no growth past what the hint fills. */
 	if (v == MR_CC_INCREASE && c->hint_kbps && c->pace_rtt) {
 		c->w.cwnd = (u32)mr_cc_max(cwnd,

@@ -29,8 +29,9 @@
  *
  * Start: a new connection sends a small initial window (2 packets: N
  * senders put N of them into the receiver's port before any hint comes
- * back); the first hint sets the window to what the hint fills in a round
- * trip, and every later one caps it there.
+ * back); the first hint sizes the window to what the hint fills in a
+ * round trip, cutting it at once or raising it by doubling per round trip
+ * until the first sign of congestion, and every later one caps it there.
  *
  * Receiver: share.h splits its ingress capacity into fair shares, which it
  * returns to each sender in every ACK as a rate hint (kbit/s).
@@ -132,6 +133,12 @@ struct mr_cc_conn {
 	u64 base_prev;
 	u64 base_start;
 	u8 hinted;		/* the first hint has sized the window */
+	/*
+	 * The window the first hint fills, which the connection's window
+	 * doubles towards every round trip; 0: reached, or given up at the
+	 * first congestion or high delay.
+	 */
+	u32 ramp_to;
 	/* Send order up to which packets went before the first hint. */
 	u64 grace_until;	/* their marks and losses do not count */
 	u64 acked_high;		/* the newest send order acknowledged */
@@ -257,6 +264,18 @@ u32 mr_cc_conn_window(const struct mr_cc_params *prm,
 		      const struct mr_cc_conn *c);
 u64 mr_cc_path_target(const struct mr_cc_params *prm,
 		      const struct mr_cc_path *p);
+
+/*
+ * mr_cc_window_limited() - whether a packet that leaves with @inflight
+ * packets out (itself included) says MR_FLAG_WINDOW_LIMITED
+ *
+ * True when the connection's windows (the smaller of its own and its
+ * paths' sum) are full with it and hold less than half of what the last
+ * hint fills (within the maximum): congestion, not the application or
+ * the CPU, keeps the sender under the share the receiver grants.
+ */
+bool mr_cc_window_limited(const struct mr_cc_params *prm,
+			  const struct mr_cc_conn *c, u32 inflight);
 
 /*
  * mr_cc_pace_delay() - how long the next packet must wait, ns

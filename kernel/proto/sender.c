@@ -177,7 +177,9 @@ int mr_sender_take(struct mr_sender *s, int avoid, u32 *psn)
  * @now: the time, ns
  *
  * The packet that fills its path's window asks for an ACK at once: the
- * receiver coalesces ACKs over packets this path may not send. A packet
+ * receiver coalesces ACKs over packets this path may not send. One that
+ * fills the connection's windows well below the hint says so
+ * (mr_cc_window_limited()). A packet
  * lost before the wire counts as sent: its PSN is taken, so the SACK or
  * the RTO resends it, and the path's timer is set when this is its only
  * packet out, whatever the outcome (a PSN out without a timer stalls).
@@ -193,6 +195,9 @@ int mr_sender_send(struct mr_sender *s, u32 id, u32 psn,
 	u8 flags = ps->inflight >= ps->window ? MR_FLAG_ACK_REQ : 0;
 	u32 limited;
 	int n;
+
+	if (mr_cc_window_limited(&s->ccp, &s->cc, s->ps.inflight))
+		flags |= MR_FLAG_WINDOW_LIMITED;
 
 	*rec = *tp;
 	rec->sends = why != MR_SEND_FIRST && tp->sends < 255 ? tp->sends + 1 : 1;

@@ -125,8 +125,8 @@ enum mr_sender_event {
 
 /*
  * Build and send packet @tp of path @id at @psn, its base header flags
- * @flags (MR_FLAG_ACK_REQ); its header takes the path's epoch and port
- * from mr_sender_path_epoch() and the paths. Return the bytes that left
+ * @flags (MR_FLAG_ACK_REQ, MR_FLAG_WINDOW_LIMITED); its header takes the
+ * path's epoch and port from mr_sender_path_epoch() and the paths. Return the bytes that left
  * (its UDP payload), 0 when it was lost before the wire. The host handles
  * its own errors (unreadable memory fails its message).
  */

@@ -16,6 +16,8 @@ struct mr_cc_params;
 
 /* mr_share_flow.demand_kbps of a sender that uses its whole share. */
 #define MR_SHARE_UNBOUNDED 0xffffffffu
+/* Rounds in a row that must find the host's capacity too high to lower it. */
+#define MR_SHARE_OVER_ROUNDS 4
 
 /* Fair shares of an ingress capacity, one entry per sender. */
 struct mr_share_flow {
@@ -85,7 +87,22 @@ struct mr_share_table {
 	/* After a join, until the next round: the capacity over all. */
 	u32 even_kbps;		/* 0: none */
 	u32 peak_kbps;		/* the most received in a round, decaying */
+	/*
+	 * The host's capacity as the rounds learn it: lower when it is
+	 * plainly more than the bottleneck before this end (see
+	 * mr_share_table_round()); 0: none learnt.
+	 */
+	u32 learnt_kbps;
+	u32 over_rounds;	/* rounds in a row that found it too high */
 	struct mr_share_stats stats;	/* what the last round found */
+};
+
+/* The congestion an entry's packets met on the way since the last round. */
+struct mr_share_signals {
+	u64 packets;		/* new packets */
+	u64 marks;		/* of them CE-marked */
+	u64 gaps;		/* that arrived beyond a hole on their path */
+	u64 limited;		/* that said MR_FLAG_WINDOW_LIMITED */
 };
 
 /*
@@ -95,6 +112,9 @@ struct mr_share_table {
  * as its own; the host zeroes its counter).
  */
 u64 mr_share_table_env_bytes(struct mr_share_table *t, u32 i);
+/* Add entry @i's signals since it was last asked to @sig (and zero them). */
+void mr_share_table_env_signals(struct mr_share_table *t, u32 i,
+				struct mr_share_signals *sig);
 /* Entry @i's share is now @hint_kbps: its ACKs carry it (see _hint()). */
 void mr_share_table_env_hint(struct mr_share_table *t, u32 i, u32 hint_kbps);
 /* Entry @i's sender leaves the table: no share any more (hint 0). */
@@ -131,7 +151,15 @@ static inline bool mr_share_table_due(const struct mr_share_table *t, u64 now,
  * @prm: checked congestion control parameters (share_idle)
  * @capacity_kbps: the ingress capacity to share, as both ends count bytes;
  *	0: unknown, the most received in a round (decaying by 1/64 a round)
- *	+ 1/8, to find more
+ *	+ 1/8, to find more. A capacity the host gives may be more than the
+ *	bottleneck before this end (a link's speed): four rounds in a row
+ *	that met congestion (a CE mark, or more than 1/16 of the packets
+ *	beyond a hole), whose packets mostly said their senders' windows
+ *	held them well below the hint (MR_FLAG_WINDOW_LIMITED: not an
+ *	application's pace, not reordering) and that received under half of
+ *	it lower it to what they received, less 1/16 (at least half the
+ *	peak); a round without congestion that received more than 7/8 of it
+ *	raises it by 1/16, up to the host's.
  *
  * Takes every entry's bytes (env_bytes), splits the capacity with
  * mr_share_split() over the time since the last round, ends the even

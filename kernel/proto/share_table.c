@@ -15,12 +15,13 @@ void mr_share_table_init(struct mr_share_table *t, struct mr_share_flow *flows,
 	*t = (struct mr_share_table){ .flows = flows, .max = max };
 }
 
-/* The capacity to share: the host's, else the measured one. */
+/* The capacity to share: the host's as learnt, else the measured one. */
 static u32 mr_share_table_capacity(const struct mr_share_table *t,
 				   u32 capacity_kbps)
 {
 	if (capacity_kbps)
-		return capacity_kbps;
+		return t->learnt_kbps && t->learnt_kbps < capacity_kbps ?
+		       t->learnt_kbps : capacity_kbps;
 	/* Measured: the most received so far, with headroom to find more. */
 	return t->peak_kbps ? t->peak_kbps + t->peak_kbps / 8 : 0;
 }
@@ -53,20 +54,73 @@ static void mr_share_table_remove(struct mr_share_table *t, u32 i)
 	}
 }
 
+/* A capacity lowered to a round's @rate_kbps: 1/16 less, >= half the peak. */
+static u32 mr_share_table_lowered(const struct mr_share_table *t,
+				  u32 rate_kbps)
+{
+	u32 cap = rate_kbps - rate_kbps / 16;
+
+	return cap < t->peak_kbps / 2 ? t->peak_kbps / 2 : cap;
+}
+
+/*
+ * Learn the host's @capacity_kbps from a round that received @rate_kbps
+ * and met @sig (see share.h): congestion while far below it, with senders
+ * that want more, means the bottleneck is before this end, and slower.
+ */
+static void mr_share_table_learn(struct mr_share_table *t, u32 capacity_kbps,
+				 u32 rate_kbps,
+				 const struct mr_share_signals *sig)
+{
+	u32 cap = mr_share_table_capacity(t, capacity_kbps);
+	bool congested = sig->marks || sig->gaps * 16 > sig->packets;
+	bool held = sig->limited * 2 > sig->packets;
+
+	if (!capacity_kbps)
+		return;
+	/*
+	 * Senders held far below it make a round suspect; congestion makes
+	 * it count. A tail-drop queue loses packets in bursts, not in every
+	 * round, so a suspect round without congestion only waits.
+	 */
+	if (!held || !rate_kbps || rate_kbps >= cap / 2)
+		t->over_rounds = 0;
+	else if (congested)
+		t->over_rounds++;
+	if (t->over_rounds >= MR_SHARE_OVER_ROUNDS) {
+		cap = mr_share_table_lowered(t, rate_kbps);
+		t->over_rounds = 0;
+	} else if (cap < capacity_kbps) {
+		/*
+		 * Learnt: congestion in a round that used it says it is
+		 * still above the bottleneck; a round without any that used
+		 * it all, that it may be below.
+		 */
+		if (congested && rate_kbps >= cap - cap / 8)
+			cap = mr_share_table_lowered(t, rate_kbps);
+		else if (!congested && rate_kbps >= cap - cap / 32)
+			cap += cap / 16 + 1;
+	}
+	t->learnt_kbps = cap;
+}
+
 void mr_share_table_round(struct mr_share_table *t,
 			  const struct mr_cc_params *prm, u32 capacity_kbps,
 			  u64 now)
 {
 	u64 interval = now - t->start_ns, total = 0;
+	struct mr_share_signals sig = { 0 };
 	u32 i, rate, decayed;
 
 	for (i = 0; i < t->n; i++) {
 		t->flows[i].bytes = mr_share_table_env_bytes(t, i);
 		total += t->flows[i].bytes;
+		mr_share_table_env_signals(t, i, &sig);
 	}
 	rate = mr_share_rate_kbps(total, interval);
 	decayed = t->peak_kbps - t->peak_kbps / 64;
 	t->peak_kbps = rate > decayed ? rate : decayed;
+	mr_share_table_learn(t, capacity_kbps, rate, &sig);
 	t->newcomer_kbps = mr_share_split(prm, t->flows, t->n,
 					  mr_share_table_capacity(t,
 								  capacity_kbps),

@@ -6,9 +6,12 @@
  */
 #include "wire.h"
 
-/* Flags by kind of packet: sequenced ones may ask for an ACK. */
-#define MR_SEQ_FLAGS MR_FLAG_ACK_REQ
-#define MR_RECV_FLAGS (MR_FLAG_ACK_REQ | MR_FLAG_SOLICITED)
+/*
+ * Flags by kind of packet: sequenced ones may ask for an ACK and say that
+ * their windows held them back.
+ */
+#define MR_SEQ_FLAGS (MR_FLAG_ACK_REQ | MR_FLAG_WINDOW_LIMITED)
+#define MR_RECV_FLAGS (MR_SEQ_FLAGS | MR_FLAG_SOLICITED)
 
 /* A field of an opcode header: where it is on the wire and in struct mr_pkt. */
 struct mr_field {

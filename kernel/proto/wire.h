@@ -70,6 +70,13 @@ enum mr_opcode {
  * encryption sets it after encoding, so mr_wire_decode() refuses it.
  */
 #define MR_FLAG_ENCRYPTED 0x04
+/*
+ * On data packets: the sender's congestion windows are full with this
+ * packet and hold less than half of what the receiver's last rate hint
+ * fills. Congestion, not the application, keeps it below its share; the
+ * receiver learns from it that its capacity overstates the bottleneck.
+ */
+#define MR_FLAG_WINDOW_LIMITED 0x08
 
 /* HELLO flags. */
 #define MR_HELLO_KNOWN 0x1	/* the sender holds the receiver's tag */

@@ -102,6 +102,8 @@ void MrReceiver::OnData(Conn &c, const mr_pkt &pkt, uint16_t sport, bool ce, uin
     // (share.c: mr_share_rx()), and its first joins the table, whose ACKs
     // carry the newcomer's share until the next round.
     c.share_bytes += pkt.hdr_len + pkt.payload_len;
+    c.share_signals.packets++;
+    c.share_signals.limited += !!(pkt.base.flags & MR_FLAG_WINDOW_LIMITED);
     if (c.slot < 0) {
         uint32_t hint = 0;
         const int32_t slot = mr_share_table_join(&table_.t, ShareCapacity(), now, &hint);
@@ -232,6 +234,8 @@ void mr_receiver_env_event(struct mr_receiver *r, enum mr_receiver_event ev, u32
     MrReceiver::Conn &c = MrReceiver::Of(r);
     c.stats.duplicates += ev == MR_REV_DUPLICATE;
     c.stats.ce += ev == MR_REV_CE;
+    c.share_signals.marks += ev == MR_REV_CE;
+    c.share_signals.gaps += ev == MR_REV_OUT_OF_ORDER;
 }
 
 // The responder engine's environment (proto/responder.h): the model's
@@ -285,6 +289,15 @@ u64 mr_share_table_env_bytes(struct mr_share_table *t, u32 i) {
     const uint64_t bytes = c.share_bytes;
     c.share_bytes = 0;
     return bytes;
+}
+
+void mr_share_table_env_signals(struct mr_share_table *t, u32 i, struct mr_share_signals *sig) {
+    MrReceiver::Conn &c = ShareOwner(t, i);
+    sig->packets += c.share_signals.packets;
+    sig->marks += c.share_signals.marks;
+    sig->gaps += c.share_signals.gaps;
+    sig->limited += c.share_signals.limited;
+    c.share_signals = {};
 }
 
 void mr_share_table_env_hint(struct mr_share_table *t, u32 i, u32 hint_kbps) {

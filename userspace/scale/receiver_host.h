@@ -56,8 +56,9 @@ public:
         ns3::EventId acker; // the engine's held ACKs (mr_receiver_expiry())
         uint64_t acker_at = 0;
         // share.c's struct mr_conn_share: its entry in the table, -1: none
-        uint64_t share_bytes = 0; // new bytes since the last round
-        uint32_t hint = 0;        // kbit/s; 0: none
+        uint64_t share_bytes = 0;         // new bytes since the last round
+        mr_share_signals share_signals{}; // and what they met
+        uint32_t hint = 0;                // kbit/s; 0: none
         int32_t slot = -1;
         FlowStats stats;
         Conn() = default;

@@ -34,8 +34,9 @@ local DEFAULT_PORT = 4792
 -- Base header flags (wire.h) and the sets each opcode may carry.
 local FLAG_ACK_REQ = 0x01
 local FLAG_SOLICITED = 0x02
-local SEQ_FLAGS = FLAG_ACK_REQ
-local RECV_FLAGS = FLAG_ACK_REQ + FLAG_SOLICITED
+local FLAG_WINDOW_LIMITED = 0x08
+local SEQ_FLAGS = FLAG_ACK_REQ + FLAG_WINDOW_LIMITED
+local RECV_FLAGS = SEQ_FLAGS + FLAG_SOLICITED
 
 -- HELLO flags (wire.h).
 local HELLO_KNOWN = 0x1
@@ -82,7 +83,9 @@ field("flags", "uint8", "Flags", HEX)
 field("flags.ack_req", "bool", "ACK_REQ", nil, nil, FLAG_ACK_REQ, "Acknowledge this path now")
 field("flags.solicited", "bool", "SOLICITED", nil, nil, FLAG_SOLICITED,
       "The receive completion is solicited")
-field("flags.reserved", "uint8", "Reserved flags", HEX, nil, 0xfc)
+field("flags.window_limited", "bool", "WINDOW_LIMITED", nil, nil, FLAG_WINDOW_LIMITED,
+      "The sender's windows, well below the rate hint, held it back")
+field("flags.reserved", "uint8", "Reserved flags", HEX, nil, 0xf4)
 field("path", "uint8", "Path", DEC, nil, nil, "Path id, 0-63")
 field("reserved", "uint8", "Reserved", HEX)
 field("qpn", "uint24", "Destination QPN", HEX)
@@ -491,7 +494,8 @@ local function flag_names(flags)
     local n = {}
     if bit32.band(flags, FLAG_ACK_REQ) ~= 0 then n[#n + 1] = "ACK_REQ" end
     if bit32.band(flags, FLAG_SOLICITED) ~= 0 then n[#n + 1] = "SOLICITED" end
-    if bit32.band(flags, 0xfc) ~= 0 then n[#n + 1] = string.format("0x%02x", bit32.band(flags, 0xfc)) end
+    if bit32.band(flags, FLAG_WINDOW_LIMITED) ~= 0 then n[#n + 1] = "WINDOW_LIMITED" end
+    if bit32.band(flags, 0xf4) ~= 0 then n[#n + 1] = string.format("0x%02x", bit32.band(flags, 0xf4)) end
     return table.concat(n, ",")
 end
 
@@ -550,6 +554,7 @@ function metaroce.dissector(tvb, pinfo, tree)
     local flags_item = items.flags
     flags_item:add(fields["flags.ack_req"], tvb(2, 1))
     flags_item:add(fields["flags.solicited"], tvb(2, 1))
+    flags_item:add(fields["flags.window_limited"], tvb(2, 1))
     flags_item:add(fields["flags.reserved"], tvb(2, 1))
     local flags_text = flag_names(b.flags)
     if flags_text ~= "" then flags_item:append_text(" (" .. flags_text .. ")") end

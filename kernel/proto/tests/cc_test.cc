@@ -625,15 +625,37 @@ TEST(CcHint, FirstHintSizesTheWindow)
 	x.Ack(0, 0, 0, 0, 0, 0, 0, 440000);
 	EXPECT_EQ(x.c.w.cwnd, w);
 
-	// 10 Gbit/s * 1 ms / 4 KiB = 305 packets: raised from the default
-	// initial window (2), to the maximum.
+	// 10 Gbit/s * 1 ms / 4 KiB = 305 packets: the default initial window
+	// (2) ramps to the maximum, by what each ACK acknowledges (doubling
+	// per round trip) on top of the additive increase, not at once: a
+	// hint from a link's speed need not be the bottleneck's.
 	Conn big(16, 4096);
 
 	EXPECT_EQ(mr_cc_conn_window(&big.prm, &big.c), 2u);
 
 	first = big.Send(32);
 	big.Ack(0, 4, first + 3, 0, 0, 1 * kMs, 0, 10000000);
+	EXPECT_EQ(big.c.ramp_to, 256u << MR_CC_SHIFT);
+	EXPECT_LT(mr_cc_conn_window(&big.prm, &big.c), 32u);
+	for (int i = 0; i < 64 && big.c.ramp_to; i++) {
+		first = big.Send(4);
+		big.Ack(i % 16, 4, first + 3, 0, 0, 1 * kMs, 0, 10000000);
+	}
+	EXPECT_EQ(big.c.ramp_to, 0u);
 	EXPECT_EQ(mr_cc_conn_window(&big.prm, &big.c), 256u);
+	// A mark (even at low delay, where the connection holds) or a loss
+	// ends the ramp where it is.
+	for (int sign = 0; sign < 2; sign++) {
+		Conn r(16, 4096);
+
+		first = r.Send(32);
+		r.Ack(0, 4, first + 3, 0, 0, 1 * kMs, 0, 10000000);
+		first = r.Send(4);
+		r.Ack(1, 4, first + 3, sign ? 0 : 1, sign, 1 * kMs, 0,
+		      10000000);
+		EXPECT_EQ(r.c.ramp_to, 0u) << sign;
+		EXPECT_LT(mr_cc_conn_window(&r.prm, &r.c), 32u) << sign;
+	}
 	// A tiny share: down to min_window, paced below one packet per RTT.
 	Conn tiny(16, 4096);
 
@@ -678,6 +700,47 @@ TEST(CcHint, EveryHintCapsTheWindow)
 	first = off.Send(2);
 	off.Ack(0, 1, first, 0, 0, 10 * kUs, 0, cap / 32);
 	EXPECT_EQ(mr_cc_conn_window(&off.prm, &off.c), 256u);
+}
+
+// MR_FLAG_WINDOW_LIMITED: a packet that fills the connection's windows
+// while they hold under half of what the hint fills. Not without a hint,
+// not with room left (an application's pace), not with the windows at
+// the hint's (the hint binds), not with CC off.
+TEST(CcHint, WindowLimitedBelowHalfTheHint)
+{
+	const uint32_t cap = 10000000; // 10 Gbit/s, 1 ms: 256 packets
+	Conn x(16, 4096);
+	uint64_t first = x.Send(2);
+
+	EXPECT_FALSE(mr_cc_window_limited(&x.prm, &x.c, 2)); // no hint
+	x.Ack(0, 1, first, 0, 0, 1 * kMs, 0, cap);
+	for (int i = 0; i < 64 && x.c.ramp_to; i++) {
+		first = x.Send(4);
+		x.Ack(i % 16, 4, first + 3, 0, 0, 1 * kMs, 0, cap);
+	}
+	ASSERT_EQ(mr_cc_conn_window(&x.prm, &x.c), 256u);
+	EXPECT_FALSE(mr_cc_window_limited(&x.prm, &x.c, 256));
+	// Marks at high delay cut the window by up to a half a round.
+	for (int i = 0; i < 40 && mr_cc_conn_window(&x.prm, &x.c) >= 128;
+	     i++) {
+		first = x.Send(8);
+		x.Ack(i % 16, 8, first + 7, 8, 0, 20 * kMs, 20 * kMs, cap);
+	}
+	const uint32_t w = mr_cc_conn_window(&x.prm, &x.c);
+
+	ASSERT_LT(w, 128u);
+	EXPECT_TRUE(mr_cc_window_limited(&x.prm, &x.c, w));
+	EXPECT_TRUE(mr_cc_window_limited(&x.prm, &x.c, w + 1));
+	EXPECT_FALSE(mr_cc_window_limited(&x.prm, &x.c, w - 1));
+	// A hint the window fills: it binds, the sender is not held.
+	x.Ack(0, 0, 0, 0, 0, 0, 0, cap * w / 256 / 2);
+	EXPECT_FALSE(mr_cc_window_limited(&x.prm, &x.c, w));
+
+	Conn off(1, 4096, [](mr_cc_params &prm) { prm.enabled = 0; });
+
+	first = off.Send(2);
+	off.Ack(0, 1, first, 0, 0, 1 * kMs, 0, 1000);
+	EXPECT_FALSE(mr_cc_window_limited(&off.prm, &off.c, 256));
 }
 
 // Pacing's RTT is the SRTT but at most twice the connection's base RTT,

@@ -64,12 +64,13 @@ inline uint8_t AllowedFlags(uint8_t op)
 	case MR_OP_SEND_IMM:
 	case MR_OP_SEND_INV:
 	case MR_OP_WRITE_IMM:
-		return MR_FLAG_ACK_REQ | MR_FLAG_SOLICITED;
+		return MR_FLAG_ACK_REQ | MR_FLAG_WINDOW_LIMITED |
+		       MR_FLAG_SOLICITED;
 	case MR_OP_UD_SEND:
 	case MR_OP_UD_SEND_IMM:
 		return MR_FLAG_SOLICITED;
 	default:
-		return MR_FLAG_ACK_REQ;
+		return MR_FLAG_ACK_REQ | MR_FLAG_WINDOW_LIMITED;
 	}
 }
 

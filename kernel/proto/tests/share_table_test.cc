@@ -22,6 +22,7 @@ constexpr uint32_t kCap = 1000000; // kbit/s
 // A connection, as struct mr_conn_share.
 struct Conn {
 	uint64_t bytes = 0; // since the last round
+	mr_share_signals sig{}; // and what its packets met
 	uint32_t hint = 0;
 	int32_t slot = -1;
 };
@@ -247,6 +248,98 @@ TEST(ShareTable, Leave)
 	EXPECT_EQ(h.t.start_ns, 1 * kMs);
 }
 
+// A capacity far above the bottleneck before this end (a link's speed):
+// four congested rounds in a row that receive under half of it, from
+// senders whose windows held them (MR_FLAG_WINDOW_LIMITED), lower it to
+// what they received, less 1/16; an uncongested one, or random loss (a
+// hole for 1 packet in 100), changes nothing; clean rounds near it raise
+// it by 1/16, never above the host's.
+TEST(ShareTable, ACapacityFarAboveTheBottleneckIsLearnt)
+{
+	Host h(4);
+	Conn c;
+	const uint32_t bottleneck = kCap / 100;
+	uint64_t now = 1 * kMs;
+
+	h.Rx(c, 0, now);
+	auto round = [&](uint32_t kbps, uint64_t marks, uint64_t gaps) {
+		c.bytes = Bytes(kbps, 4 * kMs);
+		c.sig = {100, marks, gaps, 100};
+		now += 4 * kMs;
+		h.Hint(c, now);
+	};
+	round(bottleneck, 0, 1);
+	round(bottleneck, 0, 1);
+	for (int i = 0; i < MR_SHARE_OVER_ROUNDS - 1; i++) {
+		round(bottleneck, 5, 0);
+		EXPECT_EQ(c.hint, kCap) << i;
+	}
+	// Marks in the fourth round in a row: learnt.
+	round(bottleneck, 5, 0);
+	EXPECT_EQ(h.t.learnt_kbps, bottleneck - bottleneck / 16);
+	EXPECT_EQ(c.hint, bottleneck - bottleneck / 16);
+	// Tail drop: holes in more than 1/16 of the packets count as well.
+	Host tail(4);
+	Conn d;
+	tail.Rx(d, 0, 1 * kMs);
+	for (int i = 0; i < MR_SHARE_OVER_ROUNDS; i++) {
+		d.bytes = Bytes(bottleneck, 4 * kMs);
+		d.sig = {100, 0, 7, 60};
+		tail.Hint(d, (1 + 4 * ((uint64_t)i + 1)) * kMs);
+	}
+	EXPECT_EQ(tail.t.learnt_kbps, bottleneck - bottleneck / 16);
+	// Clean rounds that use it raise it by 1/16 at a time.
+	const uint32_t learnt = h.t.learnt_kbps;
+	round(learnt, 0, 0);
+	EXPECT_EQ(h.t.learnt_kbps, learnt + learnt / 16 + 1);
+	// Marks in a round that used it lower it to what that received,
+	// less 1/16, and so do holes: it is still above the bottleneck.
+	const uint32_t raised = h.t.learnt_kbps;
+	const uint32_t got = mr_share_rate_kbps(Bytes(raised, 4 * kMs), 4 * kMs);
+
+	round(raised, 3, 0);
+	EXPECT_EQ(h.t.learnt_kbps, got - got / 16);
+	round(h.t.learnt_kbps, 0, 7);
+	EXPECT_LT(h.t.learnt_kbps, got - got / 16);
+	// Congestion in a round that did not use it (a stall) changes nothing.
+	const uint32_t low = h.t.learnt_kbps;
+
+	round(low / 2, 3, 0);
+	EXPECT_EQ(h.t.learnt_kbps, low);
+	for (int i = 0; i < 200; i++)
+		round(h.t.learnt_kbps, 0, 0);
+	EXPECT_EQ(h.t.learnt_kbps, kCap);
+}
+
+// What is not a slower bottleneck changes nothing, however long it lasts:
+// a sender that its application paces, its packets reordered (holes in a
+// quarter of them) or marked, says nothing of its windows; nor does one
+// whose windows hold it in only a few of its packets.
+TEST(ShareTable, AppLimitedOrReorderedSendersTeachNothing)
+{
+	const mr_share_signals cases[] = {
+		{100, 0, 25, 0},	// reordering, application-limited
+		{100, 5, 0, 0},		// marks, application-limited
+		{100, 0, 25, 50},	// held in half of the packets only
+	};
+
+	for (const auto &sig : cases) {
+		Host h(4);
+		Conn c;
+		uint64_t now = 1 * kMs;
+
+		h.Rx(c, 0, now);
+		for (int i = 0; i < 10 * MR_SHARE_OVER_ROUNDS; i++) {
+			c.bytes = Bytes(kCap / 300, 4 * kMs);
+			c.sig = sig;
+			now += 4 * kMs;
+			h.Hint(c, now);
+		}
+		EXPECT_EQ(h.t.learnt_kbps, kCap) << sig.gaps << " " << sig.limited;
+		EXPECT_EQ(c.hint, kCap);
+	}
+}
+
 // Capacity 0: the table shares the most it received in a round + 1/8.
 TEST(ShareTable, MeasuredCapacity)
 {
@@ -278,6 +371,18 @@ u64 mr_share_table_env_bytes(struct mr_share_table *t, u32 i)
 
 	c->bytes = 0;
 	return b;
+}
+
+void mr_share_table_env_signals(struct mr_share_table *t, u32 i,
+				struct mr_share_signals *sig)
+{
+	Conn *c = Host::Of(t).owner[i];
+
+	sig->packets += c->sig.packets;
+	sig->marks += c->sig.marks;
+	sig->gaps += c->sig.gaps;
+	sig->limited += c->sig.limited;
+	c->sig = {};
 }
 
 void mr_share_table_env_hint(struct mr_share_table *t, u32 i, u32 hint_kbps)

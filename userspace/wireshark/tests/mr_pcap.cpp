@@ -248,7 +248,9 @@ std::string expect_valid(unsigned frame, const mr_pkt &p, const uint8_t *payload
     e.num("flags", p.base.flags);
     e.num("flags.ack_req", !!(p.base.flags & MR_FLAG_ACK_REQ));
     e.num("flags.solicited", !!(p.base.flags & MR_FLAG_SOLICITED));
-    e.num("flags.reserved", p.base.flags & ~(MR_FLAG_ACK_REQ | MR_FLAG_SOLICITED) & 0xff);
+    e.num("flags.window_limited", !!(p.base.flags & MR_FLAG_WINDOW_LIMITED));
+    e.num("flags.reserved",
+          p.base.flags & ~(MR_FLAG_ACK_REQ | MR_FLAG_SOLICITED | MR_FLAG_WINDOW_LIMITED) & 0xff);
     e.num("path", p.base.path);
     e.num("reserved", 0);
     e.num("qpn", p.base.qpn);
