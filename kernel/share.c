@@ -28,6 +28,10 @@ static uint ingress_mbps;
 module_param(ingress_mbps, uint, 0644);
 MODULE_PARM_DESC(ingress_mbps, "ingress capacity of each device for the receiver's rate hints, Mbit/s (0: the netdev's speed, else measured)");
 
+static bool ingress_learn;
+module_param(ingress_learn, bool, 0644);
+MODULE_PARM_DESC(ingress_learn, "learn an ingress capacity below the netdev's speed from the senders' congestion (default off)");
+
 static uint share_interval_us = 4000;
 module_param(share_interval_us, uint, 0644);
 MODULE_PARM_DESC(share_interval_us, "how often the receiver recomputes its senders' shares, us (default 4000)");
@@ -149,6 +153,7 @@ static void mr_share_compute(struct mr_share *sh, u64 now)
 	struct mr_cc_params prm;
 
 	mr_cc_params_default(&prm);
+	prm.share_learn = READ_ONCE(ingress_learn);
 	mr_share_table_round(&sh->table, &prm, mr_share_capacity(sh), now);
 }
 

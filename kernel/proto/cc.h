@@ -85,6 +85,11 @@ struct mr_cc_params {
 	u32 loss_burst;		/* losses in a round that may mean congestion */
 	u8 loss_frac_shift;	/* ... if also >= 2^-shift of the round's packets */
 	u8 share_idle;		/* intervals without data: a sender drops out */
+	/*
+	 * The receiver learns a capacity below its host's from the rounds
+	 * (mr_share_table_round()); 0: it takes the host's as it is.
+	 */
+	u8 share_learn;
 };
 
 /*

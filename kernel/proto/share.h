@@ -94,6 +94,7 @@ struct mr_share_table {
 	 */
 	u32 learnt_kbps;
 	u32 over_rounds;	/* rounds in a row that found it too high */
+	u32 over_kbps;		/* the most one of them received */
 	struct mr_share_stats stats;	/* what the last round found */
 };
 
@@ -148,18 +149,19 @@ static inline bool mr_share_table_due(const struct mr_share_table *t, u64 now,
 
 /*
  * mr_share_table_round() - a new round at @now: count, share, drop the idle
- * @prm: checked congestion control parameters (share_idle)
+ * @prm: checked congestion control parameters (share_idle, share_learn)
  * @capacity_kbps: the ingress capacity to share, as both ends count bytes;
  *	0: unknown, the most received in a round (decaying by 1/64 a round)
  *	+ 1/8, to find more. A capacity the host gives may be more than the
- *	bottleneck before this end (a link's speed): four rounds in a row
- *	that met congestion (a CE mark, or more than 1/16 of the packets
- *	beyond a hole), whose packets mostly said their senders' windows
- *	held them well below the hint (MR_FLAG_WINDOW_LIMITED: not an
- *	application's pace, not reordering) and that received under half of
- *	it lower it to what they received, less 1/16 (at least half the
- *	peak); a round without congestion that received more than 7/8 of it
- *	raises it by 1/16, up to the host's.
+ *	bottleneck before this end (a link's speed); with share_learn, four
+ *	rounds that met congestion (a CE mark, or more than 1/16 of the
+ *	packets beyond a hole), in a row of rounds whose packets mostly said
+ *	their senders' windows held them well below the hint
+ *	(MR_FLAG_WINDOW_LIMITED: not an application's pace, not reordering)
+ *	and that received under half of it, lower it to the most one
+ *	received, less 1/16 (at least half the peak); a round without CE
+ *	marks that received more than 7/8 of it raises it by 1/16, up to
+ *	the host's.
  *
  * Takes every entry's bytes (env_bytes), splits the capacity with
  * mr_share_split() over the time since the last round, ends the even

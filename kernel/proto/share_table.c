@@ -54,15 +54,6 @@ static void mr_share_table_remove(struct mr_share_table *t, u32 i)
 	}
 }
 
-/* A capacity lowered to a round's @rate_kbps: 1/16 less, >= half the peak. */
-static u32 mr_share_table_lowered(const struct mr_share_table *t,
-				  u32 rate_kbps)
-{
-	u32 cap = rate_kbps - rate_kbps / 16;
-
-	return cap < t->peak_kbps / 2 ? t->peak_kbps / 2 : cap;
-}
-
 /*
  * Learn the host's @capacity_kbps from a round that received @rate_kbps
  * and met @sig (see share.h): congestion while far below it, with senders
@@ -83,23 +74,29 @@ static void mr_share_table_learn(struct mr_share_table *t, u32 capacity_kbps,
 	 * it count. A tail-drop queue loses packets in bursts, not in every
 	 * round, so a suspect round without congestion only waits.
 	 */
-	if (!held || !rate_kbps || rate_kbps >= cap / 2)
+	if (!held || !rate_kbps || rate_kbps >= cap / 2) {
 		t->over_rounds = 0;
-	else if (congested)
+		t->over_kbps = 0;
+	} else if (congested) {
 		t->over_rounds++;
+		if (rate_kbps > t->over_kbps)
+			t->over_kbps = rate_kbps;
+	}
+	/* The most they received: a stall in one of them is no bottleneck. */
 	if (t->over_rounds >= MR_SHARE_OVER_ROUNDS) {
-		cap = mr_share_table_lowered(t, rate_kbps);
+		cap = t->over_kbps - t->over_kbps / 16;
+		if (cap < t->peak_kbps / 2)
+			cap = t->peak_kbps / 2;
 		t->over_rounds = 0;
-	} else if (cap < capacity_kbps) {
+		t->over_kbps = 0;
+	} else if (cap < capacity_kbps && !sig->marks &&
+		   rate_kbps > cap - cap / 8) {
 		/*
-		 * Learnt: congestion in a round that used it says it is
-		 * still above the bottleneck; a round without any that used
-		 * it all, that it may be below.
+		 * Learnt, used and unmarked: it may be below the bottleneck.
+		 * Holes do not stop it: a guest's CPUs reorder packets
+		 * without any loss at the port.
 		 */
-		if (congested && rate_kbps >= cap - cap / 8)
-			cap = mr_share_table_lowered(t, rate_kbps);
-		else if (!congested && rate_kbps >= cap - cap / 32)
-			cap += cap / 16 + 1;
+		cap += cap / 16 + 1;
 	}
 	t->learnt_kbps = cap;
 }
@@ -120,7 +117,10 @@ void mr_share_table_round(struct mr_share_table *t,
 	rate = mr_share_rate_kbps(total, interval);
 	decayed = t->peak_kbps - t->peak_kbps / 64;
 	t->peak_kbps = rate > decayed ? rate : decayed;
-	mr_share_table_learn(t, capacity_kbps, rate, &sig);
+	if (prm->share_learn)
+		mr_share_table_learn(t, capacity_kbps, rate, &sig);
+	else
+		t->learnt_kbps = 0;
 	t->newcomer_kbps = mr_share_split(prm, t->flows, t->n,
 					  mr_share_table_capacity(t,
 								  capacity_kbps),

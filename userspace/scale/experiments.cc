@@ -66,6 +66,8 @@ TransportParams MakeParams(const Config &cfg, bool cc) {
     p.cc.target_scale_ns = cfg.cc_target_scale_ns.value_or(p.cc.target_scale_ns / scale);
     if (cfg.cc_ecn)
         p.cc.ecn = *cfg.cc_ecn;
+    if (cfg.share_learn)
+        p.cc.share_learn = *cfg.share_learn;
     if (cfg.cc_delay)
         p.cc.delay = *cfg.cc_delay;
     if (cfg.cc_loss)
