@@ -11,6 +11,14 @@
 # links (L4 hash), against one TCP stream, and again with one link
 # black-holed mid-transfer. Last, a sender joins and leaves.
 
+# Each incast runs twice: first at the module's defaults (the receiver's
+# ingress capacity its veth's 10 Gbit/s, so the hints do not bind and the
+# senders' windows alone act), then with ingress_mbps set to the port's
+# rate. At the defaults: every message right byte for byte, all complete,
+# Jain >= 0.9; the issue's margins (RED >= 0.85 of the port with <= 0.5 %
+# dropped, tail drop >= 0.8 with <= 2 %) are KTAP TODO until the guest
+# reaches them (3 rounds of `make bench` at 4 x 60 Mbit/s: RED 0.83 with
+# none dropped, tail drop 0.77 with 11 %).
 # With congestion control on (cc=1) and the receiver's ingress capacity
 # set to its port's rate (ingress_mbps): every message right byte for byte,
 # all complete; under RED goodput >= 0.85 of the port with <= 1 % dropped,
@@ -37,7 +45,7 @@ LINK_RATE=10mbit LINK_LIMIT=32kb
 TODO="congestion control: not reliably reached in the guest yet"
 INCAST_DRAIN=30
 
-ktap_plan 25
+ktap_plan 33
 
 # setup CMD...: in this shell (the topology's variables must stay), output kept
 setup() { "$@" >/tmp/50-setup.out 2>&1 || { cat /tmp/50-setup.out; return 1; }; }
@@ -73,8 +81,27 @@ full_only() {
 	mr_skip_cases "$2" "$1" "check-full only"
 }
 
+# defaults_run AQM: the incast at the module's defaults (no ingress_mbps)
+defaults_run() {
+	local aqm=$1 util_min drop_max
+	if [ $aqm = red ]; then util_min=0.85 drop_max=0.005; else util_min=0.80 drop_max=0.02; fi
+	incast_set_ingress 0
+	incast_run $aqm $RATE $LIMIT $SECS
+	incast_set_ingress "$(incast_mbps $RATE)"
+	diag_run "metaroce, $aqm, defaults"
+	ktap_check "$aqm, defaults: every completed message right, all complete (${INC[verified]:-0})" \
+		"${INC[rc]}" -ne 1 -a "${INC[rc]}" -ne 2 -a "${INC[errors]:-1}" -eq 0 -a "${INC[verified]:-0}" -gt 0 -a "${INC[stalled]:-1}" -eq 0
+	ktap_check "$aqm, defaults: Jain >= 0.9 (${INC[jain]})" \
+		"$(awk -v j="${INC[jain]:-0}" 'BEGIN { print (j >= 0.9) }')" -eq 1
+	ktap_todo "$aqm, defaults: goodput >= $util_min of the port (${INC[util]})" "$TODO" \
+		"$(awk -v u="${INC[util]:-0}" -v m=$util_min 'BEGIN { print (u >= m) }')" -eq 1
+	ktap_todo "$aqm, defaults: <= $drop_max of packets dropped at the port (${INC[drop]})" "$TODO" \
+		"$(awk -v d="${INC[drop]:-1}" -v m=$drop_max 'BEGIN { print (d <= m) }')" -eq 1
+}
+
 for aqm in red taildrop; do
-	[ $aqm = red ] || ! full_only "$aqm: metaroce incast and TCP" 7 || continue
+	[ $aqm = red ] || ! full_only "$aqm: metaroce incast and TCP" 11 || continue
+	defaults_run $aqm
 	if [ $aqm = red ]; then util_min=0.85 drop_max=0.01; else util_min=0.70 drop_max=0.05; fi
 	incast_run $aqm $RATE $LIMIT $SECS
 	diag_run "metaroce, $aqm"
