@@ -618,9 +618,11 @@ static enum mr_cc_verdict mr_cc_react_conn(const struct mr_cc_params *prm,
 
 	v = mr_cc_react(prm, &c->w, prm->max_conn_window, prm->ai_conn,
 			c->w.cwnd, MR_CC_ECN_UNLESS_LOW_DELAY, s);
-	/* The first hint's ramp: + what each ACK acknowledges, until a sign. */
-	if (c->ramp_to && (v >= MR_CC_DECREASE_ECN || s->marks || s->lost ||
-			   s->high)) {
+	/*
+	 * The first hint's ramp: + what each ACK acknowledges, until a mark
+	 * or a decrease. Not an isolated loss: random loss is no congestion.
+	 */
+	if (c->ramp_to && (v >= MR_CC_DECREASE_ECN || s->marks)) {
 		c->ramp_to = 0;
 	} else if (c->ramp_to && s->acked) {
 		c->w.cwnd = (u32)mr_cc_min(c->ramp_to,

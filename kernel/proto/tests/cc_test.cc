@@ -644,16 +644,16 @@ TEST(CcHint, FirstHintSizesTheWindow)
 	EXPECT_EQ(big.c.ramp_to, 0u);
 	EXPECT_EQ(mr_cc_conn_window(&big.prm, &big.c), 256u);
 	// A mark (even at low delay, where the connection holds) or a loss
-	// ends the ramp where it is.
-	for (int sign = 0; sign < 2; sign++) {
+	// burst ends the ramp where it is; an isolated loss does not.
+	for (int sign = 0; sign < 3; sign++) {
 		Conn r(16, 4096);
 
 		first = r.Send(32);
 		r.Ack(0, 4, first + 3, 0, 0, 1 * kMs, 0, 10000000);
-		first = r.Send(4);
-		r.Ack(1, 4, first + 3, sign ? 0 : 1, sign, 1 * kMs, 0,
-		      10000000);
-		EXPECT_EQ(r.c.ramp_to, 0u) << sign;
+		first = r.Send(12);
+		r.Ack(1, 4, first + 11, sign == 0 ? 1 : 0,
+		      sign == 1 ? 8 : sign == 2 ? 1 : 0, 1 * kMs, 0, 10000000);
+		EXPECT_EQ(r.c.ramp_to == 0, sign < 2) << sign;
 		EXPECT_LT(mr_cc_conn_window(&r.prm, &r.c), 32u) << sign;
 	}
 	// A tiny share: down to min_window, paced below one packet per RTT.

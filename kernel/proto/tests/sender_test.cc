@@ -51,6 +51,7 @@ struct LinkConfig {
 	uint32_t rd_max = 1;		// READs and atomics at the responder
 	uint32_t rnr_retry = MR_RNR_RETRY_INFINITE;
 	bool cc = true;
+	uint32_t hint_kbps = 0; // in every ACK; 0: none
 };
 
 class Harness;
@@ -314,6 +315,7 @@ public:
 		Send(pkt, false, sport);
 	}
 	uint32_t ReceiverMsnDone() override { return resp.r.msn_done; }
+	uint32_t ReceiverHint() override { return cfg.hint_kbps; }
 	uint64_t ReceiverAckDelay() override { return cfg.ack_delay_ns; }
 
 	struct Sent {
@@ -497,6 +499,28 @@ TEST(SenderEngine, ThePacketThatFillsThePathWindowAsksForAnAck)
 			  i + 1 == window ? MR_FLAG_ACK_REQ : 0)
 		    << "packet " << i;
 	ASSERT_TRUE(h.Run());
+}
+
+// MR_FLAG_WINDOW_LIMITED: a sender whose windows loss bursts cut far below
+// what the receiver's hint fills says so on the packets that fill them;
+// with no hint to be below, never.
+TEST(SenderEngine, WindowsFarBelowTheHintSaySo)
+{
+	for (uint32_t hint : {100000000u, 0u}) {
+		LinkConfig c;
+		c.loss = 0.2;
+		c.hint_kbps = hint;
+		Harness h(c);
+		ASSERT_TRUE(h.Run()) << hint;
+		const auto flagged = std::count_if(
+			h.sent_log.begin(), h.sent_log.end(), [](const auto &s) {
+				return s.flags & MR_FLAG_WINDOW_LIMITED;
+			});
+		if (hint)
+			EXPECT_GT(flagged, 0) << hint;
+		else
+			EXPECT_EQ(flagged, 0) << hint;
+	}
 }
 
 // Every ACK is hostile until checked: a path the connection does not
