@@ -179,10 +179,10 @@ int mr_sender_take(struct mr_sender *s, int avoid, u32 *psn)
  * The packet that fills its path's window asks for an ACK at once: the
  * receiver coalesces ACKs over packets this path may not send. One that
  * fills the connection's windows well below the hint says so
- * (mr_cc_window_limited()). A packet
- * lost before the wire counts as sent: its PSN is taken, so the SACK or
- * the RTO resends it, and the path's timer is set when this is its only
- * packet out, whatever the outcome (a PSN out without a timer stalls).
+ * (mr_cc_window_limited()). A packet lost before the wire counts as sent:
+ * its PSN is taken, so the SACK or the RTO resends it, and the path's
+ * timer is set when this is its only packet out, whatever the outcome (a
+ * PSN out without a timer stalls).
  *
  * Return: what mr_sender_env_xmit() returned.
  */
