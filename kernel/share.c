@@ -174,9 +174,12 @@ void mr_share_rx(struct mr_xport *x, u32 bytes, bool limited)
 	s32 slot;
 
 	atomic64_add(bytes, &x->share.bytes);
-	atomic64_inc(&x->share.packets);
-	if (limited)
-		atomic64_inc(&x->share.limited);
+	/* The signals cost atomics per packet: only for a table that learns. */
+	if (READ_ONCE(ingress_learn)) {
+		atomic64_inc(&x->share.packets);
+		if (limited)
+			atomic64_inc(&x->share.limited);
+	}
 	if (READ_ONCE(x->share.slot) >= 0)
 		return;
 	spin_lock(&sh->lock);
@@ -249,6 +252,8 @@ void mr_share_leave(struct mr_xport *x)
  */
 void mr_share_signal(struct mr_xport *x, enum mr_receiver_event ev)
 {
+	if (!READ_ONCE(ingress_learn))
+		return;
 	if (ev == MR_REV_CE)
 		atomic64_inc(&x->share.marks);
 	else if (ev == MR_REV_OUT_OF_ORDER)

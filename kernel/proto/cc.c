@@ -132,6 +132,23 @@ static u64 mr_cc_conn_base(const struct mr_cc_conn *c)
 }
 
 /*
+ * The connection's window as it limits, the smaller of its own and its
+ * paths' sum, and the largest that can be (@full), both fixed point.
+ */
+static u64 mr_cc_conn_span(const struct mr_cc_params *prm,
+			   const struct mr_cc_conn *c, u64 *full)
+{
+	u64 w = c->w.cwnd, f = prm->max_conn_window;
+
+	if (c->npaths) {
+		w = mr_cc_min(w, c->paths_cwnd);
+		f = mr_cc_min(f, (u64)c->npaths * prm->max_path_window);
+	}
+	*full = f << MR_CC_SHIFT;
+	return w;
+}
+
+/*
  * The rate pacing keeps: the window's (window / SRTT, +25 %) while the
  * window is below its maximum, and the hint's while it is slower than
  * the window's. Recomputed whenever a window, the SRTT or the hint moves.
@@ -139,17 +156,12 @@ static u64 mr_cc_conn_base(const struct mr_cc_conn *c)
 static void mr_cc_pace_update(const struct mr_cc_params *prm,
 			      struct mr_cc_conn *c)
 {
-	u64 w = c->w.cwnd, full = prm->max_conn_window, gw = 0, gh;
+	u64 full, w = mr_cc_conn_span(prm, c, &full), gw = 0, gh;
 
 	c->gap_ns = 0;
 	c->hint_limits = 0;
 	if (!prm->enabled)
 		return;
-	if (c->npaths) {
-		w = mr_cc_min(w, c->paths_cwnd);
-		full = mr_cc_min(full, (u64)c->npaths * prm->max_path_window);
-	}
-	full <<= MR_CC_SHIFT;
 	if (c->pace_rtt && w)
 		gw = mr_cc_div64(c->pace_rtt << (MR_CC_SHIFT + 2), w * 5);
 	if (w < full)
@@ -245,18 +257,13 @@ static u64 mr_cc_hint_window(const struct mr_cc_conn *c, u32 hint)
 bool mr_cc_window_limited(const struct mr_cc_params *prm,
 			  const struct mr_cc_conn *c, u32 inflight)
 {
-	u64 w = c->w.cwnd, full = prm->max_conn_window;
+	u64 full, w = mr_cc_conn_span(prm, c, &full);
 
 	if (!prm->enabled || !c->hint_kbps || !c->pace_rtt)
 		return false;
-	if (c->npaths) {
-		w = mr_cc_min(w, c->paths_cwnd);
-		full = mr_cc_min(full, (u64)c->npaths * prm->max_path_window);
-	}
 	if (inflight < mr_cc_whole((u32)w, prm->max_conn_window))
 		return false;
-	return w * 2 < mr_cc_min(mr_cc_hint_window(c, c->hint_kbps),
-				 full << MR_CC_SHIFT);
+	return w * 2 < mr_cc_min(mr_cc_hint_window(c, c->hint_kbps), full);
 }
 EXPORT_SYMBOL_IF_KUNIT(mr_cc_window_limited);
 
