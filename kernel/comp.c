@@ -382,6 +382,7 @@ static const u8 mr_comp_event_counter[] = {
 	[MR_SEV_PACED] = MR_CNT_CC_PACED,
 	[MR_SEV_HINT_LIMITED] = MR_CNT_CC_HINT_LIMITED,
 	[MR_SEV_CC_DECREASE] = MR_CNT_CC_DECREASES,
+	[MR_SEV_SPURIOUS] = MR_CNT_SPURIOUS_RESENDS,
 };
 
 void mr_sender_env_event(struct mr_sender *s, enum mr_sender_event ev,

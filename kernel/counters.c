@@ -28,6 +28,7 @@ static const struct rdma_stat_desc mr_counters_descs[] = {
 	[MR_CNT_PATH_FAILOVERS].name = "path_failovers",
 	[MR_CNT_TAIL_PROBES].name = "tail_probes",
 	[MR_CNT_RTO_DEFERRED].name = "rto_deferred",
+	[MR_CNT_SPURIOUS_RESENDS].name = "spurious_resends",
 	[MR_CNT_RNR_NAKS].name = "rnr_naks",
 	[MR_CNT_UD_RX_DROP_QKEY].name = "ud_rx_drop_qkey",
 	[MR_CNT_UD_RX_DROP_NO_RECV].name = "ud_rx_drop_no_recv",

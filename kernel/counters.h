@@ -37,6 +37,7 @@ enum mr_counter {
 	MR_CNT_PATH_FAILOVERS,
 	MR_CNT_TAIL_PROBES,	/* a path's last packets, resent before its RTO */
 	MR_CNT_RTO_DEFERRED,	/* a timer early: older packets still coming back */
+	MR_CNT_SPURIOUS_RESENDS,	/* a SACK gap arrived twice: reordered */
 	MR_CNT_RNR_NAKS,	/* sent: a SEND found no receive posted */
 	MR_CNT_UD_RX_DROP_QKEY,	/* a datagram with the wrong Q_Key */
 	MR_CNT_UD_RX_DROP_NO_RECV,	/* no receive posted, or QP not ready */

@@ -142,6 +142,7 @@ EXPORT_SYMBOL_IF_KUNIT(mr_sack_rx_fill_ack);
 void mr_sack_tx_init(struct mr_sack_tx *tx, u32 start_psn)
 {
 	tx->start = start_psn;
+	tx->reorder = 1;
 	mr_sack_tx_reset(tx, 0);
 }
 EXPORT_SYMBOL_IF_KUNIT(mr_sack_tx_init);
@@ -184,7 +185,7 @@ int mr_sack_tx_send(struct mr_sack_tx *tx, u32 *psn)
 	if (!mr_sack_tx_room(tx))
 		return -MR_ENOSPC;
 	*psn = tx->nxt++;
-	tx->mark[*psn % MR_SACK_WINDOW] = 1;
+	tx->mark[*psn % MR_SACK_WINDOW] = tx->reorder;
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(mr_sack_tx_send);
@@ -194,7 +195,8 @@ EXPORT_SYMBOL_IF_KUNIT(mr_sack_tx_send);
  * @tx: the path's scoreboard
  * @psn: a PSN in flight and not acknowledged
  *
- * It may be reported lost again once a PSN sent after this call arrives.
+ * It may be reported lost again once the path's reorder tolerance of PSNs
+ * sent after this call has arrived.
  *
  * Return: 0, -MR_EFIELD if @psn is not in flight, -MR_ESTALE if the
  * receiver already has it.
@@ -210,10 +212,24 @@ int mr_sack_tx_resend(struct mr_sack_tx *tx, u32 psn)
 		tx->n_lost--;
 	}
 	mr_sack_ring_set(tx->resent, psn);
-	tx->mark[psn % MR_SACK_WINDOW] = (u16)(tx->nxt - psn);
+	tx->mark[psn % MR_SACK_WINDOW] = (u16)(tx->nxt - psn + tx->reorder - 1);
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(mr_sack_tx_resend);
+
+/*
+ * A resend of a reported gap proved needless, its first copy arrived
+ * late: the path reorders (a host that sends from two CPUs into per-CPU
+ * queues does). Wait for twice as many later arrivals before calling a
+ * loss, up to MR_SACK_REORDER_MAX. A new epoch keeps it: the hosts do
+ * not change with it.
+ */
+void mr_sack_tx_reordered(struct mr_sack_tx *tx)
+{
+	if (tx->reorder < MR_SACK_REORDER_MAX)
+		tx->reorder *= 2;
+}
+EXPORT_SYMBOL_IF_KUNIT(mr_sack_tx_reordered);
 
 /* PSN @psn is acknowledged for the first time. */
 static void mr_sack_tx_acked(struct mr_sack_tx *tx, u32 psn,
@@ -232,9 +248,10 @@ static void mr_sack_tx_acked(struct mr_sack_tx *tx, u32 psn,
 }
 
 /*
- * A PSN is lost when a PSN sent after its last transmission has arrived:
- * one path does not reorder. Each loss is reported once; mr_sack_tx_resend()
- * re-arms it.
+ * A PSN is lost when the path's reorder tolerance of PSNs sent after its
+ * last transmission has arrived: one path in the network does not
+ * reorder, the hosts at its ends may. Each loss is reported once;
+ * mr_sack_tx_resend() re-arms it.
  */
 static void mr_sack_tx_detect(struct mr_sack_tx *tx, struct mr_sack_res *res)
 {

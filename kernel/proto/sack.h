@@ -17,6 +17,11 @@
 
 #define MR_SACK_WINDOW MR_WIRE_SACK_BITS
 #define MR_SACK_WORDS MR_WIRE_SACK_WORDS
+/*
+ * The most later arrivals a path may need before it calls a packet lost:
+ * a host that sends one path's packets from two CPUs reorders them.
+ */
+#define MR_SACK_REORDER_MAX 16
 
 /* Receiver: one path epoch's window. */
 struct mr_sack_rx {
@@ -53,6 +58,10 @@ struct mr_sack_tx {
 	u32 n_sacked;		/* bits set in sacked */
 	u32 n_lost;		/* bits set in lost */
 	u16 epoch;
+	/* later PSNs that must arrive to prove a loss; doubles when one
+	 * proves spurious (mr_sack_tx_reordered())
+	 */
+	u16 reorder;
 };
 
 /*
@@ -74,6 +83,7 @@ u32 mr_sack_tx_room(const struct mr_sack_tx *tx);
 u32 mr_sack_tx_pipe(const struct mr_sack_tx *tx);
 int mr_sack_tx_send(struct mr_sack_tx *tx, u32 *psn);
 int mr_sack_tx_resend(struct mr_sack_tx *tx, u32 psn);
+void mr_sack_tx_reordered(struct mr_sack_tx *tx);
 int mr_sack_tx_ack(struct mr_sack_tx *tx, u16 epoch, u32 cum_psn,
 		   const u64 *sack, struct mr_sack_res *res);
 void mr_sack_tx_timeout(struct mr_sack_tx *tx, struct mr_sack_res *res);

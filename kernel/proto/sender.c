@@ -201,6 +201,7 @@ int mr_sender_send(struct mr_sender *s, u32 id, u32 psn,
 
 	*rec = *tp;
 	rec->sends = why != MR_SEND_FIRST && tp->sends < 255 ? tp->sends + 1 : 1;
+	rec->why = (u8)why;
 	rec->sent_ns = now;
 	rec->order = ++s->tx_order;
 	n = mr_sender_env_xmit(s, id, psn, rec, flags, why);
@@ -393,6 +394,12 @@ int mr_sender_ack(struct mr_sender *s, const struct mr_pkt *ack, u64 now)
 			     ack->ack.sack, &res);
 	if (err)
 		return err;
+	/* A gap the SACK reported arrived twice: the hosts reorder. */
+	if (spurious &&
+	    p->pkt[ack->base.psn % MR_SACK_WINDOW].why == MR_SEND_SACK) {
+		mr_sack_tx_reordered(&p->sb);
+		mr_sender_env_event(s, MR_SEV_SPURIOUS, id, p->sb.reorder);
+	}
 	rtt = mr_sender_rtt_sample(p, &res, now);
 	mr_paths_ack(&s->ps, id, res.n_acked, res.n_lost);
 	if (res.n_acked) {

@@ -48,6 +48,7 @@ struct mr_tx_pkt {
 	u32 offset;
 	u32 gen;		/* the host's RNR rewind generation */
 	u8 sends;		/* times this PSN went out */
+	u8 why;			/* enum mr_send_why of the last time */
 	bool resp;
 	u64 sent_ns;
 	u64 order;		/* the connection's count of packets sent */
@@ -115,6 +116,9 @@ enum mr_sender_event {
 	MR_SEV_PACED,		/* a new packet waits for the pacer */
 	MR_SEV_HINT_LIMITED,	/* the receiver's hint slowed the pacer */
 	MR_SEV_CC_DECREASE,	/* @arg: the enum mr_cc_verdict */
+	MR_SEV_SPURIOUS,	/* a gap resend was needless; @arg: the
+				 * path's reorder tolerance now
+				 */
 };
 
 /*

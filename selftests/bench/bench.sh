@@ -99,7 +99,7 @@ done
 
 veth_tx() { cat "/sys/class/net/$1/statistics/tx_packets"; }
 # metaroce's loss recovery, both ends, noted per run
-RECOVERY=(retransmits sack_gaps tail_probes rto_deferred rto_events duplicate_packets rnr_naks)
+RECOVERY=(retransmits sack_gaps spurious_resends out_of_order tail_probes rto_deferred rto_events duplicate_packets rnr_naks)
 
 . "$here/../lib/pair.sh"
 [ "${BENCH_PIN:-0}" = 1 ] && PIN_SERVER=(taskset -c 1) PIN_CLIENT=(taskset -c 0)

@@ -41,6 +41,7 @@ names="rx_packets rx_bytes tx_packets tx_bytes rx_drop_short rx_drop_version
 	rx_drop_malformed rx_drop_no_csum rx_drop_no_qp rx_drop_no_dev
 	tx_drop_no_route tx_drop_error retransmits sack_gaps rto_events
 	duplicate_packets out_of_order path_failovers tail_probes rto_deferred
+	spurious_resends
 	rnr_naks ud_rx_drop_qkey ud_rx_drop_no_recv ud_rx_too_long ud_tx_too_long
 	gsi_tx_packets gsi_rx_packets uc_rx_drop_no_recv uc_rx_drop_remote_access
 	rx_drop_not_peer rx_drop_bad_tag rx_drop_early hello_tx hello_rx

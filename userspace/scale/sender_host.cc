@@ -236,6 +236,7 @@ void MrSender::Event(mr_sender_event ev, uint32_t arg) {
         break;
     case MR_SEV_PACED:
     case MR_SEV_HINT_LIMITED:
+    case MR_SEV_SPURIOUS:
         break;
     }
 }

@@ -325,6 +325,34 @@ TEST_P(SackTx, LateArrivalOfALostPacket)
 	EXPECT_EQ(mr_sack_tx_resend(&tx_, s_ + 0), -MR_EFIELD);
 }
 
+// A host that reorders one path's packets (two CPUs sending into per-CPU
+// queues) makes a gap resend needless: after that, a loss takes twice as
+// many later arrivals, new packets and resends alike, up to the cap.
+TEST_P(SackTx, ReorderingRaisesTheArrivalsALossTakes)
+{
+	EXPECT_EQ(tx_.reorder, 1u);
+	mr_sack_tx_reordered(&tx_);
+	ASSERT_EQ(tx_.reorder, 2u);
+	Send(6);
+	ASSERT_EQ(AckOf(0, { 1 }), 0);
+	EXPECT_EQ(Lost(), V()); // one later arrival: maybe late
+	ASSERT_EQ(AckOf(0, { 1, 2 }), 0);
+	EXPECT_EQ(Lost(), V({ 0 }));
+	// Resent: two PSNs sent after it must arrive, not one.
+	ASSERT_EQ(mr_sack_tx_resend(&tx_, s_ + 0), 0);
+	Send(2);
+	ASSERT_EQ(AckOf(0, { 1, 2, 3, 4, 5, 6 }), 0);
+	EXPECT_EQ(Lost(), V());
+	ASSERT_EQ(AckOf(0, { 1, 2, 3, 4, 5, 6, 7 }), 0);
+	EXPECT_EQ(Lost(), V({ 0 }));
+	for (int i = 0; i < 10; i++)
+		mr_sack_tx_reordered(&tx_);
+	EXPECT_EQ(tx_.reorder, MR_SACK_REORDER_MAX);
+	// A new epoch keeps it.
+	mr_sack_tx_reset(&tx_, 1);
+	EXPECT_EQ(tx_.reorder, MR_SACK_REORDER_MAX);
+}
+
 // Ring slots are reused 256 PSNs later: nothing of the old PSN remains.
 TEST_P(SackTx, SlotReuseStartsClean)
 {
