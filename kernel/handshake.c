@@ -9,7 +9,19 @@
 #include <linux/random.h>
 
 #include "handshake.h"
+#include "share.h"
 #include "tx.h"
+
+/*
+ * Every HELLO carries the share of this end's ingress the peer may send
+ * at: its first hint, a round trip before its first data packet.
+ */
+static void mr_handshake_xmit(struct mr_xport *x, struct mr_pkt *hello,
+			      __be16 sport)
+{
+	hello->hello.rate_hint = mr_share_hello(x);
+	mr_tx_control(x, hello, sport);
+}
 
 /* A new connection: a tag of its own, which no earlier one had. */
 void mr_handshake_init(struct mr_xport *x)
@@ -57,7 +69,7 @@ bool mr_handshake_check(struct mr_xport *x, const struct mr_pkt *pkt,
 		break;
 	}
 	if (mr_hello_early(&x->hello, mr_xport_now(), &hello))
-		mr_tx_control(x, &hello, sport);
+		mr_handshake_xmit(x, &hello, sport);
 	*drop = MR_CNT_RX_DROP_EARLY;
 	return false;
 }
@@ -66,13 +78,18 @@ bool mr_handshake_check(struct mr_xport *x, const struct mr_pkt *pkt,
 void mr_handshake_rcv(struct mr_xport *x, const struct mr_pkt *pkt,
 		      __be16 sport)
 {
+	bool ready = mr_hello_ready(&x->hello);
 	struct mr_pkt reply;
 
 	mr_stats_inc(to_mr_dev(x->qp->ibqp.device), MR_CNT_HELLO_RX);
 	if (!x->hello.local)	/* not in RTR yet */
 		return;
 	if (mr_hello_rcv(&x->hello, pkt, mr_xport_now(), &reply))
-		mr_tx_control(x, &reply, sport);
+		mr_handshake_xmit(x, &reply, sport);
+	/* The peer's proof came: its hint goes before our first data. */
+	if (!ready && mr_hello_ready(&x->hello))
+		mr_sender_hello(&x->snd, x->hello.hint_kbps, x->hello.rtt_ns,
+				mr_xport_now());
 }
 
 /*
@@ -101,6 +118,6 @@ bool mr_handshake_send(struct mr_xport *x)
 		return mr_wq_count(&x->qp->sq) != 0;
 	}
 	id = (x->hello.tries - 1) % x->snd.npaths;
-	mr_tx_control(x, &hello, htons(mr_sender_path_port(&x->snd, id)));
+	mr_handshake_xmit(x, &hello, htons(mr_sender_path_port(&x->snd, id)));
 	return false;
 }

@@ -157,29 +157,19 @@ static void mr_share_compute(struct mr_share *sh, u64 now)
 	mr_share_table_round(&sh->table, &prm, mr_share_capacity(sh), now);
 }
 
-/* A new connection: in no device's table until its first data packet. */
+/* A new connection: in no device's table until its handshake or data. */
 void mr_share_init(struct mr_xport *x)
 {
 	x->share.slot = -1;
 }
 
-/*
- * A new data packet of @bytes for @x (the transport is locked); @limited:
- * it said MR_FLAG_WINDOW_LIMITED.
- */
-void mr_share_rx(struct mr_xport *x, u32 bytes, bool limited)
+/* @x joins its device's table, if not in it (the transport is locked). */
+static void mr_share_join(struct mr_xport *x)
 {
 	struct mr_share *sh = &to_mr_dev(x->qp->ibqp.device)->share;
 	u32 hint;
 	s32 slot;
 
-	atomic64_add(bytes, &x->share.bytes);
-	/* The signals cost atomics per packet: only for a table that learns. */
-	if (READ_ONCE(ingress_learn)) {
-		atomic64_inc(&x->share.packets);
-		if (limited)
-			atomic64_inc(&x->share.limited);
-	}
 	if (READ_ONCE(x->share.slot) >= 0)
 		return;
 	spin_lock(&sh->lock);
@@ -194,6 +184,35 @@ void mr_share_rx(struct mr_xport *x, u32 bytes, bool limited)
 		}
 	}
 	spin_unlock(&sh->lock);
+}
+
+/*
+ * A new data packet of @bytes for @x (the transport is locked); @limited:
+ * it said MR_FLAG_WINDOW_LIMITED.
+ */
+void mr_share_rx(struct mr_xport *x, u32 bytes, bool limited)
+{
+	atomic64_add(bytes, &x->share.bytes);
+	/* The signals cost atomics per packet: only for a table that learns. */
+	if (READ_ONCE(ingress_learn)) {
+		atomic64_inc(&x->share.packets);
+		if (limited)
+			atomic64_inc(&x->share.limited);
+	}
+	mr_share_join(x);
+}
+
+/*
+ * The hint a HELLO of @x carries (the transport is locked): the peer's
+ * first, before its first data packet. Sending it counts the peer among
+ * the senders, so that the k-th of an incast's handshakes grants at most
+ * the capacity over k; one that sends no data drops out idle.
+ */
+u32 mr_share_hello(struct mr_xport *x)
+{
+	if (x->snd.ccp.enabled)
+		mr_share_join(x);
+	return mr_share_hint(x);
 }
 
 /* The hint for an ACK of @x now (the transport is locked); 0: none. */

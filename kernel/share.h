@@ -16,6 +16,7 @@ u32 mr_share_active_kbps(struct mr_dev *dev);
 void mr_share_init(struct mr_xport *x);
 void mr_share_rx(struct mr_xport *x, u32 bytes, bool limited);
 u32 mr_share_hint(struct mr_xport *x);
+u32 mr_share_hello(struct mr_xport *x);
 void mr_share_leave(struct mr_xport *x);
 void mr_share_signal(struct mr_xport *x, enum mr_receiver_event ev);
 

@@ -672,6 +672,15 @@ enum mr_cc_verdict mr_cc_ack(const struct mr_cc_params *prm,
 		s.marks = 0;
 	c->marks += s.marks;
 	mr_cc_rtt_sample(prm, c, p, a, rtt);
+	/*
+	 * The first flight went on the handshake's hint, which the k-th of
+	 * N senders gets as C / k: the first ACK's hint (C / N) answers the
+	 * queue it built, as it does without the handshake's.
+	 */
+	if (c->grace_open && a->hint_kbps) {
+		c->grace_until = a->sent_order;
+		c->grace_open = 0;
+	}
 	mr_cc_hint(prm, c, a->hint_kbps, a->sent_order);
 	if (a->acked_order > c->acked_high)
 		c->acked_high = a->acked_order;
@@ -776,6 +785,27 @@ void mr_cc_pace_sent(const struct mr_cc_params *prm, struct mr_cc_conn *c,
 	c->hint_limited += by_hint;
 }
 EXPORT_SYMBOL_IF_KUNIT(mr_cc_pace_sent);
+
+void mr_cc_hello(const struct mr_cc_params *prm, struct mr_cc_conn *c,
+		 u32 hint_kbps, u64 rtt_ns, u64 sent_order, u64 now_ns)
+{
+	bool by_hint;
+
+	if (!prm->enabled || !hint_kbps || c->hint_kbps || c->hinted)
+		return;
+	/* Only pacing's round trip: the data's samples make the SRTT. */
+	if (!c->pace_rtt)
+		c->pace_rtt = mr_cc_min(rtt_ns, MR_CC_RTT_MAX_NS);
+	mr_cc_hint(prm, c, hint_kbps, sent_order);
+	c->grace_open = 1;
+	mr_cc_pace_update(prm, c);
+	if (mr_cc_paced(prm, c) && !sent_order) {
+		now_ns = mr_cc_min(now_ns, MR_CC_TIME_MAX_NS);
+		c->next_ns = now_ns + mr_cc_gap(c, c->mtu, &by_hint);
+		c->burst = 0;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(mr_cc_hello);
 
 u32 mr_cc_hint_from_bps(u64 bps)
 {

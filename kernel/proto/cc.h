@@ -146,6 +146,7 @@ struct mr_cc_conn {
 	u32 ramp_to;
 	/* Send order up to which packets went before the first hint. */
 	u64 grace_until;	/* their marks and losses do not count */
+	u8 grace_open;		/* the handshake's hint: until an ACK's */
 	u64 acked_high;		/* the newest send order acknowledged */
 	u8 hint_limits;		/* the hint is slower than the window */
 	u32 hint_kbps;		/* the receiver's last hint, 0: none */
@@ -242,6 +243,24 @@ void mr_cc_path_exit(struct mr_cc_path *p, struct mr_cc_conn *c,
 enum mr_cc_verdict mr_cc_ack(const struct mr_cc_params *prm,
 			     struct mr_cc_conn *c, struct mr_cc_path *p,
 			     const struct mr_cc_ack_info *a);
+
+/*
+ * mr_cc_hello() - the receiver's hint before any data, from the handshake
+ * @hint_kbps: the rate hint of the peer's proven HELLO (0: none)
+ * @rtt_ns: the handshake's round trip (0: unknown)
+ * @sent_order: the connection's count of packets sent so far
+ * @now_ns: the time
+ *
+ * The first hint, a round trip early: with the round trip it bounds the
+ * initial window to what the hint fills (or ramps the window up to it),
+ * and it paces at once, the first packet one gap from now: the k-th of
+ * an incast's senders, granted C / k, then sends its first packet k
+ * packet times from now, and N senders' first packets reach the port
+ * one after the other rather than all at once. Ignored once a hint came,
+ * or with CC off.
+ */
+void mr_cc_hello(const struct mr_cc_params *prm, struct mr_cc_conn *c,
+		 u32 hint_kbps, u64 rtt_ns, u64 sent_order, u64 now_ns);
 
 /*
  * mr_cc_timeout() - path @p's RTO fired (not for a tail probe)

@@ -116,7 +116,11 @@ static bool mr_hello_unproven(struct mr_hello *h, u64 src_tag, u64 now,
  * @h: the state
  * @pkt: the HELLO, decoded (so its src_tag is not 0)
  * @now: the time, ns
- * @reply: filled with the HELLO to send back when this returns true
+ * @reply: filled with the HELLO to send back when this returns true; the
+ *	caller sets its rate hint
+ *
+ * The first proven HELLO leaves its rate hint in h->hint_kbps and, when
+ * it answers our only HELLO, the round trip in h->rtt_ns.
  *
  * Return: whether to send @reply, to the HELLO's source port.
  */
@@ -133,6 +137,11 @@ bool mr_hello_rcv(struct mr_hello *h, const struct mr_pkt *pkt, u64 now,
 		return false;
 	}
 	h->n_proven++;
+	if (!h->peer) {
+		h->hint_kbps = pkt->hello.rate_hint;
+		if (h->asked_ns && now > h->asked_ns)
+			h->rtt_ns = now - h->asked_ns;
+	}
 	h->peer = src;
 	if (pkt->hello.flags & MR_HELLO_KNOWN)
 		h->known = true;
@@ -189,6 +198,8 @@ bool mr_hello_due(struct mr_hello *h, u64 now, u64 first_ns, u64 max_ns,
 	/* Backed off as a path's RTO is, once per HELLO already sent. */
 	for (i = 0; i < h->tries && wait < max_ns; i++)
 		wait = mr_rto_doubled(wait, max_ns);
+	/* An answer after a retry times no one HELLO (Karn). */
+	h->asked_ns = h->n_sent || h->tries ? 0 : now;
 	h->tries++;
 	h->deadline = now + wait;
 	mr_hello_make(h, h->peer, false, out);

@@ -26,6 +26,14 @@ struct mr_hello {
 	u32 tries;	/* HELLOs sent since the last proof */
 	u64 deadline;	/* when the next HELLO goes; 0: none is due */
 	u64 reply_after;	/* no answer to an unproven HELLO before this */
+	/*
+	 * What the handshake tells congestion control before any data: the
+	 * round trip from our only HELLO to its proven answer (0: unknown,
+	 * or we sent more than one), and the rate hint that answer carried.
+	 */
+	u64 asked_ns;		/* when our first HELLO went; 0: retried */
+	u64 rtt_ns;
+	u32 hint_kbps;
 	/* Counts, wrapping: HELLOs, what they proved, what was refused. */
 	u32 n_sent;
 	u32 n_proven;

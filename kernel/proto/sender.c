@@ -425,6 +425,22 @@ int mr_sender_ack(struct mr_sender *s, const struct mr_pkt *ack, u64 now)
 	return 0;
 }
 
+/**
+ * mr_sender_hello() - what the handshake learnt, before any data
+ * @s: the engine
+ * @hint_kbps: the rate hint of the peer's proven HELLO (0: none)
+ * @rtt_ns: the handshake's round trip (0: unknown)
+ * @now: the time, ns
+ *
+ * The receiver's first hint: it bounds the first flight (mr_cc_hello()).
+ */
+void mr_sender_hello(struct mr_sender *s, u32 hint_kbps, u64 rtt_ns, u64 now)
+{
+	if (s->on)
+		mr_cc_hello(&s->ccp, &s->cc, hint_kbps, rtt_ns, s->tx_order,
+			    now);
+}
+
 /* The earliest deadline of the paths, ns; 0: none. */
 u64 mr_sender_expiry(const struct mr_sender *s)
 {

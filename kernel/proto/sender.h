@@ -172,6 +172,8 @@ int mr_sender_send(struct mr_sender *s, u32 id, u32 psn,
 bool mr_sender_push_moved(struct mr_sender *s, u64 now);
 
 int mr_sender_ack(struct mr_sender *s, const struct mr_pkt *ack, u64 now);
+void mr_sender_hello(struct mr_sender *s, u32 hint_kbps, u64 rtt_ns,
+		     u64 now);
 u64 mr_sender_expiry(const struct mr_sender *s);
 void mr_sender_timeout(struct mr_sender *s, u64 now);
 

@@ -117,6 +117,7 @@ static const struct mr_field mr_ud_fields[] = {
 static const struct mr_field mr_hello_fields[] = {
 	MR_FIELD(0, 8, hello.src_tag),
 	MR_FIELD(8, 4, hello.flags),
+	MR_FIELD(12, 4, hello.rate_hint),
 	{}
 };
 

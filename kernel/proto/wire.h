@@ -104,7 +104,7 @@ enum mr_nak_code {
 #define MR_NAK_HDR_LEN 8u
 #define MR_UD_HDR_LEN 8u
 #define MR_UD_IMM_HDR_LEN 12u
-#define MR_HELLO_HDR_LEN 12u
+#define MR_HELLO_HDR_LEN 16u
 
 /* The longest opcode header: the most any packet carries in front. */
 #define MR_MAX_OP_HDR_LEN MR_ACK_HDR_LEN
@@ -220,6 +220,7 @@ struct mr_ud_hdr {
 struct mr_hello_hdr {
 	u64 src_tag;	/* never 0 */
 	u32 flags;	/* MR_HELLO_KNOWN, MR_HELLO_REPLY */
+	u32 rate_hint;	/* the sender's first hint to the receiver, kbit/s */
 };
 
 struct mr_pkt {

@@ -260,22 +260,23 @@ static void wire_golden_write_imm(struct kunit *test)
 /* protocol.rst's HELLO layout, and the values a HELLO may not carry. */
 static void wire_hello(struct kunit *test)
 {
-	static const u8 want[36] = {
+	static const u8 want[40] = {
 		0x02, 0x22, 0x00, 0x09, 0x00, 0x12, 0x34, 0x56,
 		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 		0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88,
-		0x00, 0x00, 0x00, 0x02,
+		0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0xea, 0x60,
 	};
 	struct mr_pkt p = { 0 }, q;
-	u8 buf[36];
+	u8 buf[40];
 
 	p.base.opcode = MR_OP_HELLO;
 	p.base.path = 9;
 	p.base.qpn = 0x123456;
 	p.hello.src_tag = 0x1122334455667788ull;
 	p.hello.flags = MR_HELLO_REPLY;
-	KUNIT_ASSERT_EQ(test, mr_wire_encode(&p, buf, sizeof(buf)), 36);
+	p.hello.rate_hint = 60000;	/* 60 Mbit/s */
+	KUNIT_ASSERT_EQ(test, mr_wire_encode(&p, buf, sizeof(buf)), 40);
 	KUNIT_EXPECT_EQ(test, memcmp(buf, want, sizeof(want)), 0);
 	KUNIT_EXPECT_EQ(test, mr_wire_decode(buf, sizeof(buf), &q), 0);
 	KUNIT_EXPECT_TRUE(test, wire_equal(&p, &q));
@@ -285,7 +286,7 @@ static void wire_hello(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mr_wire_encode(&p, buf, sizeof(buf)),
 			-MR_EFIELD);
 	p.base.tag = 1;
-	KUNIT_EXPECT_EQ(test, mr_wire_encode(&p, buf, sizeof(buf)), 36);
+	KUNIT_EXPECT_EQ(test, mr_wire_encode(&p, buf, sizeof(buf)), 40);
 	p.hello.flags = 4;
 	KUNIT_EXPECT_EQ(test, mr_wire_encode(&p, buf, sizeof(buf)),
 			-MR_EFIELD);

@@ -60,7 +60,7 @@ struct Config {
     std::optional<uint32_t> cc_init_path_window, cc_init_conn_window;
     std::optional<uint32_t> cc_max_path_window, cc_max_conn_window;
     std::optional<uint64_t> cc_target_floor_ns, cc_target_scale_ns;
-    std::optional<bool> cc_ecn, cc_delay, cc_loss, share_learn;
+    std::optional<bool> cc_ecn, cc_delay, cc_loss, share_learn, hello;
     // Experiments.
     std::vector<uint32_t> senders = {2, 4, 8, 16, 32, 64, 128, 256, 512, 1024};
     uint64_t incast_total_bytes = 64ull << 20; // split over the senders...

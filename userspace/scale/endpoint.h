@@ -45,9 +45,11 @@ constexpr uint32_t FullPacketBytes(uint32_t mtu) {
 
 // The connection tags of connection @qpn (wire.h: base.tag): the one the
 // sender's data carries, which the receiver checks, and the one its ACKs
-// carry back. The model skips the HELLO handshake (proto/hello.c) and
-// draws both from the QPN, so the two ends agree: never 0, one per
-// direction, different for every connection.
+// carry back. Each end draws its own from the QPN, so the two ends agree
+// even without the HELLO handshake (--hello off): never 0, one per
+// direction, different for every connection. With it, the handshake
+// (proto/hello.c) teaches them as the kernel's does, and carries the
+// receiver's first hint.
 struct ConnTags {
     uint64_t to_receiver;
     uint64_t to_sender;
@@ -99,6 +101,7 @@ struct TransportParams {
     uint64_t timer_tick_ns = 0;    // Config: the host's timers
     uint64_t timer_late_ns = 0;
     std::shared_ptr<HostCpu> cpu; // Config: shared by a run's endpoints
+    bool hello = true;            // the HELLO handshake before the first data
 };
 
 // When a timer armed at `now` for `due` fires on a host whose timers

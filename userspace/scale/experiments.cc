@@ -68,6 +68,7 @@ TransportParams MakeParams(const Config &cfg, bool cc) {
         p.cc.ecn = *cfg.cc_ecn;
     if (cfg.share_learn)
         p.cc.share_learn = *cfg.share_learn;
+    p.hello = cfg.hello.value_or(true);
     if (cfg.cc_delay)
         p.cc.delay = *cfg.cc_delay;
     if (cfg.cc_loss)

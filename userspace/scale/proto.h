@@ -7,6 +7,7 @@
 extern "C" {
 #include "cc.h"
 #include "coalesce.h"
+#include "hello.h"
 #include "path.h"
 #include "receiver.h"
 #include "requester.h"

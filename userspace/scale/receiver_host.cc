@@ -54,30 +54,66 @@ void MrReceiver::Recv(Ptr<Socket> sock) {
         mr_pkt pkt;
         if (!DecodePacket(p, &pkt))
             continue;
+        InetSocketAddress src = InetSocketAddress::ConvertFrom(from);
+        if (pkt.base.opcode == MR_OP_HELLO) {
+            params_.cpu->Run([this, pkt, src] { OnHello(ConnOf(pkt.base.qpn, src), pkt, src); });
+            continue;
+        }
         if (pkt.base.opcode != MR_OP_WRITE && pkt.base.opcode != MR_OP_SEND)
             continue;
-        InetSocketAddress src = InetSocketAddress::ConvertFrom(from);
         if (pkt.base.tag != ConnTagsOf(pkt.base.qpn).to_receiver) // handshake.c: not the peer's
             continue;
         params_.cpu->Run([this, pkt, src, ce, size = p->GetSize()] { Take(pkt, src, ce, size); });
     }
 }
 
-// receive.c: the connection a data packet is for, opened by its first.
-void MrReceiver::Take(const mr_pkt &pkt, const InetSocketAddress &src, bool ce, uint32_t bytes) {
-    auto &slot = conns_[pkt.base.qpn];
+// receive.c: the connection a packet is for, opened by its first (the
+// model's QPs exist from the first packet on, in RTR).
+MrReceiver::Conn &MrReceiver::ConnOf(uint32_t qpn, const InetSocketAddress &src) {
+    auto &slot = conns_[qpn];
     if (!slot) {
         slot = std::make_unique<Conn>();
-        slot->qpn = pkt.base.qpn;
-        slot->tags = ConnTagsOf(pkt.base.qpn);
+        slot->qpn = qpn;
+        slot->tags = ConnTagsOf(qpn);
         slot->peer = src.GetIpv4();
         slot->owner = this;
         slot->engine.conn = slot.get();
         slot->resp.conn = slot.get();
         mr_receiver_start(&slot->engine.r, 0); // ack.c: mr_ack_init()
         mr_responder_init(&slot->resp.r, params_.mtu, false);
+        mr_hello_init(&slot->hello, slot->tags.to_receiver); // handshake.c: at RTR
     }
-    OnData(*slot, pkt, src.GetPort(), ce, bytes);
+    return *slot;
+}
+
+void MrReceiver::Take(const mr_pkt &pkt, const InetSocketAddress &src, bool ce, uint32_t bytes) {
+    OnData(ConnOf(pkt.base.qpn, src), pkt, src.GetPort(), ce, bytes);
+}
+
+// handshake.c: mr_handshake_rcv(): a HELLO is answered, with this end's
+// first hint for the sender, which joins the share table.
+void MrReceiver::OnHello(Conn &c, const mr_pkt &pkt, const InetSocketAddress &src) {
+    mr_pkt reply;
+    if (!mr_hello_rcv(&c.hello, &pkt, std::max<uint64_t>(NowNs(), 1), &reply))
+        return;
+    if (params_.cc.enabled)
+        Join(c, NowNs());
+    reply.hello.rate_hint = Hint(c);
+    SendControl(c, reply, src.GetPort());
+}
+
+// share.c: mr_share_join(): a sender joins the table; until the next round
+// its ACKs carry the newcomer's share.
+void MrReceiver::Join(Conn &c, uint64_t now) {
+    uint32_t hint = 0;
+    if (c.slot >= 0)
+        return;
+    const int32_t slot = mr_share_table_join(&table_.t, ShareCapacity(), now, &hint);
+    if (slot >= 0) {
+        flow_conn_[slot] = &c;
+        c.slot = slot;
+        c.hint = hint;
+    }
 }
 
 // resp.c: mr_resp_rcv(): the responder engine admits the packet, the
@@ -104,15 +140,7 @@ void MrReceiver::OnData(Conn &c, const mr_pkt &pkt, uint16_t sport, bool ce, uin
     c.share_bytes += pkt.hdr_len + pkt.payload_len;
     c.share_signals.packets++;
     c.share_signals.limited += !!(pkt.base.flags & MR_FLAG_WINDOW_LIMITED);
-    if (c.slot < 0) {
-        uint32_t hint = 0;
-        const int32_t slot = mr_share_table_join(&table_.t, ShareCapacity(), now, &hint);
-        if (slot >= 0) {
-            flow_conn_[slot] = &c;
-            c.slot = slot;
-            c.hint = hint;
-        }
-    }
+    Join(c, now);
     bool complete = false, dup = false;
     if (in.kind == MR_RX_MESSAGE)
         mr_responder_place(&c.resp.r, &in, &complete, &dup);
@@ -156,7 +184,8 @@ MrReceiver::Conn &MrReceiver::Of(mr_receiver *r) {
 void MrReceiver::SendControl(const Conn &c, const mr_pkt &pkt, uint16_t sport) {
     mr_pkt out = pkt;
     out.base.qpn = c.qpn;
-    out.base.tag = c.tags.to_sender;
+    if (out.base.opcode != MR_OP_HELLO) // a HELLO names the tag it knows
+        out.base.tag = c.tags.to_sender;
     Ptr<Packet> p = BuildPacket(out);
     UdpHeader udp;
     udp.SetSourcePort(sport);

@@ -60,6 +60,7 @@ public:
         mr_share_signals share_signals{}; // and what they met
         uint32_t hint = 0;                // kbit/s; 0: none
         int32_t slot = -1;
+        mr_hello hello{}; // handshake.c: the tag handshake
         FlowStats stats;
         Conn() = default;
         Conn(const Conn &) = delete;
@@ -84,7 +85,10 @@ public:
 
 private:
     void Recv(ns3::Ptr<ns3::Socket> sock);
+    Conn &ConnOf(uint32_t qpn, const ns3::InetSocketAddress &src);
     void Take(const mr_pkt &pkt, const ns3::InetSocketAddress &src, bool ce, uint32_t bytes);
+    void OnHello(Conn &c, const mr_pkt &pkt, const ns3::InetSocketAddress &src);
+    void Join(Conn &c, uint64_t now);
     void OnData(Conn &c, const mr_pkt &pkt, uint16_t sport, bool ce, uint32_t bytes);
     void SyncAcker(Conn &c);
     void AckTimer(Conn *c);

@@ -69,8 +69,60 @@ void MrSender::OpenSocket(uint32_t id) {
 
 void MrSender::Start() {
     stats_.start_ns = static_cast<int64_t>(Now());
-    if (!msgs_)
+    if (!msgs_) {
         Finish();
+        return;
+    }
+    if (!params_.hello) {
+        Push();
+        return;
+    }
+    mr_hello_init(&hello_, tags_.to_sender);
+    mr_hello_start(&hello_, HelloNow());
+    SendHello();
+}
+
+// proto/hello.c takes times above 0 (0 is "none"); the kernel's clock
+// is never 0, the simulation's starts there.
+uint64_t MrSender::HelloNow() {
+    return std::max<uint64_t>(Now(), 1);
+}
+
+// handshake.c: mr_handshake_send(): a HELLO when one is due, on the path
+// its number picks, until the peer's tag is proven.
+void MrSender::SendHello() {
+    mr_pkt pkt;
+    if (Done() || mr_hello_ready(&hello_) ||
+        !mr_hello_due(&hello_, HelloNow(), params_.timing.rto_min_ns, params_.timing.rto_max_ns,
+                      &pkt))
+        return;
+    const uint32_t id = (hello_.tries - 1) % params_.paths;
+    pkt.base.qpn = qpn_;
+    InetSocketAddress to(dst_, kRoceV2Port);
+    to.SetTos(kEct0);
+    params_.cpu->Run([sock = sock_[id], p = BuildPacket(pkt), to] { sock->SendTo(p, 0, to); });
+    stats_.hellos++;
+    hello_timer_ = Simulator::Schedule(
+        NanoSeconds(Until(host_timers_.Tick(Now(), hello_.deadline))), &MrSender::SendHello, this);
+}
+
+// handshake.c: mr_handshake_rcv(): the receiver's answer proves its tag
+// and carries its first hint, which bounds the first flight.
+void MrSender::OnHello(const mr_pkt &pkt) {
+    const bool ready = mr_hello_ready(&hello_);
+    mr_pkt reply;
+    if (Done())
+        return;
+    if (mr_hello_rcv(&hello_, &pkt, HelloNow(), &reply)) {
+        reply.base.qpn = qpn_;
+        InetSocketAddress to(dst_, kRoceV2Port);
+        to.SetTos(kEct0);
+        params_.cpu->Run([sock = sock_[0], p = BuildPacket(reply), to] { sock->SendTo(p, 0, to); });
+    }
+    if (ready || !mr_hello_ready(&hello_))
+        return;
+    hello_timer_.Cancel();
+    mr_sender_hello(&engine_.s, hello_.hint_kbps, hello_.rtt_ns, Now());
     Push();
 }
 
@@ -103,7 +155,7 @@ bool MrSender::AllDone() const {
 
 // req.c: mr_req_push().
 void MrSender::Push() {
-    if (!Started() || Done())
+    if (!Started() || Done() || (params_.hello && !mr_hello_ready(&hello_)))
         return;
     mr_requester_push(&req_.r, &engine_.s, 1, Now());
     Sync();
@@ -146,10 +198,12 @@ void MrSender::RecvAck(Ptr<Socket> sock) {
     while ((p = sock->Recv())) {
         mr_pkt pkt;
         // handshake.c: a packet without our tag is not the peer's.
-        if (!DecodePacket(p, &pkt) || pkt.base.opcode != MR_OP_ACK || pkt.base.qpn != qpn_ ||
-            pkt.base.tag != tags_.to_sender)
+        if (!DecodePacket(p, &pkt) || pkt.base.qpn != qpn_ || pkt.base.tag != tags_.to_sender)
             continue;
-        params_.cpu->Run([this, pkt] { OnAck(pkt); });
+        if (pkt.base.opcode == MR_OP_HELLO)
+            params_.cpu->Run([this, pkt] { OnHello(pkt); });
+        else if (pkt.base.opcode == MR_OP_ACK)
+            params_.cpu->Run([this, pkt] { OnAck(pkt); });
     }
 }
 
@@ -205,6 +259,7 @@ void MrSender::RetryExceeded() {
     mr_sender_stop(&engine_.s);
     timer_.Cancel();
     pace_.Cancel();
+    hello_timer_.Cancel();
 }
 
 // The path restarts on a new source port, in a new epoch.
@@ -246,11 +301,20 @@ void MrSender::Finish() {
     mr_sender_stop(&engine_.s);
     timer_.Cancel();
     pace_.Cancel();
+    hello_timer_.Cancel();
 }
 
 void MrSender::Dump() const {
     const mr_sender *s = &engine_.s;
     const mr_requester *r = &req_.r;
+    if (params_.hello)
+        std::fprintf(stderr,
+                     "  hello: sent %u tries %u proven %u peer %s known %d deadline %.0f us "
+                     "timer %s, hint %u kbit/s rtt %.1f us\n",
+                     hello_.n_sent, hello_.tries, hello_.n_proven, hello_.peer ? "yes" : "no",
+                     hello_.known, static_cast<double>(hello_.deadline) / 1e3,
+                     hello_timer_.IsRunning() ? "armed" : "idle", hello_.hint_kbps,
+                     static_cast<double>(hello_.rtt_ns) / 1e3);
     std::fprintf(stderr,
                  "  qpn %u: msn_send %u/%u send_off %u peer_done %u inflight %u/%u requeued %u "
                  "rtos %u timer %s at %.0f us pace %s\n",

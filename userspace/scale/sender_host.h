@@ -20,6 +20,7 @@ struct SenderStats {
     uint64_t moved = 0;     // packets moved off failed paths
     uint64_t ce_acked = 0;  // CE marks reported back
     uint64_t decreases = 0; // window decreases mr_cc_ack() reported
+    uint64_t hellos = 0;    // HELLOs sent
     int64_t start_ns = -1;
     int64_t done_ns = -1;
     bool failed = false; // retry budget exhausted
@@ -73,6 +74,8 @@ private:
         MrSender *host;
     };
     void Start();
+    void SendHello();
+    void OnHello(const mr_pkt &pkt);
     void OpenSocket(uint32_t id);
     bool AllDone() const;
     void Push();
@@ -83,6 +86,7 @@ private:
     void Timer();
     void Finish();
     static uint64_t Now();
+    static uint64_t HelloNow();
 
     ns3::Ptr<ns3::Node> node_;
     TransportParams params_;
@@ -103,6 +107,8 @@ private:
     ns3::EventId timer_;
     uint64_t timer_at_ = 0;
     ns3::EventId pace_;
+    mr_hello hello_{}; // handshake.c: the tag handshake, its first hint
+    ns3::EventId hello_timer_;
     HostTimers host_timers_;
     SenderStats stats_;
 };

@@ -167,6 +167,8 @@ field("hello.flags.known", "bool", "KNOWN", 32, nil, HELLO_KNOWN,
       "The sender holds the receiver's tag (the base header's)")
 field("hello.flags.reply", "bool", "REPLY", 32, nil, HELLO_REPLY,
       "An answer to a HELLO: not answered")
+field("hello.rate_hint", "uint32", "Rate hint", DEC, nil, nil,
+      "The sender's first share for the receiver, kbit/s; 0: none")
 
 field("hdr_len", "uint32", "Header length", DEC)
 field("payload_len", "uint32", "Payload length", DEC)
@@ -218,7 +220,7 @@ local layouts = {
         {6, 2, "nak.rnr_delay"},
     },
     ud = {{0, 4, "ud.src_qpn"}, {4, 4, "ud.qkey"}, {8, 4, "ud.imm"}},
-    hello = {{0, 8, "hello.src_tag"}, {8, 4, "hello.flags"}},
+    hello = {{0, 8, "hello.src_tag"}, {8, 4, "hello.flags"}, {12, 4, "hello.rate_hint"}},
 }
 
 ------------------------------------------------------------------------
@@ -374,7 +376,7 @@ local versions = {
             [0x11] = {"ATOMIC_RESP", 12, SEQ_FLAGS, false, "atomic_resp", nil, true},
             [0x20] = {"ACK", 48, 0, false, "ack", check_ack, true},
             [0x21] = {"NAK", 8, 0, false, "nak", check_nak, true},
-            [0x22] = {"HELLO", 12, 0, false, "hello", check_hello, false},
+            [0x22] = {"HELLO", 16, 0, false, "hello", check_hello, false},
         },
     },
 }
@@ -609,8 +611,8 @@ function metaroce.dissector(tvb, pinfo, tree)
         end
         if op.layout == "hello" then
             local f = items["hello.flags"]
-            f:add(fields["hello.flags.known"], tvb(hdr_len - 4, 4))
-            f:add(fields["hello.flags.reply"], tvb(hdr_len - 4, 4))
+            f:add(fields["hello.flags.known"], tvb(hdr_len - 8, 4))
+            f:add(fields["hello.flags.reply"], tvb(hdr_len - 8, 4))
         end
         if op.layout == "ack" then sacked, missing = add_sack_psns(items["ack.sack_map"], v) end
         if op.check then

@@ -665,6 +665,57 @@ TEST(CcHint, FirstHintSizesTheWindow)
 	EXPECT_EQ(mr_cc_conn_window(&tiny.prm, &tiny.c), 1u);
 }
 
+// The handshake's hint is the first hint, a round trip early: with the
+// HELLO's round trip it bounds the first flight (the k-th sender of an
+// incast gets the capacity over k), or it ramps the window up; it paces
+// at once. The ACKs' hints then cap and raise the window as always.
+TEST(CcHint, TheHandshakesHintBoundsTheFirstFlight)
+{
+	// 100 Mbit/s * 100 us / 1000 bytes = 1.25 packets, +25 %: 1.5625.
+	Conn x(16, 1000, [](mr_cc_params &prm) { prm.init_conn_window = 16; });
+
+	mr_cc_hello(&x.prm, &x.c, 100000, 100 * kUs, 0, 1 * kMs);
+	EXPECT_EQ(x.c.hinted, 1);
+	EXPECT_EQ(x.c.hint_kbps, 100000u);
+	EXPECT_NEAR(Pkts(x.c.w.cwnd), 1.5625, 0.01);
+	EXPECT_EQ(mr_cc_conn_window(&x.prm, &x.c), 2u);
+	EXPECT_EQ(x.c.srtt, 0u); // the data's samples make the SRTT
+	// The first packet waits one gap: 1000 bytes at 100 Mbit/s, 80 us
+	// (the sender with C / k waits k packet times: N senders' first
+	// packets reach the port one after the other).
+	EXPECT_NEAR(mr_cc_pace_delay(&x.prm, &x.c, 1 * kMs), 80 * kUs, 1 * kUs);
+	// A second handshake hint changes nothing.
+	mr_cc_hello(&x.prm, &x.c, 1, 100 * kUs, 0, 1 * kMs);
+	EXPECT_EQ(x.c.hint_kbps, 100000u);
+
+	// 10 Gbit/s over 1 ms: the initial window ramps to the maximum.
+	Conn big(16, 4096);
+
+	mr_cc_hello(&big.prm, &big.c, 10000000, 1 * kMs, 0, 1 * kMs);
+	EXPECT_EQ(big.c.ramp_to, 256u << MR_CC_SHIFT);
+	EXPECT_EQ(mr_cc_conn_window(&big.prm, &big.c), 2u);
+
+	// Without a round trip (the HELLO was resent) it only paces; the
+	// first ACK's hint sizes the window.
+	Conn paced(16, 4096);
+
+	mr_cc_hello(&paced.prm, &paced.c, 1000, 0, 0, 1 * kMs);
+	EXPECT_EQ(paced.c.hinted, 0);
+	EXPECT_EQ(paced.c.hint_kbps, 1000u);
+	EXPECT_NE(paced.c.hint_q24, 0u);
+	EXPECT_EQ(mr_cc_conn_window(&paced.prm, &paced.c), 2u);
+
+	// No hint, or CC off: nothing.
+	Conn none(16, 4096);
+
+	mr_cc_hello(&none.prm, &none.c, 0, 1 * kMs, 0, 1 * kMs);
+	EXPECT_EQ(none.c.hint_kbps, 0u);
+	Conn off(16, 4096, [](mr_cc_params &prm) { prm.enabled = 0; });
+
+	mr_cc_hello(&off.prm, &off.c, 1000, 1 * kMs, 0, 1 * kMs);
+	EXPECT_EQ(off.c.hint_kbps, 0u);
+}
+
 // The start of an incast: the receiver's first ACK grants the whole
 // capacity (it has seen this sender only), the next one 1/32 of it. Each
 // hint caps the window at once, not only the pacing, so that a window an

@@ -635,3 +635,49 @@ TEST(Hello, StopAndStart)
 	mr_hello_start(&m.a(), m.now);
 	EXPECT_FALSE(mr_hello_due(&m.a(), m.now, kFirst, kMax, &out));
 }
+
+// The proven answer carries the receiver's first hint, and when it answers
+// our only HELLO, the round trip: congestion control has both before the
+// first data packet. After a retry the answer times no one HELLO (Karn).
+TEST(Hello, TheAnswerCarriesTheFirstHintAndTheRoundTrip)
+{
+	for (bool retried : { false, true }) {
+		mr_hello a, b;
+		mr_pkt out, reply;
+		uint64_t t = kStart;
+
+		mr_hello_init(&a, kTagA);
+		mr_hello_init(&b, kTagB);
+		mr_hello_start(&a, t);
+		ASSERT_TRUE(mr_hello_due(&a, t, kFirst, kMax, &out));
+		if (retried) {
+			t += kFirst;
+			ASSERT_TRUE(mr_hello_due(&a, t, kFirst, kMax, &out));
+		}
+		ASSERT_TRUE(mr_hello_rcv(&b, &out, t + 40, &reply));
+		reply.hello.rate_hint = 60000;
+		EXPECT_FALSE(mr_hello_ready(&a));
+		mr_hello_rcv(&a, &reply, t + 100, &out);
+		ASSERT_TRUE(mr_hello_ready(&a));
+		EXPECT_EQ(a.hint_kbps, 60000u);
+		EXPECT_EQ(a.rtt_ns, retried ? 0u : 100u) << retried;
+		// Only the first proven HELLO's hint: later ones are ACKs' news.
+		reply.hello.rate_hint = 1;
+		mr_hello_rcv(&a, &reply, t + 500, &out);
+		EXPECT_EQ(a.hint_kbps, 60000u);
+		EXPECT_EQ(a.rtt_ns, retried ? 0u : 100u);
+	}
+}
+
+// An unproven HELLO's hint (tag 0: anyone may have sent it) is not taken.
+TEST(Hello, AnUnprovenHintIsNotTaken)
+{
+	mr_hello a;
+	mr_pkt p = Hello(0, kTagB, 0), reply;
+
+	mr_hello_init(&a, kTagA);
+	p.hello.rate_hint = 5;
+	mr_hello_rcv(&a, &p, kStart, &reply);
+	EXPECT_EQ(a.hint_kbps, 0u);
+	EXPECT_FALSE(mr_hello_ready(&a));
+}

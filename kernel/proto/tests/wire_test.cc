@@ -113,7 +113,7 @@ TEST(Wire, HeaderLengths)
 	EXPECT_EQ(mr_wire_hdr_len(MR_OP_ATOMIC_RESP), 36u);
 	EXPECT_EQ(mr_wire_hdr_len(MR_OP_ACK), 72u);
 	EXPECT_EQ(mr_wire_hdr_len(MR_OP_NAK), 32u);
-	EXPECT_EQ(mr_wire_hdr_len(MR_OP_HELLO), 36u);
+	EXPECT_EQ(mr_wire_hdr_len(MR_OP_HELLO), 40u);
 	// The longest header, the ACK, fills the reserve exactly.
 	EXPECT_EQ(MR_MAX_HDR_LEN, MR_TRANSPORT_HDR_RESERVE);
 	EXPECT_EQ(MR_WIRE_OVERHEAD, 120u);
@@ -783,15 +783,16 @@ TEST(Wire, GoldenHello)
 	p.base.tag = 0x1111222233334444;
 	p.hello.src_tag = 0xa1a2a3a4a5a6a7a8;
 	p.hello.flags = MR_HELLO_KNOWN | MR_HELLO_REPLY;
+	p.hello.rate_hint = 0x00989680; // 10 Gbit/s
 	const Bytes want = {
 		0x02, 0x22, 0x00, 0x02, 0x00, 0x00, 0x01, 0x02,
 		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
 		0x11, 0x11, 0x22, 0x22, 0x33, 0x33, 0x44, 0x44,
 		0xa1, 0xa2, 0xa3, 0xa4, 0xa5, 0xa6, 0xa7, 0xa8,
-		0x00, 0x00, 0x00, 0x03,
+		0x00, 0x00, 0x00, 0x03, 0x00, 0x98, 0x96, 0x80,
 	};
 
-	ASSERT_EQ(want.size(), 36u);
+	ASSERT_EQ(want.size(), 40u);
 	ExpectGolden(p, want);
 }
 
@@ -804,15 +805,15 @@ TEST(Wire, HelloRules)
 
 	p.base.opcode = MR_OP_HELLO;
 	p.hello.src_tag = 7;
-	EXPECT_EQ(mr_wire_encode(&p, b.data(), (uint32_t)b.size()), 36);
+	EXPECT_EQ(mr_wire_encode(&p, b.data(), (uint32_t)b.size()), 40);
 	EXPECT_EQ(Decode(b), 0);
 	p.hello.flags = MR_HELLO_REPLY;
-	EXPECT_EQ(mr_wire_encode(&p, b.data(), (uint32_t)b.size()), 36);
+	EXPECT_EQ(mr_wire_encode(&p, b.data(), (uint32_t)b.size()), 40);
 	p.hello.flags = MR_HELLO_KNOWN; // knows a tag of 0
 	EXPECT_EQ(mr_wire_encode(&p, b.data(), (uint32_t)b.size()),
 		  -MR_EFIELD);
 	p.base.tag = 9;
-	EXPECT_EQ(mr_wire_encode(&p, b.data(), (uint32_t)b.size()), 36);
+	EXPECT_EQ(mr_wire_encode(&p, b.data(), (uint32_t)b.size()), 40);
 	for (int bit = 2; bit < 32; bit++) {
 		p.hello.flags = MR_HELLO_KNOWN | 1u << bit;
 		EXPECT_EQ(mr_wire_encode(&p, b.data(), (uint32_t)b.size()),

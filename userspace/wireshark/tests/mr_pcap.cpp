@@ -234,6 +234,7 @@ void expect_op(Expect &e, const mr_pkt &p) {
         e.num("hello.flags", p.hello.flags);
         e.num("hello.flags.known", !!(p.hello.flags & MR_HELLO_KNOWN));
         e.num("hello.flags.reply", !!(p.hello.flags & MR_HELLO_REPLY));
+        e.num("hello.rate_hint", p.hello.rate_hint);
         break;
     }
 }
@@ -407,10 +408,11 @@ mr_pkt base(uint8_t opcode, uint8_t flags, uint8_t path, uint16_t epoch, uint32_
 }
 
 // A HELLO to the QP with tag @tag (0: not known yet) from the one with @src.
-mr_pkt hello(uint8_t path, uint32_t qpn, uint64_t tag, uint64_t src, uint32_t flags) {
+mr_pkt hello(uint8_t path, uint32_t qpn, uint64_t tag, uint64_t src, uint32_t flags,
+             uint32_t hint = 0) {
     mr_pkt p = base(MR_OP_HELLO, 0, path, 0, qpn, 0);
     p.base.tag = tag;
-    p.hello = {.src_tag = src, .flags = flags};
+    p.hello = {.src_tag = src, .flags = flags, .rate_hint = hint};
     return p;
 }
 
@@ -558,7 +560,8 @@ std::vector<Valid> valid_packets() {
 
     // The handshake: a first HELLO, its answer, the proof of the tag, a retry.
     add(hello(0, 0x000123, 0, 0xa1a2a3a4a5a6a7a8, 0), {});
-    add(hello(1, 0x000321, 0xa1a2a3a4a5a6a7a8, 0x0000000000000001, MR_HELLO_REPLY), {}, to_path);
+    add(hello(1, 0x000321, 0xa1a2a3a4a5a6a7a8, 0x0000000000000001, MR_HELLO_REPLY, 2500000), {},
+        to_path);
     add(hello(63, MR_WIRE_QPN_MAX, 0xffffffffffffffff, 0x8000000000000000,
               MR_HELLO_KNOWN | MR_HELLO_REPLY),
         {}, ipv6);
