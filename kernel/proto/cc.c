@@ -793,10 +793,18 @@ void mr_cc_hello(const struct mr_cc_params *prm, struct mr_cc_conn *c,
 
 	if (!prm->enabled || !hint_kbps || c->hint_kbps || c->hinted)
 		return;
-	/* Only pacing's round trip: the data's samples make the SRTT. */
-	if (!c->pace_rtt)
+	/*
+	 * The round trip sizes the window the hint fills, and only that:
+	 * the window's own pacing waits for the data's samples, since the
+	 * HELLO's answer may have waited for more than a queue.
+	 */
+	if (!c->pace_rtt) {
 		c->pace_rtt = mr_cc_min(rtt_ns, MR_CC_RTT_MAX_NS);
-	mr_cc_hint(prm, c, hint_kbps, sent_order);
+		mr_cc_hint(prm, c, hint_kbps, sent_order);
+		c->pace_rtt = 0;
+	} else {
+		mr_cc_hint(prm, c, hint_kbps, sent_order);
+	}
 	c->grace_open = 1;
 	mr_cc_pace_update(prm, c);
 	if (mr_cc_paced(prm, c) && !sent_order) {

@@ -211,7 +211,7 @@ static void wire_header_lengths(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mr_wire_hdr_len(MR_OP_READ_RESP), 36u);
 	KUNIT_EXPECT_EQ(test, mr_wire_hdr_len(MR_OP_ACK), 72u);
 	KUNIT_EXPECT_EQ(test, mr_wire_hdr_len(MR_OP_NAK), 32u);
-	KUNIT_EXPECT_EQ(test, mr_wire_hdr_len(MR_OP_HELLO), 36u);
+	KUNIT_EXPECT_EQ(test, mr_wire_hdr_len(MR_OP_HELLO), 40u);
 	for (op = 0; op < 256; op++)
 		KUNIT_EXPECT_LE(test, mr_wire_hdr_len(op),
 				MR_TRANSPORT_HDR_RESERVE);

@@ -11,7 +11,7 @@
 # resource show qp -dd`) and per-QP counters bound by hand and in auto
 # mode (`rdma statistic qp`), whose counts survive unbind and destroy and
 # are not counted twice.
-# timeout: 300
+# timeout: 450
 # quick: stock debug
 here=$(dirname "$0")
 . "$here/../lib/ktap.sh"
