@@ -789,6 +789,7 @@ EXPORT_SYMBOL_IF_KUNIT(mr_cc_pace_sent);
 void mr_cc_hello(const struct mr_cc_params *prm, struct mr_cc_conn *c,
 		 u32 hint_kbps, u64 rtt_ns, u64 sent_order, u64 now_ns)
 {
+	u64 pace_rtt = c->pace_rtt;
 	bool by_hint;
 
 	if (!prm->enabled || !hint_kbps || c->hint_kbps || c->hinted)
@@ -798,13 +799,10 @@ void mr_cc_hello(const struct mr_cc_params *prm, struct mr_cc_conn *c,
 	 * the window's own pacing waits for the data's samples, since the
 	 * HELLO's answer may have waited for more than a queue.
 	 */
-	if (!c->pace_rtt) {
+	if (!pace_rtt)
 		c->pace_rtt = mr_cc_min(rtt_ns, MR_CC_RTT_MAX_NS);
-		mr_cc_hint(prm, c, hint_kbps, sent_order);
-		c->pace_rtt = 0;
-	} else {
-		mr_cc_hint(prm, c, hint_kbps, sent_order);
-	}
+	mr_cc_hint(prm, c, hint_kbps, sent_order);
+	c->pace_rtt = pace_rtt;
 	c->grace_open = 1;
 	mr_cc_pace_update(prm, c);
 	if (mr_cc_paced(prm, c) && !sent_order) {

@@ -98,9 +98,7 @@ void MrSender::SendHello() {
         return;
     const uint32_t id = (hello_.tries - 1) % params_.paths;
     pkt.base.qpn = qpn_;
-    InetSocketAddress to(dst_, kRoceV2Port);
-    to.SetTos(kEct0);
-    params_.cpu->Run([sock = sock_[id], p = BuildPacket(pkt), to] { sock->SendTo(p, 0, to); });
+    SendOn(id, BuildPacket(pkt));
     stats_.hellos++;
     hello_timer_ = Simulator::Schedule(
         NanoSeconds(Until(host_timers_.Tick(Now(), hello_.deadline))), &MrSender::SendHello, this);
@@ -115,9 +113,7 @@ void MrSender::OnHello(const mr_pkt &pkt) {
         return;
     if (mr_hello_rcv(&hello_, &pkt, HelloNow(), &reply)) {
         reply.base.qpn = qpn_;
-        InetSocketAddress to(dst_, kRoceV2Port);
-        to.SetTos(kEct0);
-        params_.cpu->Run([sock = sock_[0], p = BuildPacket(reply), to] { sock->SendTo(p, 0, to); });
+        SendOn(0, BuildPacket(reply));
     }
     if (ready || !mr_hello_ready(&hello_))
         return;
@@ -242,12 +238,17 @@ int MrSender::Xmit(uint32_t id, uint32_t psn, const mr_tx_pkt &tp, uint8_t flags
     pkt.payload_len = mr_requester_header(&req_.r, &tp, Stale(tp) ? nullptr : &w, &pkt);
     Ptr<Packet> packet = BuildPacket(pkt);
     const uint32_t bytes = packet->GetSize();
+    SendOn(id, packet);
+    stats_.packets++;
+    return static_cast<int>(bytes);
+}
+
+// Packet @p to the receiver from path @id's socket, ECN-capable.
+void MrSender::SendOn(uint32_t id, Ptr<Packet> p) {
     // ns-3's UDP takes the TOS byte from the address, not the socket.
     InetSocketAddress to(dst_, kRoceV2Port);
     to.SetTos(kEct0);
-    params_.cpu->Run([sock = sock_[id], packet, to] { sock->SendTo(packet, 0, to); });
-    stats_.packets++;
-    return static_cast<int>(bytes);
+    params_.cpu->Run([sock = sock_[id], p, to] { sock->SendTo(p, 0, to); });
 }
 
 bool MrSender::Stale(const mr_tx_pkt &tp) const {

@@ -74,6 +74,7 @@ private:
         MrSender *host;
     };
     void Start();
+    void SendOn(uint32_t id, ns3::Ptr<ns3::Packet> p);
     void SendHello();
     void OnHello(const mr_pkt &pkt);
     void OpenSocket(uint32_t id);
