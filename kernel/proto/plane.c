@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Planes: the choice of a path's plane and the life of a plane's service.
+ * The host serialises the calls on one plane; the choice is a function.
+ */
+#include "plane.h"
+
+static u32 mr_plane_bits(u32 mask)
+{
+	u32 n = 0;
+
+	for (; mask; mask &= mask - 1)
+		n++;
+	return n;
+}
+
+/* @count planes, the low bits of @usable: only those planes count. */
+static u32 mr_plane_mask(u32 count, u32 usable)
+{
+	return usable & ((1u << count) - 1);
+}
+
+void mr_plane_init(struct mr_plane *pl, bool carrier, u64 now)
+{
+	pl->state = carrier ? MR_PLANE_UP : MR_PLANE_NO_CARRIER;
+	pl->retry_at = 0;
+	pl->retry_ns = MR_PLANE_RETRY_MIN_NS;
+	pl->up_since = now;
+}
+EXPORT_SYMBOL_IF_KUNIT(mr_plane_init);
+
+/* In service: up, or timed out long enough ago to be tried again. */
+bool mr_plane_usable(const struct mr_plane *pl, u64 now)
+{
+	return pl->state == MR_PLANE_UP ||
+	       (pl->state == MR_PLANE_TIMED_OUT && now >= pl->retry_at);
+}
+EXPORT_SYMBOL_IF_KUNIT(mr_plane_usable);
+
+static enum mr_plane_change mr_plane_up(struct mr_plane *pl, u64 now)
+{
+	pl->state = MR_PLANE_UP;
+	pl->up_since = now;
+	return MR_PLANE_CAME_UP;
+}
+
+/*
+ * Its netdev's carrier (and administrative state) changed: a plane without
+ * carrier is out at once, whatever it was; one that gets it back is in.
+ */
+enum mr_plane_change mr_plane_carrier(struct mr_plane *pl, bool on, u64 now)
+{
+	if (!on) {
+		if (pl->state == MR_PLANE_NO_CARRIER)
+			return MR_PLANE_SAME;
+		pl->state = MR_PLANE_NO_CARRIER;
+		return MR_PLANE_WENT_DOWN;
+	}
+	if (pl->state != MR_PLANE_NO_CARRIER)
+		return MR_PLANE_SAME;
+	pl->retry_ns = MR_PLANE_RETRY_MIN_NS;
+	return mr_plane_up(pl, now);
+}
+EXPORT_SYMBOL_IF_KUNIT(mr_plane_carrier);
+
+/*
+ * A packet arrived on the plane. One that answers what was sent on a plane
+ * being tried again proves it carries traffic both ways; before its wait
+ * is over, the plane stays out (the peer's data may cross a plane ours
+ * cannot).
+ */
+enum mr_plane_change mr_plane_rx(struct mr_plane *pl, u64 now)
+{
+	if (pl->state != MR_PLANE_TIMED_OUT || now < pl->retry_at)
+		return MR_PLANE_SAME;
+	return mr_plane_up(pl, now);
+}
+EXPORT_SYMBOL_IF_KUNIT(mr_plane_rx);
+
+/*
+ * Every path of a connection on the plane timed out
+ * (mr_plane_paths_timed_out()): the plane is out until its wait is over,
+ * and the next wait is twice as long, unless it had stayed up long enough
+ * for this to be a new failure.
+ */
+enum mr_plane_change mr_plane_timed_out(struct mr_plane *pl, u64 now)
+{
+	if (pl->state == MR_PLANE_NO_CARRIER)
+		return MR_PLANE_SAME;
+	if (pl->state == MR_PLANE_TIMED_OUT && now < pl->retry_at)
+		return MR_PLANE_SAME;
+	if (pl->state == MR_PLANE_UP && now - pl->up_since >= MR_PLANE_STABLE_NS)
+		pl->retry_ns = MR_PLANE_RETRY_MIN_NS;
+	pl->retry_at = now + pl->retry_ns;
+	if (pl->retry_ns < MR_PLANE_RETRY_MAX_NS)
+		pl->retry_ns *= 2;
+	/* A plane tried again and out again was down all along. */
+	if (pl->state == MR_PLANE_TIMED_OUT)
+		return MR_PLANE_SAME;
+	pl->state = MR_PLANE_TIMED_OUT;
+	return MR_PLANE_WENT_DOWN;
+}
+EXPORT_SYMBOL_IF_KUNIT(mr_plane_timed_out);
+
+/**
+ * mr_plane_pick() - the plane path @path leaves on
+ * @path: the path's id
+ * @count: planes, 1..MR_PLANES_MAX
+ * @usable: bit i set when plane i is in service
+ *
+ * A path's own plane is @path modulo @count, so that paths spread evenly
+ * and keep their plane while it serves. The paths of a plane out of
+ * service spread over the planes in service, and come back to it when it
+ * does; with none in service, each keeps its own.
+ *
+ * Return: the plane, below @count.
+ */
+u32 mr_plane_pick(u32 path, u32 count, u32 usable)
+{
+	u32 home, n, k, mask, i;
+
+	if (!count)
+		return 0;
+	home = path % count;
+	mask = mr_plane_mask(count, usable);
+	if ((mask & (1u << home)) || !mask)
+		return home;
+	n = mr_plane_bits(mask);
+	k = (path / count) % n;
+	for (i = 0; i < count; i++)
+		if ((mask & (1u << i)) && k-- == 0)
+			return i;
+	return home;
+}
+EXPORT_SYMBOL_IF_KUNIT(mr_plane_pick);
+
+/* How many of paths 0..@paths-1 leave on @plane. */
+u32 mr_plane_paths(u32 plane, u32 paths, u32 count, u32 usable)
+{
+	u32 n = 0, id;
+
+	for (id = 0; id < paths; id++)
+		if (mr_plane_pick(id, count, usable) == plane)
+			n++;
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(mr_plane_paths);
+
+/*
+ * Whether the connection's paths on @plane all timed out: each that has
+ * packets in flight has timed out at least once with no acknowledgment
+ * since, and there is one. A path with nothing in flight tells nothing.
+ */
+bool mr_plane_paths_timed_out(const struct mr_paths *ps, u32 plane,
+			      u32 count, u32 usable)
+{
+	bool any = false;
+	u32 id;
+
+	for (id = 0; id < ps->count; id++) {
+		const struct mr_path *p = &ps->path[id];
+
+		if (mr_plane_pick(id, count, usable) != plane ||
+		    (!p->inflight && !p->rtos))
+			continue;
+		if (!p->rtos)
+			return false;
+		any = true;
+	}
+	return any;
+}
+EXPORT_SYMBOL_IF_KUNIT(mr_plane_paths_timed_out);
