@@ -7,7 +7,10 @@
  * with their numbers; this header is their code form.
  *
  * Sender: a window per path and one per connection; the connection's caps
- * the sum of its paths'. Each reacts, at most once per round trip, to
+ * the sum of its paths'. When it binds, every path has room, and the
+ * path scheduler (path.h) sprays by that room: the paths whose ACKs come
+ * back soonest, on the links with no queue, get the packets. Each window
+ * reacts, at most once per round trip, to
  *  - loss: a burst of losses within a round (>= loss_burst and >= a
  *    fraction of the round's packets) halves the window; losses at high
  *    delay (a full queue) decrease it by (delay - target) / delay, at most

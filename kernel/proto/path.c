@@ -132,6 +132,24 @@ void mr_paths_set_window(struct mr_paths *ps, u32 id, u32 window)
 }
 EXPORT_SYMBOL_IF_KUNIT(mr_paths_set_window);
 
+/*
+ * A path's weight in the round robin: its window times the square of the
+ * fraction of it that is free, room^2 / window, in 1/16 packets and at
+ * least 1 while it has room. Equally filled paths share in proportion to
+ * their windows. But when the connection's window binds first, every
+ * path has room, and weights by the window alone would send each path its
+ * share whatever its link does: a link that few paths hash to would idle
+ * while one that many do queued. By room, a path whose packets wait in a
+ * queue fills and gets fewer, one whose ACKs come back gets more: the
+ * packets go where they are acknowledged.
+ */
+static u32 mr_path_weight(const struct mr_path *p)
+{
+	u32 room = p->window - p->inflight;
+
+	return (room * room * 16 + p->window - 1) / p->window;
+}
+
 /**
  * mr_paths_pick_other() - choose the path for the next new packet, not
  * @avoid if another has room
@@ -139,22 +157,22 @@ EXPORT_SYMBOL_IF_KUNIT(mr_paths_set_window);
  * @avoid: a path id to pass over (e.g. the one that carried the first
  *	copy of a request sent twice); MR_PATH_MAX avoids none
  *
- * A round robin over the active paths with room, weighted by their
- * windows (smooth weighted round robin): each gains its window in credit
- * at every pick and the one with the most goes, losing the sum of the
- * windows. So packets spread in proportion to the windows even when every
- * path has room because the connection's window binds first, each path
- * with room keeps getting its share (a later packet of a path is what
- * shows its holes), and equal windows give plain round robin, ties going
- * to the path after the last one chosen. O(paths). The chosen path is
- * charged with the packet.
+ * A round robin over the active paths with room, weighted by their room
+ * (smooth weighted round robin, mr_path_weight()): each gains its weight
+ * in credit at every pick and the one with the most goes, losing the sum
+ * of the weights. So packets spread in proportion to the windows among
+ * paths equally filled, move away from paths that fill, and each path
+ * with room keeps getting a share (a later packet of a path is what shows
+ * its holes); equal windows and fill give each path one packet in every
+ * round of picks, ties going to the path after the last one chosen.
+ * O(paths). The chosen path is charged with the packet.
  *
  * Return: the path id, -MR_EAGAIN if every active path is full, or
  * -MR_ENOPATH if no path is active.
  */
 int mr_paths_pick_other(struct mr_paths *ps, u32 avoid)
 {
-	u32 k, id, active = 0, total = 0;
+	u32 k, id, active = 0, total = 0, weight;
 	int best = -1, spare = -1;
 	struct mr_path *p;
 
@@ -166,8 +184,9 @@ int mr_paths_pick_other(struct mr_paths *ps, u32 avoid)
 		active++;
 		if (p->inflight >= p->window)
 			continue;
-		p->credit += (s32)p->window;
-		total += p->window;
+		weight = mr_path_weight(p);
+		p->credit += (s32)weight;
+		total += weight;
 		if (id == avoid)
 			spare = (int)id;
 		else if (best < 0 || p->credit > ps->path[best].credit)

@@ -2,11 +2,12 @@
 /*
  * The path scheduler of one connection. A path is a UDP source port, so
  * that ECMP hashing gives each its own route through the fabric. New
- * packets go to the active path with the most window room relative to
- * its window (round-robin among equals), so that spraying follows the
- * windows congestion control sets; a path that times out N times in a
- * row fails, and restarts with a new source port and a new epoch of its
- * PSN space.
+ * packets go to the active paths with room by a round robin weighted by
+ * that room (room^2 / window), so that spraying follows the windows
+ * congestion control sets and, when the connection's window binds first,
+ * the paths whose packets are acknowledged soonest; a path that times out
+ * N times in a row fails, and restarts with a new source port and a new
+ * epoch of its PSN space.
  */
 #ifndef METAROCE_PROTO_PATH_H
 #define METAROCE_PROTO_PATH_H

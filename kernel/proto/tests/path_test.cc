@@ -69,19 +69,28 @@ TEST(Paths, RoundRobinSkipsFullAndFailed)
 	mr_paths ps;
 
 	ASSERT_EQ(mr_paths_init(&ps, 4, 2, 1), 0);
-	for (int i = 0; i < 8; i++)
-		EXPECT_EQ(mr_paths_pick(&ps), i % 4);
+	for (int round = 0; round < 2; round++) { // each path once a round
+		uint32_t seen = 0;
+
+		for (int i = 0; i < 4; i++)
+			seen |= 1u << mr_paths_pick(&ps);
+		EXPECT_EQ(seen, 0xfu);
+	}
 	mr_paths_set_window(&ps, 1, 2); // path 1 has 2 in flight: full
-	EXPECT_EQ(mr_paths_pick(&ps), 0);
-	EXPECT_EQ(mr_paths_pick(&ps), 2);
-	EXPECT_EQ(mr_paths_pick(&ps), 3);
+	uint32_t seen = 0;
+
+	for (int i = 0; i < 3; i++)
+		seen |= 1u << mr_paths_pick(&ps);
+	EXPECT_EQ(seen, 0xdu); // 0, 2 and 3
 	EXPECT_FALSE(mr_paths_timeout(&ps, 2, 3));
 	EXPECT_TRUE(mr_paths_timeout(&ps, 2, 0)); // second in a row: failed
 	EXPECT_EQ(ps.path[2].state, MR_PATH_FAILED);
 	EXPECT_EQ(ps.path[2].inflight, 0u);
 	EXPECT_FALSE(mr_paths_timeout(&ps, 2, 0)); // fails only once
-	EXPECT_EQ(mr_paths_pick(&ps), 0);
-	EXPECT_EQ(mr_paths_pick(&ps), 3);
+	seen = 0;
+	for (int i = 0; i < 2; i++)
+		seen |= 1u << mr_paths_pick(&ps);
+	EXPECT_EQ(seen, 0x9u); // 0 and 3
 	EXPECT_EQ(mr_paths_charge(&ps, 2), -MR_ENOPATH);
 	EXPECT_EQ(mr_paths_charge(&ps, 1), -MR_EAGAIN);
 	EXPECT_EQ(mr_paths_charge(&ps, 4), -MR_EFIELD);
@@ -445,19 +454,61 @@ TEST(PathsWeighted, ShrunkPathGetsLess)
 	EXPECT_EQ(on1, 40u);
 }
 
-// Equal windows: plain round robin, whatever their fill, so a path with
-// a hole (packets in flight that will turn out lost) keeps its turn: its
-// next packets are what show the hole.
-TEST(PathsWeighted, EqualWindowsKeepRoundRobin)
+// Equal windows and fill: each path once in every round of picks. A path
+// with fewer packets in flight gets more than the others, but a path with
+// many (a hole: packets that will turn out lost) keeps getting packets
+// while it has room: its next packets are what show the hole.
+TEST(PathsWeighted, EqualRoomsShareEvenly)
 {
+	uint32_t picks[4] = {};
 	mr_paths ps;
 
 	ASSERT_EQ(mr_paths_init(&ps, 4, 3, 1), 0);
-	for (int i = 0; i < 8; i++)
-		EXPECT_EQ(mr_paths_pick(&ps), i % 4);
+	for (int round = 0; round < 2; round++) {
+		uint32_t seen = 0;
+
+		for (int i = 0; i < 4; i++)
+			seen |= 1u << mr_paths_pick(&ps);
+		EXPECT_EQ(seen, 0xfu);
+	}
 	mr_paths_ack(&ps, 2, 2, 0); // path 2 is empty now, the others not
-	for (int i = 0; i < 8; i++)
-		EXPECT_EQ(mr_paths_pick(&ps), i % 4);
+	for (int i = 0; i < 24; i++)
+		picks[mr_paths_pick(&ps)]++;
+	EXPECT_GT(picks[2], picks[0]);
+	for (int i = 0; i < 4; i++)
+		EXPECT_GE(picks[i], 5u) << "path " << i;
+}
+
+// Room, not the window alone: with the connection's window binding and
+// every path's window far from full, the paths whose packets are
+// acknowledged sooner (their links are not queued) get more of them.
+TEST(PathsWeighted, FasterAckedPathsGetMore)
+{
+	std::vector<std::pair<uint64_t, uint32_t>> out; // due, path
+	uint32_t picks[2] = {};
+	mr_paths ps;
+
+	ASSERT_EQ(mr_paths_init(&ps, 2, 3, 1), 0);
+	// Path 0's packets take 3 ticks to be acknowledged, path 1's 1.
+	for (uint64_t t = 0; t < 4000; t++) {
+		while (ps.inflight < 8) {
+			int id = mr_paths_pick(&ps);
+
+			ASSERT_GE(id, 0);
+			picks[id]++;
+			out.emplace_back(t + (id ? 1 : 3), (uint32_t)id);
+		}
+		for (size_t i = 0; i < out.size();) {
+			if (out[i].first <= t) {
+				mr_paths_ack(&ps, out[i].second, 1, 0);
+				out.erase(out.begin() + (long)i);
+			} else {
+				i++;
+			}
+		}
+	}
+	// By the windows alone: 1 : 1. By room: path 1 carries more.
+	EXPECT_GT(picks[1], picks[0] * 11 / 10);
 }
 
 TEST(PathsWeighted, PickOtherAvoidsUnlessAlone)
