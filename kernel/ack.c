@@ -78,6 +78,7 @@ void mr_receiver_env_event(struct mr_receiver *r, enum mr_receiver_event ev,
 void mr_ack_init(struct mr_xport *x)
 {
 	mr_receiver_start(&x->rcv, x->qp->attr.rq_psn);
+	memset(x->ack.plane_arrived, -1, sizeof(x->ack.plane_arrived));
 	x->ack.fatal = 0;
 	x->ack.fatal_nak_ns = 0;
 	x->ack.rx_on = true;

@@ -47,6 +47,7 @@ int mr_ah_av_to_flow(struct mr_dev *dev, const struct rdma_ah_attr *ah,
 	}
 	memcpy(&flow->saddr, sgid_attr->gid.raw, sizeof(flow->saddr));
 	memcpy(&flow->daddr, grh->dgid.raw, sizeof(flow->daddr));
+	flow->oif = 0;
 	if (ipv6_addr_v4mapped(&flow->saddr) !=
 	    ipv6_addr_v4mapped(&flow->daddr)) {
 		ibdev_dbg(&dev->ib_dev,

@@ -17,6 +17,7 @@
 #include "mr.h"
 #include "notify.h"
 #include "opcode.h"
+#include "plane.h"
 #include "trace.h"
 #include "tx.h"
 
@@ -366,6 +367,9 @@ void mr_sender_env_failover(struct mr_sender *s, u32 id, u16 old_epoch,
 		.moved = moved,
 	};
 
+	/* A new PSN space: its first packet starts the plane's record. */
+	x->plane_sent[id] = U8_MAX;
+
 	mr_stats_inc(to_mr_dev(x->qp->ibqp.device), MR_CNT_PATH_FAILOVERS);
 	trace_metaroce_path_failover(x->qp->ibqp.qp_num, id, old_epoch,
 				     old_sport, ev.new_epoch, ev.new_sport,
@@ -392,6 +396,10 @@ void mr_sender_env_event(struct mr_sender *s, enum mr_sender_event ev,
 	const struct mr_tx_path *p = &s->path[id];
 
 	mr_stats_inc(to_mr_dev(x->qp->ibqp.device), mr_comp_event_counter[ev]);
+	/* A packet lost on a plane the path has left blames no plane. */
+	if (ev == MR_SEV_RTO && !mr_seq_before(arg, x->plane_first_psn[id]))
+		mr_plane_path_timeout(to_mr_dev(x->qp->ibqp.device), &s->ps,
+				      x->plane_sent, id);
 	if (ev == MR_SEV_CC_DECREASE)
 		trace_metaroce_cc(x->qp->ibqp.qp_num, id, arg, p->cc.w.cwnd,
 				  p->cc.w.alpha, s->cc.w.cwnd, p->rto.srtt,

@@ -5,7 +5,6 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/ethtool.h>
 #include <linux/if_arp.h>
 #include <linux/rtnetlink.h>
 #include <net/addrconf.h>
@@ -20,6 +19,7 @@
 #include "local.h"
 #include "mr.h"
 #include "mw.h"
+#include "plane.h"
 #include "qp.h"
 #include "restrack.h"
 #include "share.h"
@@ -41,17 +41,6 @@ enum ib_port_state mr_device_port_state(struct mr_dev *dev)
 }
 
 /* The netdev's link speed in Mbit/s, 0 if it reports none; under RTNL. */
-static u32 mr_device_link_mbps(struct net_device *ndev)
-{
-	struct ethtool_link_ksettings ks;
-
-	ASSERT_RTNL();
-	if (__ethtool_get_link_ksettings(ndev, &ks) ||
-	    ks.base.speed == SPEED_UNKNOWN)
-		return 0;
-	return ks.base.speed;
-}
-
 /*
  * The netdev changed (under RTNL): the receiver's capacity follows its
  * speed, and a change of port state goes to ib_core's clients as an
@@ -65,7 +54,7 @@ void mr_device_port_update(struct mr_dev *dev, struct net_device *ndev)
 		.element.port_num = MR_PORT,
 	};
 
-	mr_share_link_speed(dev, mr_device_link_mbps(ndev));
+	mr_share_link_speed(dev, mr_plane_link_mbps(dev));
 	if (xchg(&dev->port_state, state) == state)
 		return;
 	event.event = state == IB_PORT_ACTIVE ? IB_EVENT_PORT_ACTIVE :
@@ -234,6 +223,7 @@ static void mr_device_dealloc_driver(struct ib_device *ib_dev)
 
 	mr_restrack_dev_fini(dev);
 	mr_qp_dev_fini(dev);
+	mr_plane_dev_fini(dev);
 	mr_mr_dev_fini(dev);
 	mr_share_dev_fini(dev);
 	/* Nothing reads the device any more: detached already, or now. */
@@ -309,6 +299,7 @@ static void mr_device_init(struct mr_dev *dev, struct net_device *ndev)
 {
 	dev->ib_dev.node_type = RDMA_NODE_IB_CA;
 	dev->ib_dev.phys_port_cnt = 1;
+	mr_plane_dev_init(dev);
 	dev->ib_dev.num_comp_vectors = num_possible_cpus();
 	/* The data path goes through the kernel: no queue is mmapped. */
 	dev->ib_dev.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POLL_CQ) |
@@ -367,7 +358,7 @@ int mr_device_add(const char *ibdev_name, struct net_device *ndev)
 	if (err)
 		goto err_dealloc;
 	rtnl_lock();
-	mr_share_link_speed(dev, mr_device_link_mbps(ndev));
+	mr_share_link_speed(dev, mr_plane_link_mbps(dev));
 	rtnl_unlock();
 
 	err = ib_device_set_netdev(&dev->ib_dev, ndev, MR_PORT);

@@ -12,6 +12,7 @@
 
 #include "device.h"
 #include "link.h"
+#include "plane.h"
 #include "socket.h"
 
 /* Serialises "is there a device on this netdev?" with creating one. */
@@ -79,8 +80,10 @@ static int mr_link_netdev_event(struct notifier_block *nb, unsigned long event,
 				void *arg)
 {
 	struct net_device *ndev = netdev_notifier_info_to_dev(arg);
-	struct mr_dev *dev = mr_link_dev_get(ndev);
+	struct mr_dev *dev;
 
+	mr_plane_netdev_event(ndev, event);
+	dev = mr_link_dev_get(ndev);
 	if (!dev)
 		return NOTIFY_DONE;
 

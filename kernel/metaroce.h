@@ -44,6 +44,7 @@ struct mr_port;
 struct mr_stats;
 struct mr_xport;
 struct mr_restrack_qp;
+struct mr_plane_set;
 
 /*
  * The device's ingress, shared among the connections sending to it
@@ -108,6 +109,16 @@ struct mr_dev {
 	struct xarray qp_xa;
 	u32 qp_next;
 	atomic_t num_qp;
+	/*
+	 * plane.c: the netdevs it sprays over (none: its own), and, under
+	 * the lock, which serve, which are tried again and when
+	 */
+	struct mr_plane_set __rcu *planes;
+	spinlock_t planes_lock;	/* the planes' service; BH and timers */
+	u32 planes_usable;
+	u32 planes_probing;
+	u64 planes_retry;
+	u32 planes_gen;		/* moves on when a plane leaves service */
 	/* restrack.c: QPs bound to counters, and the counters' ids */
 	struct mutex restrack_lock;
 	struct list_head restrack_bound;
@@ -142,6 +153,7 @@ struct mr_flow {
 	struct in6_addr saddr;
 	struct in6_addr daddr;
 	__be16 sport;		/* the path's port; the device's is the other */
+	int oif;		/* the plane's netdev; 0: the device's */
 };
 
 /* A scatter/gather element as posted: not resolved until it is used. */

@@ -8,6 +8,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/rtnetlink.h>
 #include <linux/slab.h>
 #include <net/genetlink.h>
 #include <net/ipv6.h>
@@ -18,6 +19,7 @@
 #include "counters.h"
 #include "netlink.h"
 #include "notify.h"
+#include "plane.h"
 #include "qp.h"
 #include "share.h"
 #include "socket.h"
@@ -133,6 +135,13 @@ static const struct nla_policy mr_netlink_path_policy[METAROCE_A_PATH_ID + 1] = 
 	[METAROCE_A_PATH_QPN] = NLA_POLICY_FULL_RANGE(NLA_U32,
 						      &mr_netlink_range_qpn),
 	[METAROCE_A_PATH_ID] = NLA_POLICY_MAX(NLA_U32, MR_PATH_MAX - 1),
+};
+
+static const struct nla_policy mr_netlink_plane_policy[METAROCE_A_PLANE_MAX + 1] = {
+	[METAROCE_A_PLANE_DEV_INDEX] = { .type = NLA_U32 },
+	[METAROCE_A_PLANE_DEV_NAME] = { .type = NLA_NUL_STRING, .len = 63 },
+	[METAROCE_A_PLANE_NETDEV_NAME] = { .type = NLA_NUL_STRING,
+					   .len = IFNAMSIZ - 1 },
 };
 
 static struct genl_family mr_netlink_family;
@@ -963,6 +972,163 @@ out:
 	return skb->len;
 }
 
+static int mr_netlink_plane_fill(struct sk_buff *skb, struct mr_dev *dev,
+				 const struct mr_plane_info *pi,
+				 struct netlink_callback *cb)
+{
+	static const char * const names[] = {
+		"tx_packets", "tx_bytes", "rx_packets", "rx_bytes",
+		"ce_marks", "downs",
+	};
+	const u64 values[] = {
+		pi->tx_packets, pi->tx_bytes, pi->rx_packets, pi->rx_bytes,
+		pi->ce_marks, pi->downs,
+	};
+	struct nlattr *nest, *entry;
+	void *hdr;
+	int i;
+
+	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			  &mr_netlink_family, NLM_F_MULTI,
+			  METAROCE_CMD_PLANE_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, METAROCE_A_PLANE_DEV_INDEX, dev->ib_dev.index) ||
+	    nla_put_string(skb, METAROCE_A_PLANE_DEV_NAME,
+			   dev_name(&dev->ib_dev.dev)) ||
+	    nla_put_u32(skb, METAROCE_A_PLANE_ID, pi->id) ||
+	    nla_put_u32(skb, METAROCE_A_PLANE_NETDEV_IFINDEX, pi->ifindex) ||
+	    nla_put_string(skb, METAROCE_A_PLANE_NETDEV_NAME, pi->name) ||
+	    nla_put_u8(skb, METAROCE_A_PLANE_STATE, pi->state) ||
+	    nla_put_u32(skb, METAROCE_A_PLANE_PATHS, pi->paths) ||
+	    (pi->state == MR_PLANE_TIMED_OUT &&
+	     nla_put_u64_64bit(skb, METAROCE_A_PLANE_RETRY_NS, pi->retry_ns,
+			       METAROCE_A_PLANE_PAD)))
+		goto cancel;
+	nest = nla_nest_start(skb, METAROCE_A_PLANE_STATS);
+	if (!nest)
+		goto cancel;
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		entry = nla_nest_start(skb, METAROCE_A_STATS_ENTRY);
+		if (!entry ||
+		    nla_put_string(skb, METAROCE_A_STATS_ENTRY_NAME, names[i]) ||
+		    nla_put_u64_64bit(skb, METAROCE_A_STATS_ENTRY_VALUE,
+				      values[i], METAROCE_A_STATS_ENTRY_PAD))
+			goto cancel;
+		nla_nest_end(skb, entry);
+	}
+	nla_nest_end(skb, nest);
+	genlmsg_end(skb, hdr);
+	return 0;
+cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+static int mr_netlink_plane_get_start(struct netlink_callback *cb)
+{
+	const struct genl_dumpit_info *di = genl_dumpit_info(cb);
+	struct mr_dev *dev;
+
+	if (!di->attrs[METAROCE_A_PLANE_DEV_INDEX] &&
+	    !di->attrs[METAROCE_A_PLANE_DEV_NAME])
+		return 0;
+	dev = mr_netlink_dump_dev(cb, METAROCE_A_PLANE_DEV_INDEX,
+				  METAROCE_A_PLANE_DEV_NAME);
+	if (IS_ERR(dev))
+		return PTR_ERR(dev);
+	ib_device_put(&dev->ib_dev);
+	return 0;
+}
+
+/* The planes of @dev from id cb->args[1] on; -EMSGSIZE: the skb is full. */
+static int mr_netlink_plane_dump_dev(struct sk_buff *skb,
+				     struct netlink_callback *cb,
+				     struct mr_dev *dev)
+{
+	struct mr_plane_info pi;
+	int err;
+
+	while (!mr_plane_info(dev, cb->args[1], &pi)) {
+		err = mr_netlink_plane_fill(skb, dev, &pi, cb);
+		if (err)
+			return err;
+		cb->args[1]++;
+	}
+	return 0;
+}
+
+/* cb->args[0]: the device index to go on with; [1]: the next plane id. */
+static int mr_netlink_plane_get_dumpit(struct sk_buff *skb,
+				       struct netlink_callback *cb)
+{
+	const struct genl_dumpit_info *di = genl_dumpit_info(cb);
+	struct mr_dev *dev;
+	int err = 0;
+
+	if (di->attrs[METAROCE_A_PLANE_DEV_INDEX] ||
+	    di->attrs[METAROCE_A_PLANE_DEV_NAME]) {
+		dev = mr_netlink_dump_dev(cb, METAROCE_A_PLANE_DEV_INDEX,
+					  METAROCE_A_PLANE_DEV_NAME);
+		if (IS_ERR(dev))
+			return PTR_ERR(dev);
+		err = mr_netlink_plane_dump_dev(skb, cb, dev);
+		ib_device_put(&dev->ib_dev);
+	} else {
+		while ((dev = mr_socket_dev_next(sock_net(cb->skb->sk),
+						 cb->args[0]))) {
+			if (dev->ib_dev.index != cb->args[0]) {
+				cb->args[0] = dev->ib_dev.index;
+				cb->args[1] = 0;
+			}
+			err = mr_netlink_plane_dump_dev(skb, cb, dev);
+			ib_device_put(&dev->ib_dev);
+			if (err)
+				break;
+			cb->args[0]++;
+			cb->args[1] = 0;
+		}
+	}
+	if (err && !skb->len)
+		return err;
+	return skb->len;
+}
+
+/* PLANE_ADD and PLANE_DEL: the device, and a netdev of its namespace. */
+static int mr_netlink_plane_set_doit(struct sk_buff *skb,
+				     struct genl_info *info)
+{
+	struct netlink_ext_ack *extack = info->extack;
+	struct nlattr **tb = info->attrs;
+	struct net_device *ndev;
+	struct mr_dev *dev;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, METAROCE_A_PLANE_NETDEV_NAME))
+		return -EINVAL;
+	dev = mr_netlink_dev_find(genl_info_net(info),
+				  tb[METAROCE_A_PLANE_DEV_INDEX],
+				  tb[METAROCE_A_PLANE_DEV_NAME], extack);
+	if (IS_ERR(dev))
+		return PTR_ERR(dev);
+	rtnl_lock();
+	ndev = __dev_get_by_name(dev_net(dev->ndev),
+				 nla_data(tb[METAROCE_A_PLANE_NETDEV_NAME]));
+	if (!ndev) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[METAROCE_A_PLANE_NETDEV_NAME],
+				    "no such netdev in the device's network namespace");
+		err = -ENODEV;
+	} else if (info->genlhdr->cmd == METAROCE_CMD_PLANE_ADD) {
+		err = mr_plane_add(dev, ndev, extack);
+	} else {
+		err = mr_plane_del(dev, ndev, mr_qp_count_non_gsi(dev) > 0,
+				   extack);
+	}
+	rtnl_unlock();
+	ib_device_put(&dev->ib_dev);
+	return err;
+}
+
 /* An event about @qp to @dev's namespace; any context, under RCU. */
 static struct sk_buff *mr_netlink_event_new(struct mr_qp *qp, u8 cmd,
 					    void **hdr)
@@ -1036,9 +1202,42 @@ static void mr_netlink_qp_error(struct mr_qp *qp, u8 reason)
 	mr_netlink_event_send(qp, msg, hdr);
 }
 
+/* Called by plane.c (through notify.c), in any context. */
+static void mr_netlink_plane_event(struct mr_dev *dev, u32 id,
+				   const char *netdev, bool up, u8 reason)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	if (!rcu_access_pointer(dev->mrn) ||
+	    !genl_has_listeners(&mr_netlink_family, dev_net(dev->ndev),
+				MR_NETLINK_GROUP_EVENTS))
+		return;
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_ATOMIC);
+	if (!msg)
+		return;
+	hdr = genlmsg_put(msg, 0, 0, &mr_netlink_family, 0,
+			  up ? METAROCE_CMD_PLANE_UP_NTF :
+			       METAROCE_CMD_PLANE_DOWN_NTF);
+	if (!hdr ||
+	    nla_put_u32(msg, METAROCE_A_EVENT_DEV_INDEX, dev->ib_dev.index) ||
+	    nla_put_string(msg, METAROCE_A_EVENT_DEV_NAME,
+			   dev_name(&dev->ib_dev.dev)) ||
+	    nla_put_u32(msg, METAROCE_A_EVENT_PLANE, id) ||
+	    nla_put_string(msg, METAROCE_A_EVENT_PLANE_NETDEV, netdev) ||
+	    nla_put_u8(msg, METAROCE_A_EVENT_PLANE_REASON, reason)) {
+		nlmsg_free(msg);
+		return;
+	}
+	genlmsg_end(msg, hdr);
+	genlmsg_multicast_netns(&mr_netlink_family, dev_net(dev->ndev), msg, 0,
+				MR_NETLINK_GROUP_EVENTS, GFP_ATOMIC);
+}
+
 static const struct mr_notify_ops mr_netlink_notify_ops = {
 	.path_failover = mr_netlink_path_failover,
 	.qp_error = mr_netlink_qp_error,
+	.plane = mr_netlink_plane_event,
 };
 
 static const struct genl_ops mr_netlink_ops[] = {
@@ -1070,6 +1269,27 @@ static const struct genl_ops mr_netlink_ops[] = {
 		.dumpit = mr_netlink_path_get_dumpit,
 		.policy = mr_netlink_path_policy,
 		.maxattr = ARRAY_SIZE(mr_netlink_path_policy) - 1,
+	},
+	{
+		.cmd = METAROCE_CMD_PLANE_GET,
+		.start = mr_netlink_plane_get_start,
+		.dumpit = mr_netlink_plane_get_dumpit,
+		.policy = mr_netlink_plane_policy,
+		.maxattr = ARRAY_SIZE(mr_netlink_plane_policy) - 1,
+	},
+	{
+		.cmd = METAROCE_CMD_PLANE_ADD,
+		.doit = mr_netlink_plane_set_doit,
+		.policy = mr_netlink_plane_policy,
+		.maxattr = ARRAY_SIZE(mr_netlink_plane_policy) - 1,
+		.flags = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd = METAROCE_CMD_PLANE_DEL,
+		.doit = mr_netlink_plane_set_doit,
+		.policy = mr_netlink_plane_policy,
+		.maxattr = ARRAY_SIZE(mr_netlink_plane_policy) - 1,
+		.flags = GENL_UNS_ADMIN_PERM,
 	},
 };
 

@@ -43,3 +43,16 @@ void mr_notify_qp_error(struct mr_qp *qp, u8 reason)
 		ops->qp_error(qp, reason);
 	rcu_read_unlock();
 }
+
+/* Plane @id (netdev @netdev) went out of service, or came back (@up). */
+void mr_notify_plane(struct mr_dev *dev, u32 id, const char *netdev, bool up,
+		     u8 reason)
+{
+	const struct mr_notify_ops *ops;
+
+	rcu_read_lock();
+	ops = rcu_dereference(mr_notify_handlers);
+	if (ops)
+		ops->plane(dev, id, netdev, up, reason);
+	rcu_read_unlock();
+}

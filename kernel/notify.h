@@ -27,6 +27,8 @@ struct mr_notify_ops {
 	void (*path_failover)(struct mr_qp *qp,
 			      const struct mr_notify_failover *f);
 	void (*qp_error)(struct mr_qp *qp, u8 reason);
+	void (*plane)(struct mr_dev *dev, u32 id, const char *netdev, bool up,
+		      u8 reason);
 };
 
 void mr_notify_register(const struct mr_notify_ops *ops);
@@ -34,5 +36,7 @@ void mr_notify_unregister(void);
 void mr_notify_path_failover(struct mr_qp *qp,
 			     const struct mr_notify_failover *f);
 void mr_notify_qp_error(struct mr_qp *qp, u8 reason);
+void mr_notify_plane(struct mr_dev *dev, u32 id, const char *netdev, bool up,
+		     u8 reason);
 
 #endif /* METAROCE_NOTIFY_H */

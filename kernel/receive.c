@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Receive: the sockets' one entry point. A datagram is matched to the
- * device of its ingress netdev, checked, decoded by proto/wire.c and
+ * device of its ingress netdev (or of the plane it came by), checked, decoded by proto/wire.c and
  * dispatched by opcode: to the responder (requests, and responses to our
  * own requests, which ride the peer's paths alike), to the completer
  * (ACKs and NAKs), or to ud.c (datagrams). Every drop is counted.
@@ -16,10 +16,12 @@
 #include <net/ip.h>
 #include <net/udp.h>
 
+#include "ack.h"
 #include "comp.h"
 #include "counters.h"
 #include "crypt.h"
 #include "handshake.h"
+#include "plane.h"
 #include "qp.h"
 #include "receive.h"
 #include "req.h"
@@ -51,7 +53,7 @@ static bool mr_receive_from_peer(const struct mr_qp *qp,
  * address, or without the connection's tag, are dropped first.
  */
 static void mr_receive_xport(struct mr_qp *qp, struct sk_buff *skb,
-			     const struct mr_pkt *pkt)
+			     const struct mr_pkt *pkt, int plane)
 {
 	struct mr_dev *dev = to_mr_dev(qp->ibqp.device);
 	struct mr_xport *x = qp->xp;
@@ -76,6 +78,9 @@ static void mr_receive_xport(struct mr_qp *qp, struct sk_buff *skb,
 		trace_metaroce_rx(dev, skb->len, pkt, mr_counters_name(drop));
 		return;
 	}
+	/* Its path's ACKs go back on the plane it came by. */
+	if (plane >= 0 && pkt->base.path < MR_PATH_MAX)
+		x->ack.plane_arrived[pkt->base.path] = plane;
 	switch (pkt->base.opcode) {
 	case MR_OP_HELLO:
 		/* The peer's tag, now proven, lets queued work go. */
@@ -107,7 +112,7 @@ static void mr_receive_xport(struct mr_qp *qp, struct sk_buff *skb,
 
 /* A valid packet for @dev: to the QP it names, or counted as no such QP. */
 static void mr_receive_packet(struct mr_dev *dev, struct sk_buff *skb,
-			      const struct mr_pkt *pkt)
+			      const struct mr_pkt *pkt, int plane)
 {
 	struct mr_qp *qp = mr_qp_get(dev, pkt->base.qpn);
 	bool ud = mr_wire_op_flags(pkt->base.opcode) & MR_WIRE_F_DATAGRAM;
@@ -128,7 +133,7 @@ static void mr_receive_packet(struct mr_dev *dev, struct sk_buff *skb,
 	if (ud)
 		mr_ud_rcv(qp, skb, pkt);
 	else
-		mr_receive_xport(qp, skb, pkt);
+		mr_receive_xport(qp, skb, pkt, plane);
 	mr_qp_put(qp);
 	consume_skb(skb);
 }
@@ -145,29 +150,61 @@ static enum mr_counter mr_receive_decode_drop(int err)
 	}
 }
 
-/*
- * The device a datagram is for: the one on its ingress netdev, or, when it
- * came back over loopback (two QPs of one host), the one on the netdev that
- * owns its destination address. Under RCU (the UDP receive path).
- */
-static struct mr_dev *mr_receive_dev(struct sk_buff *skb)
+/* The netdev that owns @skb's destination address, under RCU. */
+static struct net_device *mr_receive_addr_dev(struct sk_buff *skb)
 {
-	struct net_device *ndev = skb->dev;
+	struct net *net = dev_net(skb->dev);
+
+	if (skb->protocol == htons(ETH_P_IP))
+		return __ip_dev_find(net, ip_hdr(skb)->daddr, false);
+	if (skb->protocol == htons(ETH_P_IPV6))
+		return ipv6_dev_find(net, &ipv6_hdr(skb)->daddr, NULL);
+	return NULL;
+}
+
+static struct mr_dev *mr_receive_dev_on(struct net_device *ndev)
+{
 	struct ib_device *ib_dev;
 
-	if (ndev->flags & IFF_LOOPBACK) {
-		if (skb->protocol == htons(ETH_P_IP))
-			ndev = __ip_dev_find(dev_net(ndev), ip_hdr(skb)->daddr,
-					     false);
-		else if (skb->protocol == htons(ETH_P_IPV6))
-			ndev = ipv6_dev_find(dev_net(ndev),
-					     &ipv6_hdr(skb)->daddr, NULL);
-		if (!ndev)
-			return NULL;
-	}
 	ib_dev = ib_device_get_by_netdev(ndev,
 					 (enum rdma_driver_id)METAROCE_DRIVER_ID);
 	return ib_dev ? to_mr_dev(ib_dev) : NULL;
+}
+
+/*
+ * The device a datagram is for, with a reference, and the plane it came
+ * by (@plane, -1: none): the device on its ingress netdev; or, when it
+ * came back over loopback (two QPs of one host), the one on the netdev
+ * that owns its destination address; or, when it came by a plane, that
+ * device if the plane is one of its own. Under RCU (the UDP receive path).
+ */
+static struct mr_dev *mr_receive_dev(struct sk_buff *skb, unsigned int len,
+				     int *plane)
+{
+	struct net_device *ndev = skb->dev;
+	struct mr_dev *dev;
+
+	*plane = -1;
+	if (ndev->flags & IFF_LOOPBACK) {
+		ndev = mr_receive_addr_dev(skb);
+		return ndev ? mr_receive_dev_on(ndev) : NULL;
+	}
+	dev = mr_receive_dev_on(ndev);
+	if (dev) {
+		*plane = mr_plane_arrived(dev, ndev->ifindex, len,
+					  mr_ack_ce(skb));
+		return dev;
+	}
+	ndev = mr_receive_addr_dev(skb);
+	dev = ndev ? mr_receive_dev_on(ndev) : NULL;
+	if (!dev)
+		return NULL;
+	*plane = mr_plane_arrived(dev, skb->dev->ifindex, len, mr_ack_ce(skb));
+	if (*plane < 0) {
+		ib_device_put(&dev->ib_dev);
+		return NULL;
+	}
+	return dev;
 }
 
 /**
@@ -186,9 +223,9 @@ int mr_receive_udp(struct sock *sk, struct sk_buff *skb)
 	enum mr_counter drop;
 	struct mr_pkt pkt;
 	struct mr_dev *dev;
-	int err;
+	int plane, err;
 
-	dev = mr_receive_dev(skb);
+	dev = mr_receive_dev(skb, len, &plane);
 	/* The netdev's device may listen on another port of the namespace. */
 	if (dev && !mr_socket_dev_owns(dev, sk)) {
 		ib_device_put(&dev->ib_dev);
@@ -231,7 +268,7 @@ int mr_receive_udp(struct sock *sk, struct sk_buff *skb)
 		goto drop;
 	}
 	__skb_pull(skb, sizeof(struct udphdr));
-	mr_receive_packet(dev, skb, &pkt);
+	mr_receive_packet(dev, skb, &pkt, plane);
 	ib_device_put(&dev->ib_dev);
 	return 0;
 

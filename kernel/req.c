@@ -14,6 +14,7 @@
 
 #include "ack.h"
 #include "opcode.h"
+#include "plane.h"
 #include "req.h"
 #include "resp.h"
 #include "trace.h"
@@ -34,6 +35,9 @@ void mr_req_start(struct mr_xport *x, bool early)
 	mr_sender_start(&x->snd, qp->attr.sq_psn, early, seed,
 			x->mtu + MR_TRANSPORT_HDR_RESERVE);
 	mr_hello_start(&x->hello, mr_xport_now());
+	/* No path has sent on a plane yet (tx.c). */
+	memset(x->plane_sent, U8_MAX, sizeof(x->plane_sent));
+	x->plane_gen = mr_plane_gen(to_mr_dev(x->qp->ibqp.device));
 }
 
 /*
@@ -131,10 +135,29 @@ int mr_req_submit(struct mr_qp *qp, const struct mr_send_wqe *wqe)
  * peer's tag is known: the handshake first, again if it gave up before
  * work was posted.
  */
+/*
+ * A plane left service since this QP last looked: what its paths sent
+ * there is lost with it and goes to the other paths now.
+ */
+static void mr_req_planes(struct mr_xport *x)
+{
+	struct mr_dev *dev = to_mr_dev(x->qp->ibqp.device);
+	u32 gen = mr_plane_gen(dev), id;
+
+	if (gen == x->plane_gen)
+		return;
+	x->plane_gen = gen;
+	for (id = 0; id < x->snd.npaths; id++)
+		if (x->plane_sent[id] != U8_MAX &&
+		    !mr_plane_serves(dev, x->plane_sent[id]))
+			mr_sender_abandon(&x->snd, id);
+}
+
 void mr_req_push(struct mr_xport *x)
 {
 	if (!x->snd.on)
 		return;
+	mr_req_planes(x);
 	if (!mr_hello_ready(&x->hello)) {
 		if (mr_wq_count(&x->qp->sq))
 			mr_hello_start(&x->hello, mr_xport_now());

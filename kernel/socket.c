@@ -376,7 +376,7 @@ static int mr_socket_xmit4(struct mr_dev *dev, struct socket *sock,
 			   __be16 dport)
 {
 	struct flowi4 fl4 = {
-		.flowi4_oif = dev->ndev->ifindex,
+		.flowi4_oif = flow->oif ?: dev->ndev->ifindex,
 		.flowi4_proto = IPPROTO_UDP,
 		.daddr = flow->daddr.s6_addr32[3],
 		.saddr = flow->saddr.s6_addr32[3],
@@ -400,7 +400,7 @@ static int mr_socket_xmit6(struct mr_dev *dev, struct socket *sock,
 			   __be16 dport)
 {
 	struct flowi6 fl6 = {
-		.flowi6_oif = dev->ndev->ifindex,
+		.flowi6_oif = flow->oif ?: dev->ndev->ifindex,
 		.flowi6_proto = IPPROTO_UDP,
 		.daddr = flow->daddr,
 		.saddr = flow->saddr,
@@ -429,7 +429,7 @@ static int mr_socket_xmit6(struct mr_dev *dev, struct socket *sock,
  * Encrypts the packet if the device does (crypt.c; a packet it cannot
  * encrypt is dropped and counted there), then builds UDP (checksum always
  * on) and IP (ECT(0)) headers and routes in the netdev's namespace, out of
- * the device's netdev. The destination port is the device's own: both
+ * the flow's plane's netdev, or the device's. The destination port is the device's own: both
  * ends of a connection use the same port.
  *
  * Return: 0 when the packet went to the IP layer, else a negative errno.

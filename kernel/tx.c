@@ -10,6 +10,7 @@
 #include "counters.h"
 #include "mr.h"
 #include "opcode.h"
+#include "plane.h"
 #include "socket.h"
 #include "tx.h"
 #include "proto/bounds.h"
@@ -203,7 +204,7 @@ int mr_tx_send(struct mr_xport *x, u32 id, u32 psn, const struct mr_tx_pkt *tp,
 	struct mr_pkt pkt = {};
 	struct mr_flow flow;
 	struct sk_buff *skb;
-	int err;
+	int plane, err;
 
 	pkt.payload_len = mr_tx_header(x, id, psn, tp, flags, &pkt, &wqe);
 	skb = mr_socket_new_pkt(dev, &pkt, GFP_ATOMIC);
@@ -215,8 +216,14 @@ int mr_tx_send(struct mr_xport *x, u32 id, u32 psn, const struct mr_tx_pkt *tp,
 		return err;
 	flow = qp->flow;
 	flow.sport = htons(mr_sender_path_port(&x->snd, id));
+	flow.oif = mr_plane_route(dev, -1, id, &plane);
+	if (plane >= 0 && plane != x->plane_sent[id]) {
+		x->plane_sent[id] = plane;
+		x->plane_first_psn[id] = psn;
+	}
 	err = skb->len;
-	mr_socket_xmit(dev, skb, &flow);
+	if (!mr_socket_xmit(dev, skb, &flow))
+		mr_plane_sent(dev, plane, err);
 	return err;
 }
 
@@ -228,6 +235,8 @@ void mr_tx_control(struct mr_xport *x, struct mr_pkt *pkt, __be16 sport)
 {
 	struct mr_qp *qp = x->qp;
 	struct mr_dev *dev = to_mr_dev(qp->ibqp.device);
+	u32 path = pkt->base.path, len;
+	int arrived = -1, plane;
 	struct mr_flow flow;
 	struct sk_buff *skb;
 
@@ -241,5 +250,16 @@ void mr_tx_control(struct mr_xport *x, struct mr_pkt *pkt, __be16 sport)
 		return;
 	flow = qp->flow;
 	flow.sport = sport;
-	mr_socket_xmit(dev, skb, &flow);
+	/*
+	 * An ACK or NAK goes back on the plane its path's data came by; a
+	 * HELLO tries the planes in turn.
+	 */
+	if (pkt->base.opcode == MR_OP_HELLO)
+		path = x->hello.n_sent;
+	else if (pkt->base.path < MR_PATH_MAX)
+		arrived = x->ack.plane_arrived[pkt->base.path];
+	flow.oif = mr_plane_route(dev, arrived, path, &plane);
+	len = skb->len;
+	if (!mr_socket_xmit(dev, skb, &flow))
+		mr_plane_sent(dev, plane, len);
 }

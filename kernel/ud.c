@@ -22,6 +22,7 @@
 #include "counters.h"
 #include "cq.h"
 #include "mr.h"
+#include "plane.h"
 #include "socket.h"
 #include "ud.h"
 #include "wq.h"
@@ -49,9 +50,9 @@ static enum ib_wc_status mr_ud_xmit(struct mr_qp *qp,
 	struct mr_pkt pkt = {};
 	struct mr_flow flow;
 	struct sk_buff *skb;
-	u32 hlen;
+	u32 hlen, len;
+	int plane, err;
 	u8 *buf;
-	int err;
 
 	if (wqe->length > mr_ud_mtu(dev)) {
 		ibdev_dbg(&dev->ib_dev, "QP %u: datagram of %u bytes exceeds the path MTU %u\n",
@@ -91,8 +92,12 @@ static enum ib_wc_status mr_ud_xmit(struct mr_qp *qp,
 	}
 	flow = wqe->ud.flow;
 	flow.sport = mr_ud_sport(qp);
+	/* Datagrams take the planes in turn. */
+	flow.oif = mr_plane_route(dev, -1, pkt.base.psn, &plane);
+	len = skb->len;
 	/* A datagram that finds no route is lost, as on the wire: counted. */
-	mr_socket_xmit(dev, skb, &flow);
+	if (!mr_socket_xmit(dev, skb, &flow))
+		mr_plane_sent(dev, plane, len);
 	if (qp->ibqp.qp_type == IB_QPT_GSI)
 		mr_stats_inc(dev, MR_CNT_GSI_TX_PACKETS);
 	return IB_WC_SUCCESS;

@@ -61,6 +61,8 @@ struct mr_wqe_tx {
  */
 struct mr_ack_state {
 	bool rx_on;
+	/* the plane the peer's last packet on each path came by; -1: none */
+	s8 plane_arrived[MR_PATH_MAX];
 	u8 fatal;		/* NAK code answering everything, or 0 */
 	u32 fatal_msn;
 	u64 fatal_nak_ns;	/* when the fatal NAK last went */
@@ -106,6 +108,13 @@ struct mr_xport {
 	 */
 	struct mr_wqe_tx *wtx;
 	u64 n_rnr_naks;		/* RNR NAKs sent (telemetry) */
+	/*
+	 * The plane each path last sent on, and the first PSN it sent there
+	 * (tx.c): a timeout of an earlier PSN is not that plane's.
+	 */
+	u8 plane_sent[MR_PATH_MAX];
+	u32 plane_first_psn[MR_PATH_MAX];
+	u32 plane_gen;		/* the device's planes_gen req.c last saw */
 
 	/* responder */
 	struct mr_ack_state ack;

@@ -25,9 +25,16 @@
  *             required), in path id order; with METAROCE_A_PATH_ID only
  *             that path. A QP without paths (UD, GSI, or before RTR)
  *             yields an empty dump.
+ *   PLANE_GET dump: the planes of one device, or of every device if none
+ *             is named, in plane id order.
+ *   PLANE_ADD do: make a netdev (METAROCE_A_PLANE_NETDEV_NAME) of the
+ *             device's namespace a plane of the device; CAP_NET_ADMIN.
+ *   PLANE_DEL do: the netdev is no longer one of its planes;
+ *             CAP_NET_ADMIN. -EBUSY while the plane serves and the device
+ *             has QPs besides its GSI QP: set its netdev down first.
  *   *_NTF     events, multicast to the "events" group, never requested.
- * Only DEV_SET needs a capability; gets, dumps and the events group are
- * open to every user of the namespace.
+ * Only DEV_SET, PLANE_ADD and PLANE_DEL need a capability; gets, dumps
+ * and the events group are open to every user of the namespace.
  *
  * Message layout: every message is a genlmsghdr (cmd, version =
  * METAROCE_GENL_VERSION) followed by the attributes of one attribute set:
@@ -132,8 +139,11 @@ enum metaroce_cmd {
 	METAROCE_CMD_DEV_CHANGE_NTF,	/* enum metaroce_a_dev, as DEV_GET */
 	METAROCE_CMD_PATH_FAILOVER_NTF,	/* enum metaroce_a_event */
 	METAROCE_CMD_QP_ERROR_NTF,	/* enum metaroce_a_event */
-	METAROCE_CMD_PLANE_DOWN_NTF,	/* reserved: not sent yet */
-	METAROCE_CMD_PLANE_UP_NTF,	/* reserved: not sent yet */
+	METAROCE_CMD_PLANE_DOWN_NTF,	/* enum metaroce_a_event */
+	METAROCE_CMD_PLANE_UP_NTF,	/* enum metaroce_a_event */
+	METAROCE_CMD_PLANE_GET,		/* dump */
+	METAROCE_CMD_PLANE_ADD,		/* do; CAP_NET_ADMIN */
+	METAROCE_CMD_PLANE_DEL,		/* do; CAP_NET_ADMIN */
 
 	__METAROCE_CMD_MAX,
 	METAROCE_CMD_MAX = __METAROCE_CMD_MAX - 1
@@ -368,6 +378,44 @@ enum metaroce_a_path_stats {
 	METAROCE_A_PATH_STATS_MAX = __METAROCE_A_PATH_STATS_MAX - 1
 };
 
+/*
+ * A device's planes (PLANE_GET, PLANE_ADD, PLANE_DEL): netdevs, each an
+ * independent network, that its connections spray their paths over. A
+ * device without planes sends through its own netdev.
+ */
+enum metaroce_a_plane {
+	METAROCE_A_PLANE_UNSPEC,
+	METAROCE_A_PLANE_PAD,
+	METAROCE_A_PLANE_DEV_INDEX,	/* u32 */
+	METAROCE_A_PLANE_DEV_NAME,	/* string, at most 63 chars */
+	METAROCE_A_PLANE_ID,		/* u32 0-7, read-only: ids are dense */
+	METAROCE_A_PLANE_NETDEV_IFINDEX,	/* u32, read-only */
+	METAROCE_A_PLANE_NETDEV_NAME,	/* string, at most 15 chars */
+	METAROCE_A_PLANE_STATE,		/* u8, enum metaroce_plane_state */
+	METAROCE_A_PLANE_PATHS,		/* u32: of a connection's paths, on it */
+	METAROCE_A_PLANE_RETRY_NS,	/* u64: timed out, tried again in this */
+	METAROCE_A_PLANE_STATS,		/* nest, enum metaroce_a_stats */
+
+	__METAROCE_A_PLANE_MAX,
+	METAROCE_A_PLANE_MAX = __METAROCE_A_PLANE_MAX - 1
+};
+
+#define METAROCE_PLANES_MAX 8
+
+enum metaroce_plane_state {
+	METAROCE_PLANE_STATE_UP = 1,
+	METAROCE_PLANE_STATE_NO_CARRIER = 2,	/* its netdev down or no carrier */
+	METAROCE_PLANE_STATE_TIMED_OUT = 3,	/* its paths timed out */
+};
+
+/* Why a plane went out of service or came back (PLANE_REASON). */
+enum metaroce_plane_reason {
+	METAROCE_PLANE_REASON_CARRIER = 1,	/* its netdev's carrier or state */
+	METAROCE_PLANE_REASON_TIMEOUT = 2,	/* every path on it timed out */
+	METAROCE_PLANE_REASON_ANSWERED = 3,	/* tried again, a packet came */
+	METAROCE_PLANE_REASON_REMOVED = 4,	/* deleted, or its netdev went */
+};
+
 /* Why a QP went to the error state (METAROCE_A_EVENT_REASON). */
 enum metaroce_qp_error_reason {
 	METAROCE_QP_ERROR_OTHER = 0,
@@ -400,7 +448,9 @@ enum metaroce_a_event {
 	METAROCE_A_EVENT_NEW_SPORT,	/* u16 */
 	METAROCE_A_EVENT_MOVED,		/* u32: packets moved to other paths */
 	METAROCE_A_EVENT_REASON,	/* u8, enum metaroce_qp_error_reason */
-	METAROCE_A_EVENT_PLANE,		/* u32, reserved */
+	METAROCE_A_EVENT_PLANE,		/* u32 0-7: the plane's id */
+	METAROCE_A_EVENT_PLANE_NETDEV,	/* string, at most 15 chars */
+	METAROCE_A_EVENT_PLANE_REASON,	/* u8, enum metaroce_plane_reason */
 
 	__METAROCE_A_EVENT_MAX,
 	METAROCE_A_EVENT_MAX = __METAROCE_A_EVENT_MAX - 1

@@ -29,13 +29,19 @@ void mr_plane_init(struct mr_plane *pl, bool carrier, u64 now)
 }
 EXPORT_SYMBOL_IF_KUNIT(mr_plane_init);
 
-/* In service: up, or timed out long enough ago to be tried again. */
-bool mr_plane_usable(const struct mr_plane *pl, u64 now)
+/* In service. */
+bool mr_plane_usable(const struct mr_plane *pl)
 {
-	return pl->state == MR_PLANE_UP ||
-	       (pl->state == MR_PLANE_TIMED_OUT && now >= pl->retry_at);
+	return pl->state == MR_PLANE_UP;
 }
 EXPORT_SYMBOL_IF_KUNIT(mr_plane_usable);
+
+/* Timed out long enough ago to be tried again, by one path. */
+bool mr_plane_probing(const struct mr_plane *pl, u64 now)
+{
+	return pl->state == MR_PLANE_TIMED_OUT && now >= pl->retry_at;
+}
+EXPORT_SYMBOL_IF_KUNIT(mr_plane_probing);
 
 static enum mr_plane_change mr_plane_up(struct mr_plane *pl, u64 now)
 {
@@ -107,15 +113,17 @@ EXPORT_SYMBOL_IF_KUNIT(mr_plane_timed_out);
  * @path: the path's id
  * @count: planes, 1..MR_PLANES_MAX
  * @usable: bit i set when plane i is in service
+ * @probing: bit i set when plane i is tried again after its timeouts
  *
  * A path's own plane is @path modulo @count, so that paths spread evenly
  * and keep their plane while it serves. The paths of a plane out of
  * service spread over the planes in service, and come back to it when it
- * does; with none in service, each keeps its own.
+ * does; while it is tried again, its first path alone goes back to it.
+ * With no plane in service, each path keeps its own.
  *
  * Return: the plane, below @count.
  */
-u32 mr_plane_pick(u32 path, u32 count, u32 usable)
+u32 mr_plane_pick(u32 path, u32 count, u32 usable, u32 probing)
 {
 	u32 home, n, k, mask, i;
 
@@ -124,6 +132,8 @@ u32 mr_plane_pick(u32 path, u32 count, u32 usable)
 	home = path % count;
 	mask = mr_plane_mask(count, usable);
 	if ((mask & (1u << home)) || !mask)
+		return home;
+	if ((probing & (1u << home)) && path < count)
 		return home;
 	n = mr_plane_bits(mask);
 	k = (path / count) % n;
@@ -135,38 +145,41 @@ u32 mr_plane_pick(u32 path, u32 count, u32 usable)
 EXPORT_SYMBOL_IF_KUNIT(mr_plane_pick);
 
 /* How many of paths 0..@paths-1 leave on @plane. */
-u32 mr_plane_paths(u32 plane, u32 paths, u32 count, u32 usable)
+u32 mr_plane_paths(u32 plane, u32 paths, u32 count, u32 usable, u32 probing)
 {
 	u32 n = 0, id;
 
 	for (id = 0; id < paths; id++)
-		if (mr_plane_pick(id, count, usable) == plane)
+		if (mr_plane_pick(id, count, usable, probing) == plane)
 			n++;
 	return n;
 }
 EXPORT_SYMBOL_IF_KUNIT(mr_plane_paths);
 
 /*
- * Whether the connection's paths on @plane all timed out: each that has
- * packets in flight has timed out at least once with no acknowledgment
- * since, and there is one. A path with nothing in flight tells nothing.
+ * Path @id of a connection times out: whether every path of the
+ * connection on the plane it sent on (@sent_on[i]: path i's last packet's
+ * plane) has, the others at least once with no acknowledgment since. A
+ * path with nothing in flight tells nothing, nor does one that sent on
+ * another plane than the one it is on now: its packets were lost where it
+ * was.
  */
-bool mr_plane_paths_timed_out(const struct mr_paths *ps, u32 plane,
-			      u32 count, u32 usable)
+bool mr_plane_paths_timed_out(const struct mr_paths *ps, const u8 *sent_on,
+			      u32 id, u32 count, u32 usable, u32 probing)
 {
-	bool any = false;
-	u32 id;
+	u32 plane = sent_on[id], i;
 
-	for (id = 0; id < ps->count; id++) {
-		const struct mr_path *p = &ps->path[id];
+	if (plane != mr_plane_pick(id, count, usable, probing))
+		return false;
+	for (i = 0; i < ps->count; i++) {
+		const struct mr_path *p = &ps->path[i];
 
-		if (mr_plane_pick(id, count, usable) != plane ||
-		    (!p->inflight && !p->rtos))
+		if (i == id || sent_on[i] != plane ||
+		    mr_plane_pick(i, count, usable, probing) != plane)
 			continue;
-		if (!p->rtos)
+		if (p->inflight && !p->rtos)
 			return false;
-		any = true;
 	}
-	return any;
+	return true;
 }
 EXPORT_SYMBOL_IF_KUNIT(mr_plane_paths_timed_out);

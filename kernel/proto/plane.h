@@ -41,13 +41,14 @@ struct mr_plane {
 };
 
 void mr_plane_init(struct mr_plane *pl, bool carrier, u64 now);
-bool mr_plane_usable(const struct mr_plane *pl, u64 now);
+bool mr_plane_usable(const struct mr_plane *pl);
+bool mr_plane_probing(const struct mr_plane *pl, u64 now);
 enum mr_plane_change mr_plane_carrier(struct mr_plane *pl, bool on, u64 now);
 enum mr_plane_change mr_plane_rx(struct mr_plane *pl, u64 now);
 enum mr_plane_change mr_plane_timed_out(struct mr_plane *pl, u64 now);
-u32 mr_plane_pick(u32 path, u32 count, u32 usable);
-u32 mr_plane_paths(u32 plane, u32 paths, u32 count, u32 usable);
-bool mr_plane_paths_timed_out(const struct mr_paths *ps, u32 plane,
-			      u32 count, u32 usable);
+u32 mr_plane_pick(u32 path, u32 count, u32 usable, u32 probing);
+u32 mr_plane_paths(u32 plane, u32 paths, u32 count, u32 usable, u32 probing);
+bool mr_plane_paths_timed_out(const struct mr_paths *ps, const u8 *sent_on,
+			      u32 id, u32 count, u32 usable, u32 probing);
 
 #endif /* METAROCE_PROTO_PLANE_H */

@@ -495,6 +495,23 @@ static void mr_sender_failover(struct mr_sender *s, u32 id)
 	mr_sender_env_failover(s, id, old_epoch, old_sport, moved);
 }
 
+/**
+ * mr_sender_abandon() - path @id's packets in flight are lost
+ * @s: the sender
+ * @id: the path
+ *
+ * The network the path crossed is gone (a plane out of service): its
+ * unacknowledged packets go to the other paths now, without waiting for
+ * its timeouts, and it restarts on a new port and epoch, as after a
+ * failover. A path with nothing in flight is left as it is.
+ */
+void mr_sender_abandon(struct mr_sender *s, u32 id)
+{
+	if (!s->on || id >= s->npaths || s->path[id].sb.una == s->path[id].sb.nxt)
+		return;
+	mr_sender_failover(s, id);
+}
+
 /*
  * Whether the timer of path @p fired too early for its oldest packet, PSN
  * @psn: older packets of the connection are still coming back

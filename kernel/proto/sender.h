@@ -170,6 +170,7 @@ int mr_sender_take(struct mr_sender *s, int avoid, u32 *psn);
 int mr_sender_send(struct mr_sender *s, u32 id, u32 psn,
 		   const struct mr_tx_pkt *tp, enum mr_send_why why, u64 now);
 bool mr_sender_push_moved(struct mr_sender *s, u64 now);
+void mr_sender_abandon(struct mr_sender *s, u32 id);
 
 int mr_sender_ack(struct mr_sender *s, const struct mr_pkt *ack, u64 now);
 void mr_sender_hello(struct mr_sender *s, u32 hint_kbps, u64 rtt_ns,

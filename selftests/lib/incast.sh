@@ -7,6 +7,9 @@
 #   incast_setup N [MTU]      topo_incast N, then metaroce devices inc_s1..inc_sN
 #                             (senders), inc_p (probe host) and inc_rcv
 #   incast_ecmp_setup [L=4]   topo_ecmp L, then ecmp_s and ecmp_rcv
+#   incast_planes_setup N     topo_planes N, then pl_a (host 1) and pl_b
+#                             (host 2) on their dummy0, each with its N veths
+#                             as planes (metaroce plane add)
 #   incast_teardown           both topologies removed
 #   incast_cc                 the transport's congestion control switch
 #                             (/sys/module/metaroce/parameters/cc): 0, 1, or
@@ -55,6 +58,18 @@
 #                             black-holed AT seconds in; also sets INC[links]
 #                             "k:packets:dropped ..." per link
 #   incast_ecmp_tcp RATE LIMIT SECS   one iperf3 stream over the same links
+#   incast_planes_run RATE LIMIT SECS [carrier|blackhole K AT BACK]
+#                             every plane rate-limited (topo_planes_rate),
+#                             one QP pl_a -> pl_b for SECS; plane K fails AT
+#                             seconds in (its carrier, or a black hole) and
+#                             comes back at BACK; INC[util] is over the sum
+#                             of pl_a's INC[n] planes, INC[planes]
+#                             "k:packets:dropped ..." per router
+#   incast_bins_mbps FROM_MS TO_MS   from INC[csv]: the mean goodput of the
+#                             bins that start in [FROM_MS, TO_MS)
+#   incast_reach_ms FROM_MS MBPS   ms from FROM_MS until the first bin whose
+#                             goodput, averaged with the next, reaches MBPS;
+#                             "never" if none does
 #   incast_join_ms S N [PORT_MBPS]
 #                             from INC[csv]: ms from the first bin in which
 #                             sender S has goodput until its goodput (two
@@ -72,6 +87,7 @@
 # non-zero and INC[out] with the reason.
 
 INCAST_BIN=${INCAST_BIN:-/usr/local/bin/mr_incast}
+MR_CLI=${MR_CLI:-/usr/local/bin/metaroce}
 INCAST_N=0
 INCAST_CC_PARAM=/sys/module/metaroce/parameters/cc
 INCAST_INGRESS_PARAM=/sys/module/metaroce/parameters/ingress_mbps
@@ -99,8 +115,24 @@ incast_teardown() {
 	for d in /sys/class/infiniband/inc_* /sys/class/infiniband/ecmp_*; do
 		[ -e "$d" ] && rdma link del "${d##*/}" 2>/dev/null
 	done
+	for d in /sys/class/infiniband/pl_*; do
+		[ -e "$d" ] && rdma link del "${d##*/}" 2>/dev/null
+	done
 	topo_incast_teardown
 	topo_ecmp_teardown
+	topo_planes_teardown
+}
+
+incast_planes_setup() {
+	local n=$1 k h
+	topo_planes "$n" || return
+	for h in 1 2; do
+		mr_add "pl-h$h" "pl_$([ $h = 1 ] && echo a || echo b)" dummy0 || return
+	done
+	for ((k = 0; k < n; k++)); do
+		in_planes h1 "$MR_CLI" plane add dev pl_a netdev "p$k" || return
+		in_planes h2 "$MR_CLI" plane add dev pl_b netdev "p$k" || return
+	done
 }
 
 incast_cc() {
@@ -378,6 +410,45 @@ incast_ecmp_run() {
 	links_mbps=$(awk -v r="$(incast_mbps "$rate")" -v n="$TOPO_ECMP_LINKS" 'BEGIN { print r * n }')
 	_incast_parse "$links_mbps"
 	[ "${INC[rc]}" -ne 2 ]
+}
+
+_incast_planes_links() { topo_planes_stats | awk '{ printf "%s%d:%d:%d", (NR > 1 ? " " : ""), $1, $3, $5 }'; }
+
+incast_planes_run() {
+	local rate=$1 limit=$2 secs=$3 event=${4:-} k=${5:-} at=${6:-} back=${7:-} t0 pid
+	INC=()
+	topo_planes_rate "$rate" "$limit" || { INC[rc]=2; return 1; }
+	t0=$(_incast_now)
+	timeout -k 5 $((secs + 200)) "$INCAST_BIN" --recv pl_b --send pl_a --seconds "$secs" \
+		--warmup 1 --bin-ms "${INCAST_BIN_MS:-500}" --drain "${INCAST_DRAIN:-60}" >/tmp/incast-planes.out 2>&1 &
+	pid=$!
+	if [ -n "$event" ]; then
+		sleep "$at"
+		if [ "$event" = carrier ]; then topo_plane_carrier "$k" off; else topo_plane_blackhole "$k"; fi
+		sleep "$(awk -v a="$at" -v b="$back" 'BEGIN { print b - a }')"
+		if [ "$event" = carrier ]; then topo_plane_carrier "$k" on; else topo_plane_restore "$k"; fi
+	fi
+	wait "$pid"
+	INC[rc]=$?
+	INC[secs]=$(_incast_since "$t0")
+	INC[out]=$(cat /tmp/incast-planes.out)
+	rm -f /tmp/incast-planes.out
+	INC[planes]=$(_incast_planes_links)
+	INC[n]=$(in_planes h1 "$MR_CLI" -j plane show dev pl_a | jq length)
+	_incast_parse "$(awk -v r="$(incast_mbps "$rate")" -v n="${INC[n]}" 'BEGIN { print r * n }')"
+	[ "${INC[rc]}" -ne 2 ]
+}
+
+incast_bins_mbps() {
+	awk -F, -v from="$1" -v to="$2" '$1 >= from && $1 < to { s[$1] += $3 }
+		END { for (t in s) { sum += s[t]; n++ } if (n) printf "%.3f\n", sum / n; else print "n/a" }' <<<"${INC[csv]}"
+}
+
+incast_reach_ms() {
+	awk -F, '{ s[$1] += $3 } END { for (t in s) print t, s[t] }' <<<"${INC[csv]}" | sort -n |
+		awk -v from="$1" -v want="$2" '$1 >= from { t[++n] = $1; g[n] = $2 }
+			END { for (i = 1; i < n; i++) if ((g[i] + g[i + 1]) / 2 >= want) { print t[i] - from; exit }
+				print "never" }'
 }
 
 incast_ecmp_tcp() {

@@ -544,3 +544,138 @@ topo_ecmp_teardown() {
 	_topo_del_netns ecmp-
 	TOPO_ECMP_LINKS=0
 }
+
+# Planes: two hosts joined by N independent networks, as multi-plane
+# fabrics are: each host has one address, on a dummy interface, which every
+# plane routes to; plane k is a router namespace with one veth to each host.
+#   host 1:  netns pl-h1, dummy0 10.80.0.1/32, p<k> 10.81.<k>.1/24
+#   host 2:  netns pl-h2, dummy0 10.80.0.2/32, p<k> 10.82.<k>.1/24
+#   plane k: netns pl-r<k>, to-h1 10.81.<k>.254/24, to-h2 10.82.<k>.254/24
+#   Each host routes the other's address over every plane (one route with a
+#   nexthop per plane), so a lookup restricted to a plane's netdev takes it.
+#   topo_planes N [MTU=1500]   create it (N 1..8)
+#   in_planes END CMD...       END: h1, h2 or r<k>
+#   topo_planes_rate RATE LIMIT [BURST=16kb]   tbf on both router ports of
+#                              every plane (both directions)
+#   topo_plane_carrier K on|off   host 1's p<k> up or down (its router's
+#                              port loses its carrier; a router port set
+#                              down would lose its routes)
+#   topo_plane_blackhole K     plane K's router drops everything toward both
+#                              hosts (netem loss 100%); carriers stay up
+#   topo_plane_restore K       plane K rate-limited again
+#   topo_planes_stats          one line per plane: "K sent P dropped D", both
+#                              ports added up, since their qdiscs were made
+#   topo_planes_teardown       remove it (idempotent)
+TOPO_PLANES=0
+TOPO_PLANES_RATE=
+TOPO_PLANES_LIMIT=
+TOPO_PLANES_BURST=
+
+in_planes() {
+	local ns=pl-$1
+	shift
+	ip netns exec "$ns" "$@"
+}
+
+topo_planes() {
+	local n=${1:-4} mtu=${2:-1500} k h hops1=() hops2=()
+	if ! [[ $n =~ ^[0-9]+$ ]] || [ "$n" -lt 1 ] || [ "$n" -gt 8 ]; then
+		echo "topology: topo_planes N: N must be 1..8, not '$n'" >&2
+		return 1
+	fi
+	sysctl -qw net.core.netdev_max_backlog=10000
+	for h in 1 2; do
+		_topo_router "pl-h$h" || return
+		ip -n "pl-h$h" link add dummy0 mtu "$mtu" type dummy || return
+		ip -n "pl-h$h" addr add "10.80.0.$h/32" dev dummy0
+		ip -n "pl-h$h" link set dummy0 up
+	done
+	for ((k = 0; k < n; k++)); do
+		_topo_router "pl-r$k" || return
+		for h in 1 2; do
+			ip link add "p$k" mtu "$mtu" netns "pl-h$h" type veth peer \
+				name "to-h$h" mtu "$mtu" netns "pl-r$k" || return
+		done
+		ip -n "pl-h1" addr add "10.81.$k.1/24" dev "p$k"
+		ip -n "pl-h2" addr add "10.82.$k.1/24" dev "p$k"
+		ip -n "pl-r$k" addr add "10.81.$k.254/24" dev to-h1
+		ip -n "pl-r$k" addr add "10.82.$k.254/24" dev to-h2
+		for h in 1 2; do
+			ip -n "pl-h$h" link set "p$k" up
+			ip -n "pl-r$k" link set "to-h$h" up
+		done
+		_topo_pin pl-h1 "p$k" "10.81.$k.1" "pl-r$k" to-h1 "10.81.$k.254" || return
+		_topo_pin pl-h2 "p$k" "10.82.$k.1" "pl-r$k" to-h2 "10.82.$k.254" || return
+		ip -n "pl-r$k" route add 10.80.0.1/32 via "10.81.$k.1" dev to-h1 || return
+		ip -n "pl-r$k" route add 10.80.0.2/32 via "10.82.$k.1" dev to-h2 || return
+		hops1+=(nexthop via "10.81.$k.254" dev "p$k")
+		hops2+=(nexthop via "10.82.$k.254" dev "p$k")
+	done
+	if [ "$n" = 1 ]; then
+		ip -n pl-h1 route add 10.80.0.2/32 via 10.81.0.254 dev p0 || return
+		ip -n pl-h2 route add 10.80.0.1/32 via 10.82.0.254 dev p0 || return
+	else
+		ip -n pl-h1 route add 10.80.0.2/32 "${hops1[@]}" || return
+		ip -n pl-h2 route add 10.80.0.1/32 "${hops2[@]}" || return
+	fi
+	TOPO_PLANES=$n
+}
+
+# a fresh tbf (fresh counters) on both ports of plane $1
+_topo_planes_tbf() {
+	local port
+	for port in to-h1 to-h2; do
+		in_planes "r$1" tc qdisc del dev "$port" root 2>/dev/null
+		in_planes "r$1" tc qdisc add dev "$port" root tbf rate "$TOPO_PLANES_RATE" \
+			burst "$TOPO_PLANES_BURST" limit "$TOPO_PLANES_LIMIT" || return
+	done
+}
+
+topo_planes_rate() {
+	local k
+	TOPO_PLANES_RATE=$1 TOPO_PLANES_LIMIT=$2 TOPO_PLANES_BURST=${3:-16kb}
+	for ((k = 0; k < TOPO_PLANES; k++)); do
+		_topo_planes_tbf "$k" || return
+	done
+}
+
+topo_plane_carrier() {
+	if [ "$2" != on ]; then
+		ip -n pl-h1 link set "p$1" down
+		return
+	fi
+	# down flushed the pinned neighbour
+	ip -n pl-h1 link set "p$1" up &&
+		_topo_pin pl-h1 "p$1" "10.81.$1.1" "pl-r$1" to-h1 "10.81.$1.254"
+}
+
+topo_plane_blackhole() {
+	local port
+	for port in to-h1 to-h2; do
+		in_planes "r$1" tc qdisc replace dev "$port" root netem loss 100% || return
+	done
+}
+
+topo_plane_restore() {
+	local port
+	if [ -n "$TOPO_PLANES_RATE" ]; then
+		_topo_planes_tbf "$1"
+	else
+		for port in to-h1 to-h2; do in_planes "r$1" tc qdisc del dev "$port" root 2>/dev/null; done
+		return 0
+	fi
+}
+
+topo_planes_stats() {
+	local k
+	for ((k = 0; k < TOPO_PLANES; k++)); do
+		in_planes "r$k" tc -s qdisc show | awk -v k="$k" '
+			/Sent/ { s += $4; d = $7; sub(/,/, "", d); dr += d }
+			END { printf "%d sent %d dropped %d\n", k, s, dr }'
+	done
+}
+
+topo_planes_teardown() {
+	_topo_del_netns pl-
+	TOPO_PLANES=0
+}

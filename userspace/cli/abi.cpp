@@ -162,7 +162,21 @@ constexpr auto kEventTable = Table<METAROCE_A_EVENT_MAX + 1>{}
                                  .add(METAROCE_A_EVENT_NEW_SPORT, {"new-sport", U16})
                                  .add(METAROCE_A_EVENT_MOVED, {"moved", U32})
                                  .add(METAROCE_A_EVENT_REASON, {"reason", U8})
-                                 .add(METAROCE_A_EVENT_PLANE, {"plane", U32});
+                                 .add(METAROCE_A_EVENT_PLANE, {"plane", U32})
+                                 .add(METAROCE_A_EVENT_PLANE_NETDEV, str("plane-netdev", 15))
+                                 .add(METAROCE_A_EVENT_PLANE_REASON, {"plane-reason", U8});
+
+constexpr auto kPlaneTable = Table<METAROCE_A_PLANE_MAX + 1>{}
+                                 .add(METAROCE_A_PLANE_PAD, {"pad", Pad})
+                                 .add(METAROCE_A_PLANE_DEV_INDEX, {"dev-index", U32})
+                                 .add(METAROCE_A_PLANE_DEV_NAME, str("dev-name", 63))
+                                 .add(METAROCE_A_PLANE_ID, {"id", U32})
+                                 .add(METAROCE_A_PLANE_NETDEV_IFINDEX, {"netdev-ifindex", U32})
+                                 .add(METAROCE_A_PLANE_NETDEV_NAME, str("netdev-name", 15))
+                                 .add(METAROCE_A_PLANE_STATE, {"state", U8})
+                                 .add(METAROCE_A_PLANE_PATHS, {"paths", U32})
+                                 .add(METAROCE_A_PLANE_RETRY_NS, {"retry-ns", U64})
+                                 .add(METAROCE_A_PLANE_STATS, nest("stats", &kStats));
 
 // Only what we read; the op list is not needed.
 constexpr auto kCtrlTable = Table<CTRL_ATTR_MCAST_GROUPS + 1>{}
@@ -209,6 +223,7 @@ const AttrSet kQpStats{"qp-stats", kQpStatsTable.attrs};
 const AttrSet kPath{"path", kPathTable.attrs};
 const AttrSet kPathStats{"path-stats", kPathStatsTable.attrs};
 const AttrSet kEvent{"event", kEventTable.attrs};
+const AttrSet kPlane{"plane", kPlaneTable.attrs};
 const AttrSet kCtrl{"ctrl", kCtrlTable.attrs};
 const AttrSet kCtrlGroup{"mcast-group", kCtrlGroupTable.attrs};
 const AttrSet kExtack{"extack", kExtackTable.attrs};
@@ -224,6 +239,10 @@ const AttrSet *set_for_cmd(uint8_t cmd) {
         return &kQp;
     case METAROCE_CMD_PATH_GET:
         return &kPath;
+    case METAROCE_CMD_PLANE_GET:
+    case METAROCE_CMD_PLANE_ADD:
+    case METAROCE_CMD_PLANE_DEL:
+        return &kPlane;
     case METAROCE_CMD_PATH_FAILOVER_NTF:
     case METAROCE_CMD_QP_ERROR_NTF:
     case METAROCE_CMD_PLANE_DOWN_NTF:

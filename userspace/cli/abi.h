@@ -34,7 +34,8 @@ struct AttrSet {
     }
 };
 
-extern const AttrSet kDev, kCc, kStats, kStatsEntry, kKey, kQp, kQpStats, kPath, kPathStats, kEvent;
+extern const AttrSet kDev, kCc, kStats, kStatsEntry, kKey, kQp, kQpStats, kPath, kPathStats, kEvent,
+    kPlane;
 // nlctrl's reply to CTRL_CMD_GETFAMILY, and the extended ACK.
 extern const AttrSet kCtrl, kCtrlGroup, kExtack, kPolicy;
 

@@ -14,8 +14,9 @@ namespace {
 
 using errors::UsageError;
 
-// IB_DEVICE_NAME_MAX less its NUL.
+// IB_DEVICE_NAME_MAX less its NUL; IFNAMSIZ less its NUL.
 constexpr size_t kDevNameMax = 63;
+constexpr size_t kNetdevNameMax = 15;
 constexpr uint32_t kQpnMax = 0xffffff;
 
 // iproute2's matches(): @arg is a non-empty prefix of @word.
@@ -161,6 +162,40 @@ void parse_path(Cursor &c, Invocation &inv) {
         throw UsageError("path show needs dev DEV and qpn N");
 }
 
+std::string netdev_name(const std::string &s) {
+    if (s.empty())
+        throw UsageError("the netdev name is empty");
+    if (s.size() > kNetdevNameMax)
+        throw UsageError("netdev name \"" + s + "\" is longer than " +
+                         std::to_string(kNetdevNameMax) + " characters");
+    return s;
+}
+
+void parse_plane(Cursor &c, Invocation &inv) {
+    std::string_view cmd =
+        c.done()
+            ? "show"
+            : pick(c.next(), {"show", "list", "add", "del", "delete", "help"}, "plane command");
+    if (cmd == "help") {
+        inv.action = Action::Help;
+        inv.help_topic = "plane";
+        return;
+    }
+    bool show = cmd == "show" || cmd == "list";
+    inv.action = show ? Action::PlaneShow : cmd == "add" ? Action::PlaneAdd : Action::PlaneDel;
+    while (!c.done()) {
+        std::string_view key = show ? pick(c.next(), {"dev"}, "plane show argument")
+                                    : pick(c.next(), {"dev", "netdev"}, "plane argument");
+        if (key == "dev")
+            once(inv.dev, device_name(c.value(key)), key);
+        else
+            once(inv.netdev, netdev_name(c.value(key)), key);
+    }
+    if (!show && (!inv.dev || !inv.netdev))
+        throw UsageError("plane " + std::string(cmd == "add" ? "add" : "del") +
+                         " needs dev DEV and netdev NETDEV");
+}
+
 std::string placeholder(const settings::Setting &s) {
     switch (s.kind) {
     case settings::Kind::OnOff:
@@ -206,13 +241,16 @@ Invocation parse(const std::vector<std::string> &argv) {
     }
     if (c.done())
         throw UsageError("no object given");
-    std::string_view obj = pick(c.next(), {"dev", "qp", "path", "monitor", "help"}, "object");
+    std::string_view obj =
+        pick(c.next(), {"dev", "qp", "path", "plane", "monitor", "help"}, "object");
     if (obj == "dev") {
         parse_dev(c, inv);
     } else if (obj == "qp") {
         parse_qp(c, inv);
     } else if (obj == "path") {
         parse_path(c, inv);
+    } else if (obj == "plane") {
+        parse_plane(c, inv);
     } else if (obj == "monitor") {
         inv.action = Action::Monitor;
         if (!c.done() && matches(c.peek(), "help")) {
@@ -225,7 +263,8 @@ Invocation parse(const std::vector<std::string> &argv) {
     } else {
         inv.action = Action::Help;
         if (!c.done())
-            inv.help_topic = pick(c.next(), {"dev", "qp", "path", "monitor"}, "help topic");
+            inv.help_topic =
+                pick(c.next(), {"dev", "qp", "path", "plane", "monitor"}, "help topic");
     }
     return inv;
 }
@@ -248,12 +287,18 @@ std::string usage(std::string_view topic) {
         return "Usage: metaroce qp show [ dev DEV ] [ qpn N ]\n";
     if (topic == "path")
         return "Usage: metaroce path show dev DEV qpn N [ path ID ]\n";
+    if (topic == "plane")
+        return "Usage: metaroce plane show [ dev DEV ]\n"
+               "       metaroce plane add dev DEV netdev NETDEV\n"
+               "       metaroce plane del dev DEV netdev NETDEV\n"
+               "A plane is a netdev the device's connections spray their paths over;\n"
+               "a device without planes sends through its own netdev.\n";
     if (topic == "monitor")
         return "Usage: metaroce monitor\n"
-               "Prints path failovers, QPs going to the error state and device changes\n"
-               "as they happen, until interrupted.\n";
+               "Prints path failovers, QPs going to the error state, planes going out of\n"
+               "service and back, and device changes as they happen, until interrupted.\n";
     return "Usage: metaroce [ OPTIONS ] OBJECT { COMMAND | help }\n"
-           "where  OBJECT := { dev | qp | path | monitor }\n"
+           "where  OBJECT := { dev | qp | path | plane | monitor }\n"
            "       OPTIONS := { -j[son] | -p[retty] | -s[tatistics] | -d[etails] | -V[ersion] |\n"
            "                    -h[elp] }\n";
 }

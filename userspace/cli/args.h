@@ -16,13 +16,24 @@
 
 namespace metaroce::args {
 
-enum class Action { Help, Version, DevShow, DevSet, QpShow, PathShow, Monitor };
+enum class Action {
+    Help,
+    Version,
+    DevShow,
+    DevSet,
+    QpShow,
+    PathShow,
+    PlaneShow,
+    PlaneAdd,
+    PlaneDel,
+    Monitor
+};
 
 struct Invocation {
     format::Style style;
     Action action = Action::Help;
-    std::string help_topic; // "", "dev", "qp", "path", "monitor"
-    std::optional<std::string> dev;
+    std::string help_topic; // "", "dev", "qp", "path", "plane", "monitor"
+    std::optional<std::string> dev, netdev;
     std::optional<uint32_t> qpn, path;
     model::DevSettings settings;
 };

@@ -44,6 +44,15 @@ errors::Context context(const Invocation &inv) {
     case Action::PathShow:
         c.action = "path show";
         break;
+    case Action::PlaneShow:
+        c.action = "plane show";
+        break;
+    case Action::PlaneAdd:
+    case Action::PlaneDel:
+        c.action =
+            std::string(inv.action == Action::PlaneAdd ? "plane add " : "plane del ") + *inv.netdev;
+        c.needs_admin = true;
+        break;
     case Action::Monitor:
         c.action = "monitor";
         break;
@@ -94,6 +103,22 @@ void path_show(session::Session &s, const Invocation &inv, std::ostream &out, st
                                std::to_string(*inv.qpn) + " of " + *inv.dev);
     out << format::paths(paths, inv.style);
     warn_interrupted(r, err);
+}
+
+void plane_show(session::Session &s, const Invocation &inv, std::ostream &out, std::ostream &err) {
+    uint16_t fam = s.family().id;
+    session::Reply r = s.call(request::plane_dump(fam, s.next_seq(), inv.dev));
+    std::vector<model::Plane> planes;
+    for (const auto &m : r.messages)
+        planes.push_back(parse::plane(m));
+    out << format::planes(planes, inv.style);
+    warn_interrupted(r, err);
+}
+
+void plane_set(session::Session &s, const Invocation &inv) {
+    uint16_t fam = s.family().id;
+    s.call(request::plane_set(fam, s.next_seq(), inv.action == Action::PlaneAdd, *inv.dev,
+                              *inv.netdev));
 }
 
 void monitor(session::Session &s, const Invocation &inv, std::ostream &out, std::ostream &err) {
@@ -149,6 +174,13 @@ int run(const std::vector<std::string> &argv,
             break;
         case Action::PathShow:
             path_show(s, inv, out, err);
+            break;
+        case Action::PlaneShow:
+            plane_show(s, inv, out, err);
+            break;
+        case Action::PlaneAdd:
+        case Action::PlaneDel:
+            plane_set(s, inv);
             break;
         case Action::Monitor:
             monitor(s, inv, out, err);

@@ -273,9 +273,10 @@ void qp_json(json::Writer &w, const model::Qp &q, const Style &style) {
 
 // --- paths -----------------------------------------------------------------
 
-std::optional<uint64_t> stat(const model::Path &p, std::string_view name) {
-    if (p.stats)
-        for (const auto &s : *p.stats)
+std::optional<uint64_t> stat(const std::optional<std::vector<model::Stat>> &stats,
+                             std::string_view name) {
+    if (stats)
+        for (const auto &s : *stats)
             if (s.name == name)
                 return s.value;
     return std::nullopt;
@@ -341,13 +342,13 @@ std::string paths_text(const std::vector<model::Path> &paths, const Style &style
             cell(p.window, units::window),
             cell(p.inflight, num),
             cell(p.alpha, units::alpha),
-            cell(stat(p, "retransmits"), num),
+            cell(stat(p.stats, "retransmits"), num),
         };
         if (style.stats) {
             r.push_back(cell(p.base_rtt_ns, units::time));
             r.push_back(cell(p.consec_rtos, num));
             for (auto c : kPathStatColumns)
-                r.push_back(cell(stat(p, c), num));
+                r.push_back(cell(stat(p.stats, c), num));
         }
         rows.push_back(r);
     }
@@ -374,7 +375,67 @@ void path_json(json::Writer &w, const model::Path &p, const Style &style) {
     if (p.alpha)
         w.key("alpha").number_text(units::alpha_exact(*p.alpha));
     opt_member(w, "consec_rtos", p.consec_rtos);
-    opt_member(w, "retransmits", stat(p, "retransmits"));
+    opt_member(w, "retransmits", stat(p.stats, "retransmits"));
+    if (style.stats && p.stats)
+        stats_json(w, *p.stats);
+    w.end_object();
+}
+
+// --- planes ----------------------------------------------------------------
+
+constexpr std::array<std::string_view, 3> kPlaneColumns = {"tx_packets", "rx_packets", "downs"};
+constexpr std::array<std::string_view, 3> kPlaneStatColumns = {"tx_bytes", "rx_bytes", "ce_marks"};
+
+std::string header(std::string_view name) {
+    std::string h(name);
+    std::transform(h.begin(), h.end(), h.begin(), ::toupper);
+    std::replace(h.begin(), h.end(), '_', '-');
+    return h;
+}
+
+std::string planes_text(const std::vector<model::Plane> &planes, const Style &style) {
+    if (planes.empty())
+        return {};
+    std::vector<std::vector<std::string>> rows;
+    std::vector<std::string> head = {"DEV", "PLANE", "NETDEV", "STATE", "PATHS"};
+    for (auto c : kPlaneColumns)
+        head.push_back(header(c));
+    if (style.stats) {
+        for (auto c : kPlaneStatColumns)
+            head.push_back(header(c));
+        head.push_back("RETRY-IN");
+    }
+    rows.push_back(head);
+    for (const auto &p : planes) {
+        std::vector<std::string> r = {
+            p.dev_name.value_or("-"),   cell(p.id, num),    p.netdev.value_or("-"),
+            cell(p.state, plane_state), cell(p.paths, num),
+        };
+        for (auto c : kPlaneColumns)
+            r.push_back(cell(stat(p.stats, c), num));
+        if (style.stats) {
+            for (auto c : kPlaneStatColumns)
+                r.push_back(cell(stat(p.stats, c), num));
+            r.push_back(cell(p.retry_ns, units::time));
+        }
+        rows.push_back(r);
+    }
+    return table(rows);
+}
+
+void plane_json(json::Writer &w, const model::Plane &p, const Style &style) {
+    w.begin_object();
+    opt_member(w, "ifindex", p.dev_index);
+    opt_member(w, "ifname", p.dev_name);
+    opt_member(w, "plane", p.id);
+    opt_member(w, "netdev_ifindex", p.netdev_ifindex);
+    opt_member(w, "netdev", p.netdev);
+    if (p.state)
+        w.member("state", plane_state(*p.state));
+    opt_member(w, "paths", p.paths);
+    opt_member(w, "retry_ns", p.retry_ns);
+    for (auto c : kPlaneColumns)
+        opt_member(w, c, stat(p.stats, c));
     if (style.stats && p.stats)
         stats_json(w, *p.stats);
     w.end_object();
@@ -435,6 +496,19 @@ std::string path_state(uint8_t v) {
     default:
         return std::to_string(v);
     }
+}
+
+std::string plane_state(uint8_t v) {
+    static constexpr std::array<const char *, 4> kNames = {"?", "up", "no-carrier", "timed-out"};
+    static_assert(METAROCE_PLANE_STATE_TIMED_OUT == kNames.size() - 1);
+    return v > 0 && v < kNames.size() ? kNames[v] : std::to_string(v);
+}
+
+std::string plane_reason(uint8_t v) {
+    static constexpr std::array<const char *, 5> kNames = {"?", "carrier", "timeout", "answered",
+                                                           "removed"};
+    static_assert(METAROCE_PLANE_REASON_REMOVED == kNames.size() - 1);
+    return v > 0 && v < kNames.size() ? kNames[v] : std::to_string(v);
 }
 
 std::string error_reason(uint8_t v) {
@@ -508,6 +582,17 @@ std::string paths(const std::vector<model::Path> &paths, const Style &style) {
     return document(w);
 }
 
+std::string planes(const std::vector<model::Plane> &planes, const Style &style) {
+    if (!style.json)
+        return planes_text(planes, style);
+    json::Writer w(style.pretty);
+    w.begin_array();
+    for (const auto &p : planes)
+        plane_json(w, p, style);
+    w.end_array();
+    return document(w);
+}
+
 std::string event(const model::Event &ev, const Style &style) {
     using Kind = model::Event::Kind;
     if (style.json) {
@@ -529,6 +614,9 @@ std::string event(const model::Event &ev, const Style &style) {
             if (ev.reason)
                 w.member("reason", error_reason(*ev.reason));
             opt_member(w, "plane", ev.plane);
+            opt_member(w, "netdev", ev.plane_netdev);
+            if (ev.plane_reason)
+                w.member("plane_reason", plane_reason(*ev.plane_reason));
         }
         w.end_object();
         return document(w);
@@ -553,6 +641,10 @@ std::string event(const model::Event &ev, const Style &style) {
         break;
     default:
         l.kv("plane", ev.plane);
+        if (ev.plane_netdev)
+            l.kv("netdev", *ev.plane_netdev);
+        if (ev.plane_reason)
+            l.kv("reason", plane_reason(*ev.plane_reason));
         break;
     }
     return l.str() + "\n";

@@ -24,6 +24,7 @@ struct Style {
 std::string devices(const std::vector<model::Device> &devs, const Style &style);
 std::string qps(const std::vector<model::Qp> &qps, const Style &style);
 std::string paths(const std::vector<model::Path> &paths, const Style &style);
+std::string planes(const std::vector<model::Plane> &planes, const Style &style);
 std::string event(const model::Event &ev, const Style &style);
 
 // Names of the ABI's enums; a value this tool does not know prints as its number.
@@ -31,6 +32,8 @@ std::string qp_type(uint8_t v);
 std::string qp_state(uint8_t v);
 std::string path_state(uint8_t v);
 std::string error_reason(uint8_t v);
+std::string plane_state(uint8_t v);
+std::string plane_reason(uint8_t v);
 std::string qp_handshake(uint8_t v);
 std::string tag(uint64_t v); // 0x and 16 hex digits
 std::string address(const model::Address &a);

@@ -96,6 +96,17 @@ struct Path {
     std::optional<std::vector<Stat>> stats;
 };
 
+struct Plane {
+    std::optional<uint32_t> dev_index;
+    std::optional<std::string> dev_name;
+    std::optional<uint32_t> id, netdev_ifindex;
+    std::optional<std::string> netdev;
+    std::optional<uint8_t> state;
+    std::optional<uint32_t> paths;
+    std::optional<uint64_t> retry_ns;
+    std::optional<std::vector<Stat>> stats;
+};
+
 struct Event {
     enum class Kind { DevChange, PathFailover, QpError, PlaneDown, PlaneUp };
     Kind kind = Kind::DevChange;
@@ -106,6 +117,8 @@ struct Event {
     std::optional<uint32_t> moved;
     std::optional<uint8_t> reason;
     std::optional<uint32_t> plane;
+    std::optional<std::string> plane_netdev;
+    std::optional<uint8_t> plane_reason;
     std::optional<Device> device; // DevChange
 };
 

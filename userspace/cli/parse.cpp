@@ -48,6 +48,20 @@ std::vector<model::Stat> stats(const Attrs &nest) {
     return out;
 }
 
+// A stats nest of named entries (enum metaroce_a_stats), in @set's reply.
+std::vector<model::Stat> entries(const Attrs &nest, const std::string &set) {
+    std::vector<model::Stat> out;
+    for (const Attrs &e : nest.nests(METAROCE_A_STATS_ENTRY)) {
+        auto name = e.str(METAROCE_A_STATS_ENTRY_NAME);
+        auto value = e.u64(METAROCE_A_STATS_ENTRY_VALUE);
+        if (!name || !value)
+            throw nl::MalformedError("malformed reply from the kernel: " + set +
+                                     "/stats/entry without name or value");
+        out.push_back({*name, *value});
+    }
+    return out;
+}
+
 model::Cc cc(const Attrs &a) {
     model::Cc c;
     c.enabled = flag(a.u8(METAROCE_A_CC_ENABLED));
@@ -80,17 +94,8 @@ model::Device device_of(const Attrs &a) {
         d.cc = cc(*n);
     d.ingress_kbps = a.u32(METAROCE_A_DEV_INGRESS_KBPS);
     d.ingress_active_kbps = a.u32(METAROCE_A_DEV_INGRESS_ACTIVE_KBPS);
-    if (auto n = a.nest(METAROCE_A_DEV_STATS)) {
-        d.stats.emplace();
-        for (const Attrs &e : n->nests(METAROCE_A_STATS_ENTRY)) {
-            auto name = e.str(METAROCE_A_STATS_ENTRY_NAME);
-            auto value = e.u64(METAROCE_A_STATS_ENTRY_VALUE);
-            if (!name || !value)
-                throw nl::MalformedError(
-                    "malformed reply from the kernel: dev/stats/entry without name or value");
-            d.stats->push_back({*name, *value});
-        }
-    }
+    if (auto n = a.nest(METAROCE_A_DEV_STATS))
+        d.stats = entries(*n, "dev");
     d.num_keys = a.u32(METAROCE_A_DEV_NUM_KEYS);
     if (!d.name)
         throw nl::MalformedError("malformed reply from the kernel: a device without dev/name");
@@ -174,6 +179,24 @@ model::Path path(std::span<const uint8_t> msg) {
     return p;
 }
 
+model::Plane plane(std::span<const uint8_t> msg) {
+    Attrs a = attrs_of(msg, abi::kPlane, {METAROCE_CMD_PLANE_GET});
+    model::Plane p;
+    p.dev_index = a.u32(METAROCE_A_PLANE_DEV_INDEX);
+    p.dev_name = a.str(METAROCE_A_PLANE_DEV_NAME);
+    p.id = a.u32(METAROCE_A_PLANE_ID);
+    p.netdev_ifindex = a.u32(METAROCE_A_PLANE_NETDEV_IFINDEX);
+    p.netdev = a.str(METAROCE_A_PLANE_NETDEV_NAME);
+    p.state = a.u8(METAROCE_A_PLANE_STATE);
+    p.paths = a.u32(METAROCE_A_PLANE_PATHS);
+    p.retry_ns = a.u64(METAROCE_A_PLANE_RETRY_NS);
+    if (auto n = a.nest(METAROCE_A_PLANE_STATS))
+        p.stats = entries(*n, "plane");
+    if (!p.id || !p.netdev)
+        throw nl::MalformedError("malformed reply from the kernel: a plane without id or netdev");
+    return p;
+}
+
 std::optional<model::Event> event(std::span<const uint8_t> msg) {
     nl::Genl g = nl::genl(msg);
     model::Event e;
@@ -212,6 +235,8 @@ std::optional<model::Event> event(std::span<const uint8_t> msg) {
     e.moved = a.u32(METAROCE_A_EVENT_MOVED);
     e.reason = a.u8(METAROCE_A_EVENT_REASON);
     e.plane = a.u32(METAROCE_A_EVENT_PLANE);
+    e.plane_netdev = a.str(METAROCE_A_EVENT_PLANE_NETDEV);
+    e.plane_reason = a.u8(METAROCE_A_EVENT_PLANE_REASON);
     return e;
 }
 

@@ -18,6 +18,7 @@ model::Family family(std::span<const uint8_t> msg);
 model::Device device(std::span<const uint8_t> msg);
 model::Qp qp(std::span<const uint8_t> msg);
 model::Path path(std::span<const uint8_t> msg);
+model::Plane plane(std::span<const uint8_t> msg);
 // An event of our family; nullopt for commands this tool does not know.
 std::optional<model::Event> event(std::span<const uint8_t> msg);
 

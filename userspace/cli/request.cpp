@@ -103,4 +103,19 @@ nl::Bytes path_dump(uint16_t family, uint32_t seq, const std::string &dev, uint3
     return b.finish();
 }
 
+nl::Bytes plane_dump(uint16_t family, uint32_t seq, const std::optional<std::string> &dev) {
+    nl::Builder b = msg(family, kDump, seq, METAROCE_CMD_PLANE_GET);
+    if (dev)
+        b.str(METAROCE_A_PLANE_DEV_NAME, *dev);
+    return b.finish();
+}
+
+nl::Bytes plane_set(uint16_t family, uint32_t seq, bool add, const std::string &dev,
+                    const std::string &netdev) {
+    return msg(family, kDo, seq, add ? METAROCE_CMD_PLANE_ADD : METAROCE_CMD_PLANE_DEL)
+        .str(METAROCE_A_PLANE_DEV_NAME, dev)
+        .str(METAROCE_A_PLANE_NETDEV_NAME, netdev)
+        .finish();
+}
+
 } // namespace metaroce::request

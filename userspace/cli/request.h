@@ -24,6 +24,10 @@ nl::Bytes qp_dump(uint16_t family, uint32_t seq, const std::optional<std::string
 nl::Bytes qp_get(uint16_t family, uint32_t seq, const std::string &dev, uint32_t qpn);
 nl::Bytes path_dump(uint16_t family, uint32_t seq, const std::string &dev, uint32_t qpn,
                     std::optional<uint32_t> path);
+nl::Bytes plane_dump(uint16_t family, uint32_t seq, const std::optional<std::string> &dev);
+// PLANE_ADD (@add) or PLANE_DEL of netdev @netdev.
+nl::Bytes plane_set(uint16_t family, uint32_t seq, bool add, const std::string &dev,
+                    const std::string &netdev);
 
 } // namespace metaroce::request
 

@@ -25,7 +25,8 @@ const std::map<std::string, const abi::AttrSet *> kSets = {{"dev", &abi::kDev},
                                                            {"qp-stats", &abi::kQpStats},
                                                            {"path", &abi::kPath},
                                                            {"path-stats", &abi::kPathStats},
-                                                           {"event", &abi::kEvent}};
+                                                           {"event", &abi::kEvent},
+                                                           {"plane", &abi::kPlane}};
 
 std::string type_name(abi::Type t) {
     switch (t) {
