@@ -12,14 +12,18 @@
 # Then ECMP: one QP (and one TCP stream) over four equal-cost 10 Mbit/s
 # links, and the QP again with one link black-holed mid-transfer; last, the
 # eighth sender joining for 4 s in the middle of 12 (incast_join_ms,
-# incast_leave_ms). BENCH_INCAST_REPS rounds (3), 10 s a run: about 5
-# minutes a round.
+# incast_leave_ms); then planes: one QP and 8 QPs over 1, 2, 4 and 8 planes
+# of 10 Mbit/s (lib/topology.sh topo_planes), one TCP stream per plane
+# beside them, and the time one QP over 4 planes takes to be back at 0.85
+# of 3 planes after a plane's netdev goes down and after a plane is
+# black-holed. BENCH_INCAST_REPS rounds (3), 10 s a run: about 9 minutes
+# a round.
 #
 # BENCH_INCAST_SHAPE="SENDERS RATE RED_LIMIT TAIL_LIMIT" runs another
 # incast (e.g. "4 60mbit 320kb 96kb", the scale model's --guest; RED marks
 # from limit/16 to limit/6); BENCH_INCAST_INGRESS=default leaves the
 # receiver's ingress_mbps at the module's default (its netdev's speed);
-# BENCH_INCAST_PARTS (default "incast ecmp join") picks the parts.
+# BENCH_INCAST_PARTS (default "incast ecmp join planes") picks the parts.
 #
 # Writes the Markdown tables to TABLES_FILE; prints one note per run and,
 # between "#@ csv NAME" and "#@ end csv", per-sender goodput per 250 ms
@@ -42,7 +46,7 @@ RATE=20mbit LIMIT=64kb
 read -r shape_n shape_rate shape_red shape_tail <<<"${BENCH_INCAST_SHAPE:-}"
 N=${shape_n:-$N} RATE=${shape_rate:-$RATE}
 declare -A AQM_LIMIT=([red]=${shape_red:-$LIMIT} [taildrop]=${shape_tail:-$LIMIT})
-PARTS=" ${BENCH_INCAST_PARTS:-incast ecmp join} "
+PARTS=" ${BENCH_INCAST_PARTS:-incast ecmp join planes} "
 # ingress_mbps for the incast runs: the port's rate, or the default (0)
 ingress() { [ "${BENCH_INCAST_INGRESS:-port}" = default ] && echo 0 || incast_mbps "$RATE"; }
 SECS=10
@@ -58,6 +62,10 @@ note() { printf '# incast: %s\n' "$*"; }
 
 incast_setup $N >/tmp/incast-setup.out 2>&1 || { note "setup failed: $(cat /tmp/incast-setup.out)"; exit 1; }
 incast_ecmp_setup $LINKS >/tmp/incast-setup.out 2>&1 || { note "ECMP setup failed: $(cat /tmp/incast-setup.out)"; exit 1; }
+if [[ $PARTS == *" planes "* ]]; then
+	incast_planes_setup 8 >/tmp/incast-setup.out 2>&1 || { note "planes setup failed: $(cat /tmp/incast-setup.out)"; exit 1; }
+fi
+PLANE_SIZES=(1 2 4 8) PLANE_RATE=10mbit PLANE_LIMIT=32kb
 CC0=$(incast_cc)
 note "cc parameter: $CC0; port $RATE, buffer ${AQM_LIMIT[red]} (RED) ${AQM_LIMIT[taildrop]} (tail drop), $N senders, ingress_mbps $(ingress); ECMP $LINKS x $LINK_RATE; parts:$PARTS"
 
@@ -91,6 +99,21 @@ csv() {
 			}
 		}' <<<"${INC[csv]}"
 	echo "#@ end csv"
+}
+
+# planes_use N: pl_a and pl_b with planes p0..p<N-1> of the 8
+planes_use() {
+	local k h dev
+	for h in 1 2; do
+		dev=pl_$([ $h = 1 ] && echo a || echo b)
+		for ((k = 0; k < 8; k++)); do
+			if ((k < $1)); then
+				in_planes "h$h" "$MR_CLI" plane add dev "$dev" netdev "p$k"
+			else
+				in_planes "h$h" "$MR_CLI" plane del dev "$dev" netdev "p$k"
+			fi
+		done
+	done >/dev/null 2>&1
 }
 
 # with_cc on|off CMD...: CMD with the transport's cc switched, or skipped
@@ -168,6 +191,29 @@ for ((rep = 1; rep <= REPS; rep++)); do
 		keep join "$t" join leave
 		csv "join-leave-$t"
 	done
+	for n in "${PLANE_SIZES[@]}"; do
+		[[ $PARTS == *" planes "* ]] || break
+		planes_use "$n"
+		for t in on qp8 tcp; do
+			case $t in
+			on) incast_planes_run "$PLANE_RATE" "$PLANE_LIMIT" "$SECS" ;;
+			qp8) INCAST_PLANES_QPS=8 incast_planes_run "$PLANE_RATE" "$PLANE_LIMIT" "$SECS" ;;
+			tcp) incast_planes_tcp "$PLANE_RATE" "$PLANE_LIMIT" "$SECS" ;;
+			esac
+			run_note "round $rep, $n planes, $t (plane:packets:dropped ${INC[planes]:-n/a})"
+			keep "planes$n" "$t" util
+		done
+	done
+	for ev in carrier blackhole; do
+		[[ $PARTS == *" planes "* ]] || break
+		planes_use 4
+		incast_planes_run "$PLANE_RATE" "$PLANE_LIMIT" "$SECS" "$ev" 1 3 6
+		INC[reach]=$(incast_reach_ms 3000 "$(awk -v r="$(incast_mbps "$PLANE_RATE")" 'BEGIN { print 0.85 * 3 * r }')")
+		INC[complete]=$([ "${INC[rc]}" = 0 ] && echo yes || echo "no_(exit_${INC[rc]})")
+		run_note "round $rep, 4 planes, plane 1 $ev from 3 s to 6 s: at 0.85 of 3 planes after ${INC[reach]} ms"
+		keep "plane_$ev" on reach complete util
+		csv "planes-$ev"
+	done
 	note "round $rep of $REPS done after $(($(date +%s) - start)) s"
 done
 [ "$CC0" = n/a ] || incast_set_cc "$CC0"
@@ -230,6 +276,28 @@ cc_note="CC on: the module parameter cc=1, the receiver's ingress_mbps $([ "$(in
 		row "dropped (fraction of packets)" ecmp drop
 		row "black hole: goodput / the links' sum" ecmp_bh util
 		row "black hole: transfer complete and verified" ecmp_bh complete
+	fi
+	if [[ $PARTS == *" planes "* ]]; then
+		echo
+		echo "Planes: two hosts, one address each on a dummy interface, joined by N planes (a router each, tbf"
+		echo "$PLANE_RATE with $PLANE_LIMIT both ways); goodput over N x $PLANE_RATE. metaroce: mr_incast WRITEs from pl_a to"
+		echo "pl_b, whose planes are the N netdevs; TCP: one iperf3 stream per plane, bound to its netdev."
+		echo
+		echo "| planes | metaroce, 1 QP | metaroce, 8 QPs | TCP, a stream per plane |"
+		echo "|---|---|---|---|"
+		for n in "${PLANE_SIZES[@]}"; do
+			echo "| $n | $(cell "planes$n" on util) | $(cell "planes$n" qp8 util) | $(cell "planes$n" tcp util) |"
+		done
+		echo
+		echo "A plane fails: one QP over 4 planes, plane 1's netdev down (carrier) or its router dropping"
+		echo "everything (black hole) from 3 s to 6 s of 10: ms from the failure until the goodput (500 ms averaged)"
+		echo "is back at 0.85 of 3 planes."
+		echo
+		echo "| plane failure | back at 0.85 of 3 planes (ms) | goodput / 4 planes, whole run | transfer complete and verified |"
+		echo "|---|---|---|---|"
+		for ev in carrier blackhole; do
+			echo "| $ev | $(cell "plane_$ev" on reach) | $(cell "plane_$ev" on util) | $(cell "plane_$ev" on complete) |"
+		done
 	fi
 	if [[ $PARTS == *" join "* ]]; then
 		echo

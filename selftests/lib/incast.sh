@@ -60,11 +60,13 @@
 #   incast_ecmp_tcp RATE LIMIT SECS   one iperf3 stream over the same links
 #   incast_planes_run RATE LIMIT SECS [carrier|blackhole K AT BACK]
 #                             every plane rate-limited (topo_planes_rate),
-#                             one QP pl_a -> pl_b for SECS; plane K fails AT
+#                             one QP (INCAST_PLANES_QPS QPs) pl_a -> pl_b
+#                             for SECS; plane K fails AT
 #                             seconds in (its carrier, or a black hole) and
 #                             comes back at BACK; INC[util] is over the sum
 #                             of pl_a's INC[n] planes, INC[planes]
 #                             "k:packets:dropped ..." per router
+#   incast_planes_tcp RATE LIMIT SECS   one iperf3 stream per plane
 #   incast_bins_mbps FROM_MS TO_MS   from INC[csv]: the mean goodput of the
 #                             bins that start in [FROM_MS, TO_MS)
 #   incast_reach_ms FROM_MS MBPS   ms from FROM_MS until the first bin whose
@@ -419,7 +421,8 @@ incast_planes_run() {
 	INC=()
 	topo_planes_rate "$rate" "$limit" || { INC[rc]=2; return 1; }
 	t0=$(_incast_now)
-	timeout -k 5 $((secs + 200)) "$INCAST_BIN" --recv pl_b --send pl_a --seconds "$secs" \
+	timeout -k 5 $((secs + 200)) "$INCAST_BIN" --recv pl_b \
+		--send "$(printf 'pl_a%.0s,' $(seq "${INCAST_PLANES_QPS:-1}") | sed 's/,$//')" --seconds "$secs" \
 		--warmup 1 --bin-ms "${INCAST_BIN_MS:-500}" --drain "${INCAST_DRAIN:-60}" >/tmp/incast-planes.out 2>&1 &
 	pid=$!
 	if [ -n "$event" ]; then
@@ -437,6 +440,38 @@ incast_planes_run() {
 	INC[n]=$(in_planes h1 "$MR_CLI" -j plane show dev pl_a | jq length)
 	_incast_parse "$(awk -v r="$(incast_mbps "$rate")" -v n="${INC[n]}" 'BEGIN { print r * n }')"
 	[ "${INC[rc]}" -ne 2 ]
+}
+
+# incast_planes_tcp RATE LIMIT SECS: one iperf3 stream per plane of pl_a,
+# each bound to its plane's netdev
+incast_planes_tcp() {
+	local rate=$1 limit=$2 secs=$3 n k spid pids=() out=0 v
+	INC=()
+	topo_planes_rate "$rate" "$limit" || { INC[rc]=2; return 1; }
+	n=$(in_planes h1 "$MR_CLI" -j plane show dev pl_a | jq length)
+	for ((k = 0; k < n; k++)); do
+		in_planes h2 timeout $((secs + 40)) iperf3 -s -1 -B 10.80.0.2 -p $((5301 + k)) >/dev/null 2>&1 &
+		spid+=" $!"
+	done
+	for ((k = 0; k < n; k++)); do
+		_incast_wait_listen pl-h2 $((5301 + k)) || { INC[rc]=2; kill $spid 2>/dev/null; wait; return 1; }
+	done
+	for ((k = 0; k < n; k++)); do
+		in_planes h1 timeout $((secs + 30)) iperf3 -c 10.80.0.2 -B 10.80.0.1 --bind-dev "p$k" \
+			-p $((5301 + k)) -t "$secs" -f m >"/tmp/incast-plane-tcp-$k.out" 2>&1 &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+	wait
+	INC[rc]=0
+	for ((k = 0; k < n; k++)); do
+		v=$(_incast_iperf_mbps "$(cat "/tmp/incast-plane-tcp-$k.out")")
+		[ "$v" = n/a ] && INC[rc]=1 || out=$(awk -v a="$out" -v b="$v" 'BEGIN { print a + b }')
+		rm -f "/tmp/incast-plane-tcp-$k.out"
+	done
+	INC[goodput]=$out
+	INC[util]=$(awk -v g="$out" -v r="$(incast_mbps "$rate")" -v n="$n" 'BEGIN { printf "%.3f", g / (r * n) }')
+	[ "${INC[rc]}" -eq 0 ]
 }
 
 incast_bins_mbps() {

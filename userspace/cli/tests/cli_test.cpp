@@ -222,6 +222,12 @@ TEST(DevSet, UsageErrorsSendNothing) {
         {{"path", "show", "dev", "mrc0", "qpn", "17", "path", "64"},
          "path 64 is out of range 0-63"},
         {{"monitor", "all"}, "monitor takes no arguments"},
+        {{"plane", "add", "dev", "mrp0"}, "plane add needs dev DEV and netdev NETDEV"},
+        {{"plane", "del", "netdev", "p0"}, "plane del needs dev DEV and netdev NETDEV"},
+        {{"plane", "add", "dev", "mrp0", "netdev", std::string(16, 'p')},
+         "netdev name \"" + std::string(16, 'p') + "\" is longer than 15 characters"},
+        {{"plane", "show", "netdev", "p0"}, "unknown plane show argument \"netdev\""},
+        {{"p", "show"}, "\"p\" is ambiguous; which object?"},
     };
     for (const auto &c : cases) {
         FakeKernel k;
@@ -474,6 +480,64 @@ TEST(QpShow, JsonTagsAreStrings) {
         << r.out;
 }
 
+// --- planes --------------------------------------------------------------
+
+TEST(PlaneShow, AnAlignedTable) {
+    FakeKernel k;
+    k.family().expect("req-plane-dump.hex", "plane-dump.hex");
+    auto r = run(k, {"plane", "show", "dev", "mrp0"});
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out, "DEV   PLANE  NETDEV  STATE      PATHS  TX-PACKETS  RX-PACKETS  DOWNS\n"
+                     "mrp0  0      p0      up         8      190326      96012       0\n"
+                     "mrp0  1      p1      timed-out  0      48211       24010       1\n");
+}
+
+TEST(PlaneShow, StatisticsAddColumns) {
+    FakeKernel k;
+    k.family().expect("req-plane-dump.hex", "plane-dump.hex");
+    auto r = run(k, {"-s", "plane", "show", "dev", "mrp0"});
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out.substr(r.out.find('\n') + 1),
+              "mrp0  0      p0      up         8      190326      96012       0      271000000  "
+              "5000000   3         -\n"
+              "mrp0  1      p1      timed-out  0      48211       24010       1      68000000   "
+              "1000000   0         180ms\n");
+}
+
+TEST(PlaneShow, Json) {
+    FakeKernel k;
+    k.family().expect("req-plane-dump.hex", "plane-dump.hex");
+    auto r = run(k, {"-j", "-s", "plane", "show", "dev", "mrp0"});
+    EXPECT_EQ(r.code, 0) << r.err;
+    auto v = parse(r.out);
+    ASSERT_EQ(v.size(), 2u);
+    EXPECT_EQ(v[0]["netdev"].str(), "p0");
+    EXPECT_EQ(v[0]["state"].str(), "up");
+    EXPECT_EQ(v[0]["paths"].number(), "8");
+    EXPECT_FALSE(v[0].has("retry_ns"));
+    EXPECT_EQ(v[1]["state"].str(), "timed-out");
+    EXPECT_EQ(v[1]["retry_ns"].number(), "180000000");
+    EXPECT_EQ(v[1]["downs"].number(), "1");
+    EXPECT_EQ(v[1]["stats"]["tx_bytes"].number(), "68000000");
+}
+
+TEST(PlaneSet, RefusalsCarryTheKernelsMessage) {
+    FakeKernel k;
+    k.family().expect("req-plane-add.hex", "err-eexist-plane.hex");
+    auto r = run(k, {"plane", "add", "dev", "mrp0", "netdev", "p2"});
+    EXPECT_EQ(r.code, 1);
+    EXPECT_NE(r.err.find("the netdev is a plane of the device already"), std::string::npos)
+        << r.err;
+}
+
+TEST(PlaneSet, DelPrintsNothing) {
+    FakeKernel k;
+    k.family().expect("req-plane-del.hex", "plane-del-ack.hex");
+    auto r = run(k, {"plane", "del", "dev", "mrp0", "netdev", "p2"});
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out, "");
+}
+
 // --- paths ---------------------------------------------------------------
 
 TEST(PathShow, AnAlignedTable) {
@@ -557,7 +621,7 @@ TEST(Monitor, PrintsEachEventAsItComes) {
               "qp-error dev mrc0 qpn 19 reason retry-exceeded\n"
               "dev-change 4: mrc1: netdev eth1 udp-port 4792 paths 8 qps 0 ingress-rate 2.5Gbit\n"
               "    cc off\n"
-              "plane-down dev mrc0 plane 1\n"
+              "plane-down dev mrc0 plane 1 netdev p1 reason timeout\n"
               "qp-error dev mrc1 qpn 33 reason 200\n");
 }
 
@@ -580,6 +644,8 @@ TEST(Monitor, JsonIsOneDocumentPerLine) {
     EXPECT_EQ(docs[2]["event"].str(), "dev-change");
     EXPECT_EQ(docs[2]["paths"].number(), "8");
     EXPECT_EQ(docs[3]["plane"].number(), "1");
+    EXPECT_EQ(docs[3]["netdev"].str(), "p1");
+    EXPECT_EQ(docs[3]["plane_reason"].str(), "timeout");
     EXPECT_EQ(docs[4]["reason"].str(), "200");
 }
 

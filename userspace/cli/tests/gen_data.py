@@ -32,7 +32,7 @@ NLM_F_CAPPED, NLM_F_ACK_TLVS = 0x100, 0x200
 NLMSG_ERROR, NLMSG_DONE = 2, 3
 NLA_F_NESTED = 0x8000
 ERRNO = {"ENOENT": 2, "EPERM": 1, "ENODEV": 19, "EINVAL": 22, "ERANGE": 34, "EBUSY": 16,
-         "EOPNOTSUPP": 95}
+         "EOPNOTSUPP": 95, "EEXIST": 17}
 
 # nlctrl, from linux/genetlink.h
 CTRL = {
@@ -489,6 +489,43 @@ def scenarios(spec):
                             [("msg", "missing attribute"), ("miss-type", 4)])],
                      "EINVAL: attribute 4 (qpn) missing"))
 
+    # --- planes ----------------------------------------------------------
+    pst = E["plane-state"]
+
+    def plane(dev, pid, netdev, ifindex, state, paths, stats, retry=None):
+        items = [("dev-index", 3), ("dev-name", dev), ("id", pid), ("netdev-ifindex", ifindex),
+                 ("netdev-name", netdev), ("state", pst[state]), ("paths", paths)]
+        if retry is not None:
+            items += [("retry-ns", retry)]
+        names = ["tx_packets", "tx_bytes", "rx_packets", "rx_bytes", "ce_marks", "downs"]
+        return items + [("stats", [("entry", [("name", n), ("value", v)])
+                                   for n, v in zip(names, stats)])]
+
+    planes = [
+        plane("mrp0", 0, "p0", 7, "up", 8, [190326, 271000000, 96012, 5000000, 3, 0]),
+        plane("mrp0", 1, "p1", 8, "timed-out", 0, [48211, 68000000, 24010, 1000000, 0, 1],
+              retry=180000000),
+    ]
+    plane_req = req("plane-get", "plane", [("dev-name", "mrp0")], dump,
+                    comment="dump planes of mrp0")
+    out.append(write("req-plane-dump.hex", [plane_req], "PLANE_GET dump mrp0"))
+    out.append(write("plane-dump.hex",
+                     [sum((family_msg(F, NLM_F_MULTI, 2, P, spec, "plane-get", "plane", p,
+                                      "plane %d" % i, align64=(i == 1))
+                           for i, p in enumerate(planes)), []) + done(2)],
+                     "two planes of mrp0"))
+    plane_add = req("plane-add", "plane", [("dev-name", "mrp0"), ("netdev-name", "p2")], do,
+                    comment="add plane p2")
+    out.append(write("req-plane-add.hex", [plane_add], "PLANE_ADD mrp0 p2"))
+    out.append(write("err-eexist-plane.hex",
+                     [error(2, plane_add, ERRNO["EEXIST"],
+                            [("msg", "the netdev is a plane of the device already")])],
+                     "EEXIST for a plane already there"))
+    plane_del = req("plane-del", "plane", [("dev-name", "mrp0"), ("netdev-name", "p2")], do,
+                    comment="delete plane p2")
+    out.append(write("req-plane-del.hex", [plane_del], "PLANE_DEL mrp0 p2"))
+    out.append(write("plane-del-ack.hex", [error(2, plane_del, 0)], "the ACK"))
+
     # --- malformed replies ------------------------------------------------
     bad = family_msg(F, NLM_F_MULTI, 2, P, spec, "dev-get", "dev",
                      [("index", 3), ("name", "mrc0"),
@@ -525,7 +562,9 @@ def scenarios(spec):
         family_msg(F, 0, 0, 0, spec, "dev-change-ntf", "dev",
                    [a if a[0] != "paths" else ("paths", 8) for a in mrc1], "dev change"),
         family_msg(F, 0, 0, 0, spec, "plane-down-ntf", "event",
-                   [("dev-index", 3), ("dev-name", "mrc0"), ("plane", 1)], "plane down"),
+                   [("dev-index", 3), ("dev-name", "mrc0"), ("plane", 1),
+                    ("plane-netdev", "p1"), ("plane-reason", E["plane-reason"]["timeout"])],
+                   "plane down"),
         family_msg(F, 0, 0, 0, spec, 42, "event", [("dev-index", 3), ("dev-name", "mrc0")],
                    "a command from the future (42): ignored", cmd_name="unknown"),
         nlmsg(GENL_ID_CTRL, 0, 0, 0, [Piece(struct.pack("<BBH", 7, 2, 0),

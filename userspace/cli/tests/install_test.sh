@@ -63,7 +63,7 @@ complete_line() { # words...; prints the candidates for the last word
 		echo "${COMPREPLY[*]}"
 	' _ "$comp" metaroce "$@"
 }
-check "objects" test "$(complete_line "")" = "dev qp path monitor help"
+check "objects" test "$(complete_line "")" = "dev qp path plane monitor help"
 check "options" test "$(complete_line -)" = \
 	"-j -p -s -d -V -h --json --pretty --statistics --details --version --help"
 check "after options" test "$(complete_line -j -s q)" = "qp"
@@ -81,6 +81,10 @@ check "qp keywords" test "$(complete_line qp show "")" = "dev qpn"
 check "qp numbers of the device" test "$(complete_line qp show dev mrc0 qpn "")" = "1 17"
 check "path keywords" test "$(complete_line path show dev mrc0 "")" = "dev qpn path"
 check "path: qpn" test "$(complete_line path show dev mrc0 qpn 1)" = "1 17"
+check "plane commands" test "$(complete_line plane "")" = "show add del help"
+check "plane add keywords" test "$(complete_line plane add "")" = "dev netdev"
+check "plane show keywords" test "$(complete_line plane show "")" = "dev"
+check "plane: devices" test "$(complete_line plane add dev m)" = "mrc0 mrc1"
 
 echo "install_test: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

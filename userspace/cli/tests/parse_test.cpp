@@ -126,6 +126,21 @@ TEST(Parse, Paths) {
     EXPECT_EQ(p3.rto_ns, 20000000u);
 }
 
+TEST(Parse, Planes) {
+    auto m = messages("plane-dump.hex");
+    ASSERT_EQ(m.size(), 2u);
+    auto p1 = plane(m[1]);
+    EXPECT_EQ(p1.dev_name, "mrp0");
+    EXPECT_EQ(p1.id, 1u);
+    EXPECT_EQ(p1.netdev, "p1");
+    EXPECT_EQ(p1.netdev_ifindex, 8u);
+    EXPECT_EQ(p1.state, METAROCE_PLANE_STATE_TIMED_OUT);
+    EXPECT_EQ(p1.retry_ns, 180000000u);
+    ASSERT_TRUE(p1.stats);
+    EXPECT_EQ(p1.stats->size(), 6u);
+    EXPECT_FALSE(plane(m[0]).retry_ns);
+}
+
 TEST(Parse, RepliesMustCarryTheirCommand) {
     auto m = messages("qp-dump.hex");
     EXPECT_THROW(device(m[0]), nl::MalformedError);

@@ -79,5 +79,11 @@ TEST(Request, QpsAndPaths) {
     same(path_dump(kFamily, 2, "mrc0", 17, 2), "req-path-dump-id.hex");
 }
 
+TEST(Request, Planes) {
+    same(plane_dump(kFamily, 2, "mrp0"), "req-plane-dump.hex");
+    same(plane_set(kFamily, 2, true, "mrp0", "p2"), "req-plane-add.hex");
+    same(plane_set(kFamily, 2, false, "mrp0", "p2"), "req-plane-del.hex");
+}
+
 } // namespace
 } // namespace metaroce::request
