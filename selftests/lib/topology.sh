@@ -584,6 +584,8 @@ topo_planes() {
 		return 1
 	fi
 	sysctl -qw net.core.netdev_max_backlog=10000
+	# loaded by the first dummy, the module would add its own to init_net
+	modprobe -q dummy numdummies=0
 	for h in 1 2; do
 		_topo_router "pl-h$h" || return
 		ip -n "pl-h$h" link add dummy0 mtu "$mtu" type dummy || return
