@@ -399,7 +399,7 @@ void mr_sender_env_event(struct mr_sender *s, enum mr_sender_event ev,
 	/* A packet lost on a plane the path has left blames no plane. */
 	if (ev == MR_SEV_RTO && !mr_seq_before(arg, x->plane_first_psn[id]))
 		mr_plane_path_timeout(to_mr_dev(x->qp->ibqp.device), &s->ps,
-				      x->plane_sent, id);
+				      x->plane_sent, id, x->plane_reach);
 	if (ev == MR_SEV_CC_DECREASE)
 		trace_metaroce_cc(x->qp->ibqp.qp_num, id, arg, p->cc.w.cwnd,
 				  p->cc.w.alpha, s->cc.w.cwnd, p->rto.srtt,

@@ -11,6 +11,8 @@
 #include <linux/ethtool.h>
 #include <linux/if_arp.h>
 #include <linux/rtnetlink.h>
+#include <net/ip6_route.h>
+#include <net/ip_fib.h>
 
 #include "notify.h"
 #include "plane.h"
@@ -152,6 +154,8 @@ static void mr_plane_publish(struct mr_dev *dev, struct mr_plane_set *set,
 	rcu_assign_pointer(dev->planes, set);
 	spin_lock_irqsave(&dev->planes_lock, flags);
 	mr_plane_update_mask(dev, set, mr_xport_now());
+	/* Ids may have moved: the QPs look at their paths' planes again. */
+	WRITE_ONCE(dev->planes_gen, dev->planes_gen + 1);
 	spin_unlock_irqrestore(&dev->planes_lock, flags);
 	mr_share_link_speed(dev, mr_plane_link_mbps(dev));
 	if (gone) {
@@ -411,11 +415,13 @@ int mr_plane_info(struct mr_dev *dev, u32 id, struct mr_plane_info *info)
  * @arrived: the plane the packet answers arrived on (an ACK goes back
  *	     that way while it serves), or -1
  * @path: the path (or any number that spreads packets without one)
+ * @reach: the planes with a route to the peer (mr_plane_reach())
  * @plane: set to the plane, or -1 when the device has none
  *
  * Return: the plane's ifindex, or 0 for the device's own netdev.
  */
-int mr_plane_route(struct mr_dev *dev, int arrived, u32 path, int *plane)
+int mr_plane_route(struct mr_dev *dev, int arrived, u32 path, u32 reach,
+		   int *plane)
 {
 	const struct mr_plane_set *set;
 	u32 usable, probing, id;
@@ -427,6 +433,11 @@ int mr_plane_route(struct mr_dev *dev, int arrived, u32 path, int *plane)
 	if (set && set->count) {
 		usable = mr_plane_usable_mask(dev, set, mr_xport_now(),
 					      &probing);
+		/* With no plane to the peer, any is as good. */
+		if (usable & reach) {
+			usable &= reach;
+			probing &= reach;
+		}
 		if (arrived >= 0 && arrived < set->count &&
 		    (usable & BIT(arrived)))
 			id = arrived;
@@ -503,12 +514,12 @@ int mr_plane_arrived(struct mr_dev *dev, int ifindex, unsigned int len,
 }
 
 /*
- * Path @id of a connection (paths @ps, each last sent on plane @sent_on[i])
- * timed out: when every path of the connection on its plane has, the
- * plane is out of service for a while.
+ * Path @id of a connection (paths @ps, each last sent on plane @sent_on[i],
+ * over the planes @reach) timed out: when every path of the connection on
+ * its plane has, the plane is out of service for a while.
  */
 void mr_plane_path_timeout(struct mr_dev *dev, const struct mr_paths *ps,
-			   const u8 *sent_on, u32 id)
+			   const u8 *sent_on, u32 id, u32 reach)
 {
 	enum mr_plane_change change = MR_PLANE_SAME;
 	const struct mr_plane_set *set;
@@ -524,6 +535,10 @@ void mr_plane_path_timeout(struct mr_dev *dev, const struct mr_paths *ps,
 		return;
 	}
 	usable = mr_plane_usable_mask(dev, set, now, &probing);
+	if (usable & reach) {
+		usable &= reach;
+		probing &= reach;
+	}
 	plane = mr_plane_pick(id, set->count, usable, probing);
 	if (mr_plane_paths_timed_out(ps, sent_on, id, set->count, usable,
 				     probing)) {
@@ -538,7 +553,7 @@ void mr_plane_path_timeout(struct mr_dev *dev, const struct mr_paths *ps,
 	rcu_read_unlock();
 }
 
-/* Moves on each time a plane leaves service (mr_plane_serves()). */
+/* Moves on each time a plane leaves service, or planes come or go. */
 u32 mr_plane_gen(struct mr_dev *dev)
 {
 	return READ_ONCE(dev->planes_gen);
@@ -549,4 +564,71 @@ bool mr_plane_serves(struct mr_dev *dev, u32 plane)
 {
 	return plane < MR_PLANES_MAX &&
 	       (READ_ONCE(dev->planes_usable) & BIT(plane));
+}
+
+static bool mr_plane_reaches6(struct net *net, int ifindex,
+			      const struct mr_flow *flow)
+{
+	struct flowi6 fl6 = {
+		.flowi6_oif = ifindex,
+		.flowi6_proto = IPPROTO_UDP,
+		.daddr = flow->daddr,
+		.saddr = flow->saddr,
+	};
+	struct dst_entry *dst;
+	bool ok;
+
+	dst = ip6_route_output(net, NULL, &fl6);
+	ok = !dst->error;
+	dst_release(dst);
+	return ok;
+}
+
+/* Whether the peer of @flow has a route through the netdev @ifindex. */
+static bool mr_plane_reaches(struct net *net, int ifindex,
+			     const struct mr_flow *flow)
+{
+	struct flowi4 fl4 = {
+		.flowi4_oif = ifindex,
+		.flowi4_proto = IPPROTO_UDP,
+		.daddr = flow->daddr.s6_addr32[3],
+		.saddr = flow->saddr.s6_addr32[3],
+	};
+	struct fib_result res;
+	bool ok;
+
+	if (!ipv6_addr_v4mapped(&flow->daddr))
+		return mr_plane_reaches6(net, ifindex, flow);
+	rcu_read_lock();
+	ok = !fib_lookup(net, &fl4, &res, 0);
+	rcu_read_unlock();
+	return ok;
+}
+
+/**
+ * mr_plane_reach() - the planes through which @flow's peer has a route
+ * @dev: the device
+ * @flow: a connection's addresses
+ *
+ * A peer may be reachable over fewer planes than a host has: its paths
+ * then spread over those that reach it. Looked up when the connection
+ * starts and whenever the planes change (mr_plane_gen()).
+ *
+ * Return: a mask of plane ids; every bit when the device has no planes.
+ */
+u32 mr_plane_reach(struct mr_dev *dev, const struct mr_flow *flow)
+{
+	const struct mr_plane_set *set;
+	u32 reach = 0, i;
+
+	rcu_read_lock();
+	set = rcu_dereference(dev->planes);
+	if (!set || !set->count)
+		reach = U32_MAX;
+	for (i = 0; set && i < set->count; i++)
+		if (mr_plane_reaches(dev_net(dev->ndev), set->plane[i]->ifindex,
+				     flow))
+			reach |= BIT(i);
+	rcu_read_unlock();
+	return reach;
 }

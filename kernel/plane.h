@@ -55,13 +55,15 @@ void mr_plane_netdev_event(struct net_device *ndev, unsigned long event);
 int mr_plane_info(struct mr_dev *dev, u32 id, struct mr_plane_info *info);
 u32 mr_plane_link_mbps(struct mr_dev *dev);
 
-int mr_plane_route(struct mr_dev *dev, int arrived, u32 path, int *plane);
+u32 mr_plane_reach(struct mr_dev *dev, const struct mr_flow *flow);
+int mr_plane_route(struct mr_dev *dev, int arrived, u32 path, u32 reach,
+		   int *plane);
 void mr_plane_sent(struct mr_dev *dev, int plane, unsigned int len);
 int mr_plane_arrived(struct mr_dev *dev, int ifindex, unsigned int len,
 		     bool ce);
 u32 mr_plane_gen(struct mr_dev *dev);
 bool mr_plane_serves(struct mr_dev *dev, u32 plane);
 void mr_plane_path_timeout(struct mr_dev *dev, const struct mr_paths *ps,
-			   const u8 *sent_on, u32 id);
+			   const u8 *sent_on, u32 id, u32 reach);
 
 #endif /* METAROCE_PLANE_H */

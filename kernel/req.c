@@ -38,6 +38,8 @@ void mr_req_start(struct mr_xport *x, bool early)
 	/* No path has sent on a plane yet (tx.c). */
 	memset(x->plane_sent, U8_MAX, sizeof(x->plane_sent));
 	x->plane_gen = mr_plane_gen(to_mr_dev(x->qp->ibqp.device));
+	x->plane_reach = mr_plane_reach(to_mr_dev(x->qp->ibqp.device),
+					&x->qp->flow);
 }
 
 /*
@@ -136,8 +138,10 @@ int mr_req_submit(struct mr_qp *qp, const struct mr_send_wqe *wqe)
  * work was posted.
  */
 /*
- * A plane left service since this QP last looked: what its paths sent
- * there is lost with it and goes to the other paths now.
+ * The planes changed since this QP last looked: which reach the peer is
+ * looked up again, and what its paths sent on a plane that left service
+ * (or does not reach the peer) is lost with it and goes to the other
+ * paths now.
  */
 static void mr_req_planes(struct mr_xport *x)
 {
@@ -147,9 +151,11 @@ static void mr_req_planes(struct mr_xport *x)
 	if (gen == x->plane_gen)
 		return;
 	x->plane_gen = gen;
+	x->plane_reach = mr_plane_reach(dev, &x->qp->flow);
 	for (id = 0; id < x->snd.npaths; id++)
 		if (x->plane_sent[id] != U8_MAX &&
-		    !mr_plane_serves(dev, x->plane_sent[id]))
+		    (!mr_plane_serves(dev, x->plane_sent[id]) ||
+		     !(x->plane_reach & BIT(x->plane_sent[id]))))
 			mr_sender_abandon(&x->snd, id);
 }
 

@@ -216,7 +216,7 @@ int mr_tx_send(struct mr_xport *x, u32 id, u32 psn, const struct mr_tx_pkt *tp,
 		return err;
 	flow = qp->flow;
 	flow.sport = htons(mr_sender_path_port(&x->snd, id));
-	flow.oif = mr_plane_route(dev, -1, id, &plane);
+	flow.oif = mr_plane_route(dev, -1, id, x->plane_reach, &plane);
 	if (plane >= 0 && plane != x->plane_sent[id]) {
 		x->plane_sent[id] = plane;
 		x->plane_first_psn[id] = psn;
@@ -258,7 +258,7 @@ void mr_tx_control(struct mr_xport *x, struct mr_pkt *pkt, __be16 sport)
 		path = x->hello.n_sent;
 	else if (pkt->base.path < MR_PATH_MAX)
 		arrived = x->ack.plane_arrived[pkt->base.path];
-	flow.oif = mr_plane_route(dev, arrived, path, &plane);
+	flow.oif = mr_plane_route(dev, arrived, path, x->plane_reach, &plane);
 	len = skb->len;
 	if (!mr_socket_xmit(dev, skb, &flow))
 		mr_plane_sent(dev, plane, len);

@@ -93,7 +93,7 @@ static enum ib_wc_status mr_ud_xmit(struct mr_qp *qp,
 	flow = wqe->ud.flow;
 	flow.sport = mr_ud_sport(qp);
 	/* Datagrams take the planes in turn. */
-	flow.oif = mr_plane_route(dev, -1, pkt.base.psn, &plane);
+	flow.oif = mr_plane_route(dev, -1, pkt.base.psn, U32_MAX, &plane);
 	len = skb->len;
 	/* A datagram that finds no route is lost, as on the wire: counted. */
 	if (!mr_socket_xmit(dev, skb, &flow))

@@ -115,6 +115,7 @@ struct mr_xport {
 	u8 plane_sent[MR_PATH_MAX];
 	u32 plane_first_psn[MR_PATH_MAX];
 	u32 plane_gen;		/* the device's planes_gen req.c last saw */
+	u32 plane_reach;	/* the planes with a route to the peer */
 
 	/* responder */
 	struct mr_ack_state ack;
