@@ -106,9 +106,10 @@ struct PlanesResult {
     double dip;        // lowest goodput (over 4 RTTs) after it / before it
     double out_rtts;   // until a host takes the plane out of service
     double recover_rtts;
-    uint32_t hosts_out; // hosts that took it out
-    uint64_t plane_ups; // planes back in service (mr_plane_rx())
-    uint64_t abandoned; // paths mr_sender_abandon()ed
+    uint32_t hosts_out;  // hosts that took it out
+    uint64_t false_outs; // a host took a plane out that had not failed (yet)
+    uint64_t plane_ups;  // planes back in service (mr_plane_rx())
+    uint64_t abandoned;  // paths mr_sender_abandon()ed
     uint64_t rtos;
     uint64_t failovers;
     uint64_t blackholed;

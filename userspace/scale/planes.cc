@@ -102,11 +102,8 @@ void HostPlanes::PathTimeout(const mr_paths *ps, const u8 *sent_on, uint32_t id)
     const mr_plane_change change = mr_plane_timed_out(&st_[plane], now);
     UpdateMask(now);
 
-    if (change == MR_PLANE_WENT_DOWN) {
-        stats.downs++;
-        if (stats.first_down_ns < 0)
-            stats.first_down_ns = static_cast<int64_t>(NowNs());
-    }
+    if (change == MR_PLANE_WENT_DOWN)
+        stats.downs.push_back({static_cast<int64_t>(NowNs()), plane});
 }
 
 } // namespace mrscale

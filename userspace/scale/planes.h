@@ -15,6 +15,8 @@
 #include <ns3/network-module.h>
 
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 namespace mrscale {
 
@@ -46,10 +48,10 @@ public:
 
 // Counters of a host's planes.
 struct PlaneStats {
-    uint64_t downs = 0; // a plane left service (timeouts)
-    uint64_t ups = 0;   // a plane tried again came back (mr_plane_rx())
-    int64_t first_down_ns = -1;
+    uint64_t ups = 0;       // a plane tried again came back (mr_plane_rx())
     uint64_t abandoned = 0; // paths mr_sender_abandon()ed for it (senders)
+    // Each time a plane left service on timeouts: (when, which).
+    std::vector<std::pair<int64_t, uint32_t>> downs;
 };
 
 // kernel/plane.c's per-device state over the model's clock. plane.c's
