@@ -752,7 +752,8 @@ PlanesResult RunPlanes(const Config &cfg, uint32_t n, uint32_t conns, Pattern pa
         ph[h].sock->SetRecvCallback(
             Callback<void, Ptr<Socket>>([me](Ptr<Socket> s) { me->Recv(s); }));
     }
-    const uint64_t total = static_cast<uint64_t>(n) * cfg.plane_bytes;
+    // --plane-bytes per plane of each receiving host, over its connections.
+    const uint64_t total = static_cast<uint64_t>(n) * cfg.plane_bytes * receivers;
     const uint64_t bytes = std::max<uint64_t>(total / r.conns, cfg.incast_min_bytes);
     std::vector<std::unique_ptr<MrSender>> senders;
     std::vector<std::pair<const MrReceiver *, uint32_t>> flows;
@@ -1241,8 +1242,8 @@ void PlanesTable(const Config &cfg) {
     std::printf("### Planes: hosts with one NIC per plane, a plane failing\n\n");
     PrintSetup(cfg);
     std::printf("Each plane is a switch of its own; each host has a %s link to each, and one "
-                "address every plane reaches. The connections write %s per plane together (at "
-                "least %s each). ",
+                "address every plane reaches. The connections into a host write %s per plane of it "
+                "together (at least %s each). ",
                 FormatRate(static_cast<double>(cfg.rate_bps)).c_str(),
                 FormatBytes(static_cast<double>(cfg.plane_bytes)).c_str(),
                 FormatBytes(static_cast<double>(cfg.incast_min_bytes)).c_str());
