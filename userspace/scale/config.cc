@@ -139,7 +139,52 @@ bool SetList(const std::string &s, uint64_t lo, uint64_t hi, std::vector<T> &out
     return true;
 }
 
-const std::vector<Option> &Options() {
+// "one,incast,all2all": the planes' patterns.
+bool SetPatterns(const std::string &s, std::vector<Pattern> &out) {
+    std::vector<Pattern> v;
+    size_t at = 0;
+    for (;;) {
+        const size_t end = s.find(',', at);
+        const std::string w = s.substr(at, end == std::string::npos ? end : end - at);
+        if (w == "one")
+            v.push_back(Pattern::kOne);
+        else if (w == "incast")
+            v.push_back(Pattern::kIncast);
+        else if (w == "all2all")
+            v.push_back(Pattern::kAll2All);
+        else
+            return false;
+        if (end == std::string::npos)
+            break;
+        at = end + 1;
+    }
+    out = v;
+    return true;
+}
+
+// A plane, or -1 (or "none"): no plane fails.
+bool SetPlane(const std::string &s, int32_t &out) {
+    uint64_t v;
+    if (s == "-1" || s == "none") {
+        out = -1;
+        return true;
+    }
+    if (!ParseUint(s, 0, MR_PLANES_MAX - 1, v))
+        return false;
+    out = static_cast<int32_t>(v);
+    return true;
+}
+
+// A fraction of a time, 0-hi.
+bool SetFrac(const std::string &s, double hi, double &out) {
+    double v;
+    if (!ParseScaled(s, {{"", 1}, {"%", 0.01}}, v) || v > hi)
+        return false;
+    out = v;
+    return true;
+}
+
+const std::vector<Option> &BaseOptions() {
     static const std::vector<Option> opts = {
         {"rate", "RATE", "host links and the incast port (100G)",
          [](const std::string &s, Config &c) { return SetRate(s, c.rate_bps); }},
@@ -369,6 +414,38 @@ const std::vector<Option> &Options() {
              return true;
          }},
     };
+    return opts;
+}
+
+// The planes' options (apart, so the table above keeps its layout).
+const std::vector<Option> &PlaneOptions() {
+    static const std::vector<Option> opts = {
+        {"planes", "N[,N...]", "planes: planes per host, 1-8 (4,8)",
+         [](const std::string &s, Config &c) { return SetList(s, 1, 8, c.planes); }},
+        {"conns", "N[,N...]", "planes: connections, 1-4096 (1,64)",
+         [](const std::string &s, Config &c) { return SetList(s, 1, 4096, c.plane_conns); }},
+        {"pattern", "P[,P...]", "planes: one, incast or all2all (all three)",
+         [](const std::string &s, Config &c) { return SetPatterns(s, c.patterns); }},
+        {"plane-bytes", "SIZE", "planes: bytes per plane, all connections together (16M)",
+         [](const std::string &s, Config &c) {
+             return SetSize(s, 4096, 1ull << 40, c.plane_bytes);
+         }},
+        {"fail-plane", "K", "planes: the plane blackholed, both ways; -1: none (1)",
+         [](const std::string &s, Config &c) { return SetPlane(s, c.fail_plane); }},
+        {"fail-at", "FRAC", "planes: when it fails, of the ideal transfer time (0.4)",
+         [](const std::string &s, Config &c) { return SetFrac(s, 10, c.fail_at); }},
+        {"restore-at", "FRAC", "planes: when it is back, of the ideal time; 0: never (0)",
+         [](const std::string &s, Config &c) { return SetFrac(s, 1000, c.restore_at); }},
+    };
+    return opts;
+}
+
+const std::vector<Option> &Options() {
+    static const std::vector<Option> opts = [] {
+        std::vector<Option> all = BaseOptions();
+        all.insert(all.end(), PlaneOptions().begin(), PlaneOptions().end());
+        return all;
+    }();
     return opts;
 }
 

@@ -21,6 +21,11 @@ constexpr uint32_t kTimeScale = 100;
 
 enum class Aqm { kRed, kTailDrop };
 
+// Planes: who writes to whom. kOne: connections from one host to another;
+// kIncast: one connection from each of N hosts to one; kAll2All: one
+// connection from each of H hosts to each other.
+enum class Pattern { kOne, kIncast, kAll2All };
+
 // Config::ingress_bps of a receiver that knows no capacity: it shares the
 // most it has received (share.c without a rate: the table measures).
 constexpr uint64_t kNoIngress = ~0ull;
@@ -69,6 +74,14 @@ struct Config {
     std::vector<std::pair<uint32_t, uint32_t>> join_cases = {
         {1, 1}, {8, 1}, {8, 8}, {64, 1}, {64, 64}};
     uint64_t ecmp_bytes = 96ull << 20;
+    // Planes: hosts with one NIC per plane, each plane a switch of its own.
+    std::vector<uint32_t> planes = {4, 8};
+    std::vector<uint32_t> plane_conns = {1, 64};
+    std::vector<Pattern> patterns = {Pattern::kOne, Pattern::kIncast, Pattern::kAll2All};
+    uint64_t plane_bytes = 16ull << 20; // per plane, split over the connections...
+    int32_t fail_plane = 1;             // blackholed, both ways (-1: none)
+    double fail_at = 0.4;               // of the ideal transfer time
+    double restore_at = 0;              // ... and restored then (0: never)
     std::vector<bool> cc = {true, false};
     std::vector<Aqm> aqm = {Aqm::kRed, Aqm::kTailDrop};
     double loss = 0;         // incast: random loss on the port's link

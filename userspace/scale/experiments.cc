@@ -5,6 +5,7 @@
 #include "experiments.h"
 
 #include "fabric.h"
+#include "planes.h"
 #include "receiver_host.h"
 #include "sender_host.h"
 
@@ -25,6 +26,7 @@
 #include <sys/wait.h>
 #include <type_traits>
 #include <unistd.h>
+#include <unordered_map>
 
 using namespace ns3;
 
@@ -655,6 +657,256 @@ JoinLeaveResult RunJoinLeave(const Config &cfg, uint32_t base, uint32_t extra, b
 
 namespace {
 
+// A host of the planes' fabric: its planes (kernel/plane.c's state), its
+// endpoints, and its one socket on UDP port 4791 that hands each packet to
+// the sender of its QPN, or else to the host's receiver.
+struct PlaneHost {
+    std::unique_ptr<HostPlanes> planes;
+    std::unique_ptr<MrReceiver> rx;
+    std::unordered_map<uint32_t, MrSender *> senders;
+    Ptr<Socket> sock;
+
+    void Recv(Ptr<Socket> s) {
+        Ptr<Packet> p;
+        Address from;
+        while ((p = s->RecvFrom(from))) {
+            // receive.c: mr_plane_arrived(), for every packet of the device.
+            ArrivedTag arrived;
+            if (p->PeekPacketTag(arrived))
+                planes->Arrived(arrived.Plane());
+            mr_pkt pkt;
+            if (!DecodePacket(p, &pkt))
+                continue;
+            auto it = senders.find(pkt.base.qpn);
+            if (it != senders.end())
+                it->second->Receive(p);
+            else if (rx)
+                rx->Receive(p, from);
+        }
+    }
+};
+
+const char *PatternName(Pattern p) {
+    return p == Pattern::kOne ? "one" : p == Pattern::kIncast ? "incast" : "all2all";
+}
+
+} // namespace
+
+PlanesResult RunPlanes(const Config &cfg, uint32_t n, uint32_t conns, Pattern pattern) {
+    auto t0 = std::chrono::steady_clock::now();
+    PlanesResult r{};
+    r.planes = n;
+    r.pattern = pattern;
+    r.fail_plane = cfg.fail_plane < static_cast<int32_t>(n) ? cfg.fail_plane : -1;
+    // Who writes to whom.
+    std::vector<std::pair<uint32_t, uint32_t>> pairs; // (from, to), host indices
+    uint32_t hosts = 2, receivers = 1;
+    if (pattern == Pattern::kOne) {
+        for (uint32_t i = 0; i < conns; i++)
+            pairs.push_back({1, 0});
+    } else if (pattern == Pattern::kIncast) {
+        hosts = conns + 1;
+        for (uint32_t i = 0; i < conns; i++)
+            pairs.push_back({i + 1, 0});
+    } else {
+        while (hosts * (hosts - 1) < conns)
+            hosts++;
+        receivers = hosts;
+        for (uint32_t a = 0; a < hosts; a++)
+            for (uint32_t b = 0; b < hosts; b++)
+                if (a != b)
+                    pairs.push_back({a, b});
+    }
+    r.conns = static_cast<uint32_t>(pairs.size());
+    r.hosts = hosts;
+
+    // Each plane a switch of its own; each host one link (NIC) to each.
+    Fabric fabric(cfg, Aqm::kRed);
+    std::vector<uint32_t> sw, host;
+    for (uint32_t p = 0; p < n; p++)
+        sw.push_back(fabric.AddSwitch());
+    std::vector<std::vector<uint32_t>> plane_links(n);
+    for (uint32_t h = 0; h < hosts; h++) {
+        host.push_back(fabric.AddHost());
+        for (uint32_t p = 0; p < n; p++)
+            plane_links[p].push_back(
+                fabric.Connect(host[h], sw[p], cfg.rate_bps, Port::kHost, Port::kSwitch));
+    }
+    fabric.Route();
+    r.base_rtt_ns = BaseRtt(cfg, {cfg.rate_bps, cfg.rate_bps});
+    // A receiver's ingress is the sum of its planes (mr_plane_link_mbps()).
+    const uint64_t ingress = static_cast<uint64_t>(n) * cfg.rate_bps;
+    r.capacity_bps = static_cast<double>(PayloadRate(ingress, cfg.mtu)) * receivers;
+
+    const TransportParams params = MakeParams(cfg, true);
+    std::vector<PlaneHost> ph(hosts);
+    for (uint32_t h = 0; h < hosts; h++) {
+        ph[h].planes = std::make_unique<HostPlanes>(n, cfg.time_scale);
+        ph[h].sock = Socket::CreateSocket(fabric.Node(host[h]), UdpSocketFactory::GetTypeId());
+        if (ph[h].sock->Bind(InetSocketAddress(Ipv4Address::GetAny(), kRoceV2Port))) {
+            std::fprintf(stderr, "mr-scale: cannot bind UDP port %u\n", kRoceV2Port);
+            std::exit(2);
+        }
+        ph[h].sock->SetIpRecvTos(true);
+        PlaneHost *me = &ph[h];
+        ph[h].sock->SetRecvCallback(
+            Callback<void, Ptr<Socket>>([me](Ptr<Socket> s) { me->Recv(s); }));
+    }
+    // --plane-bytes per plane of each receiving host, over its connections.
+    const uint64_t total = static_cast<uint64_t>(n) * cfg.plane_bytes * receivers;
+    const uint64_t bytes = std::max<uint64_t>(total / r.conns, cfg.incast_min_bytes);
+    std::vector<std::unique_ptr<MrSender>> senders;
+    std::vector<std::pair<const MrReceiver *, uint32_t>> flows;
+    for (uint32_t i = 0; i < r.conns; i++) {
+        auto [from, to] = pairs[i];
+        if (!ph[to].rx)
+            ph[to].rx = std::make_unique<MrReceiver>(fabric.Node(host[to]), params, ingress,
+                                                     ShareInterval(cfg, r.base_rtt_ns),
+                                                     ph[to].planes.get(), false);
+        const uint32_t qpn = kFirstQpn + i;
+        senders.push_back(std::make_unique<MrSender>(
+            fabric.Node(host[from]), params, fabric.HostAddress(host[to]), qpn,
+            Hash32(cfg.seed, qpn), bytes, NanoSeconds(StartJitter(cfg, i)), ph[from].planes.get(),
+            false));
+        ph[from].senders[qpn] = senders.back().get();
+        flows.push_back({ph[to].rx.get(), qpn});
+    }
+    const uint64_t all_bytes = bytes * r.conns;
+    r.ideal_ns = static_cast<double>(all_bytes / cfg.mtu + 1) * WirePacket(cfg) * 8e9 /
+                     (static_cast<double>(ingress) * receivers) +
+                 r.base_rtt_ns;
+
+    // Goodput every base RTT: all connections' new payload so far.
+    const uint64_t tick = static_cast<uint64_t>(std::llround(r.base_rtt_ns));
+    std::vector<double> t;
+    std::vector<uint64_t> pl;
+    std::function<void()> sample = [&]() {
+        uint64_t got = 0;
+        for (auto [rx, qpn] : flows)
+            if (const FlowStats *f = rx->Flow(qpn))
+                got += f->payload_bytes;
+        t.push_back(static_cast<double>(Simulator::Now().GetNanoSeconds()));
+        pl.push_back(got);
+        if (std::all_of(senders.begin(), senders.end(), [](const auto &s) { return s->Done(); })) {
+            Simulator::Stop();
+            return;
+        }
+        Simulator::Schedule(NanoSeconds(tick), sample);
+    };
+    Simulator::Schedule(NanoSeconds(tick), sample);
+    if (r.fail_plane >= 0) {
+        const uint32_t k = static_cast<uint32_t>(r.fail_plane);
+        r.fail_ns = cfg.fail_at * r.ideal_ns;
+        Simulator::Schedule(NanoSeconds(static_cast<uint64_t>(r.fail_ns)),
+                            [&fabric, &plane_links, k]() {
+                                for (uint32_t l : plane_links[k])
+                                    fabric.GetLink(l).Fail();
+                            });
+        if (cfg.restore_at > cfg.fail_at) {
+            r.restore_ns = cfg.restore_at * r.ideal_ns;
+            Simulator::Schedule(NanoSeconds(static_cast<uint64_t>(r.restore_ns)),
+                                [&fabric, &plane_links, k]() {
+                                    for (uint32_t l : plane_links[k])
+                                        fabric.GetLink(l).Restore();
+                                });
+        }
+    }
+    Simulator::Stop(NanoSeconds(static_cast<uint64_t>(20 * r.ideal_ns) + 50'000'000));
+    Simulator::Run();
+
+    double done = 0;
+    for (const auto &s : senders) {
+        const SenderStats &st = s->Stats();
+        done = std::max(done, st.done_ns >= 0
+                                  ? static_cast<double>(st.done_ns)
+                                  : static_cast<double>(Simulator::Now().GetNanoSeconds()));
+        r.failed += st.failed;
+        r.rtos += st.rtos;
+        r.failovers += st.failovers;
+    }
+    r.done_ratio = done / r.ideal_ns;
+    r.goodput = static_cast<double>(all_bytes) * 8e9 / done / r.capacity_bps;
+    for (uint32_t p = 0; p < n; p++)
+        for (uint32_t l : plane_links[p]) {
+            if (static_cast<int32_t>(p) == r.fail_plane)
+                r.blackholed += fabric.GetLink(l).Dropped();
+            QueueDisc::Stats qs = fabric.Qdisc(l, 1)->GetStats();
+            r.drops += qs.nTotalDroppedPackets;
+            r.marks += qs.nTotalMarkedPackets;
+        }
+    r.out_rtts = -1;
+    for (const auto &h : ph) {
+        r.abandoned += h.planes->stats.abandoned;
+        r.plane_ups += h.planes->stats.ups;
+        bool out = false;
+        for (auto [at, plane] : h.planes->stats.downs) {
+            if (r.fail_plane < 0 || static_cast<int32_t>(plane) != r.fail_plane ||
+                static_cast<double>(at) < r.fail_ns) {
+                r.false_outs++;
+                continue;
+            }
+            const double rtts = (static_cast<double>(at) - r.fail_ns) / r.base_rtt_ns;
+            r.out_rtts = r.out_rtts < 0 ? rtts : std::min(r.out_rtts, rtts);
+            out = true;
+        }
+        r.hosts_out += out;
+    }
+    // Goodput over 4 ticks: before the failure (its second half), its
+    // lowest after it, and when it stays at or above 85 % of (N-1)/N of
+    // before, until 95 % of the data is in.
+    auto rate = [&](size_t i) {
+        size_t j = i >= 4 ? i - 4 : 0;
+        return i > j ? static_cast<double>(pl[i] - pl[j]) * 8e9 / (t[i] - t[j]) : 0.0;
+    };
+    r.before = r.after = r.dip = r.recover_rtts = kNaN;
+    // Debugging: MR_SCALE_PLANES_TRACE=1, each tick's time (us) and goodput.
+    if (std::getenv("MR_SCALE_PLANES_TRACE"))
+        for (size_t i = 0; i < t.size(); i++)
+            std::fprintf(stderr, "%.1f %.3f\n", t[i] / 1e3, rate(i) / r.capacity_bps);
+    if (r.fail_plane >= 0) {
+        const double tf = r.fail_ns;
+        double before = 0;
+        size_t nb = 0, i_end = 0;
+        for (size_t i = 0; i < t.size(); i++) {
+            if (t[i] >= tf / 2 && t[i] < tf) {
+                before += rate(i);
+                nb++;
+            }
+            if (static_cast<double>(pl[i]) <= 0.95 * static_cast<double>(all_bytes))
+                i_end = i;
+        }
+        before = nb ? before / static_cast<double>(nb) : kNaN;
+        const double target = 0.85 * (n - 1) / n * before;
+        double low = std::numeric_limits<double>::max();
+        int64_t last_bad = -1, first_after = -1;
+        for (size_t i = 0; i <= i_end && i < t.size(); i++) {
+            if (t[i] < tf)
+                continue;
+            if (first_after < 0)
+                first_after = static_cast<int64_t>(i);
+            low = std::min(low, rate(i));
+            if (rate(i) < target)
+                last_bad = static_cast<int64_t>(i);
+        }
+        r.before = before / r.capacity_bps;
+        r.dip = first_after >= 0 ? low / before : kNaN;
+        if (first_after < 0 || last_bad >= static_cast<int64_t>(i_end)) {
+            r.recover_rtts = -1;
+        } else {
+            const size_t ok = static_cast<size_t>(std::max(first_after, last_bad + 1));
+            r.recover_rtts = (t[ok] - tf) / static_cast<double>(tick);
+            if (i_end > ok)
+                r.after = static_cast<double>(pl[i_end] - pl[ok]) * 8e9 / (t[i_end] - t[ok]) /
+                          r.capacity_bps;
+        }
+    }
+    Simulator::Destroy();
+    r.wall_s = WallSeconds(t0);
+    return r;
+}
+
+namespace {
+
 // Runs the jobs in child processes, `parallel` at a time; a job whose
 // process fails yields nullopt.
 template <typename R>
@@ -967,6 +1219,78 @@ void JoinLeaveTable(const Config &cfg) {
 
 namespace {
 
+std::vector<std::optional<PlanesResult>> PlanesRuns(const Config &cfg) {
+    std::vector<std::function<PlanesResult()>> jobs;
+    for (uint32_t n : cfg.planes)
+        for (Pattern pat : cfg.patterns)
+            for (uint32_t c : cfg.plane_conns) {
+                // One connection is the same whoever else there is.
+                if (c == 1 && pat != Pattern::kOne &&
+                    std::find(cfg.patterns.begin(), cfg.patterns.end(), Pattern::kOne) !=
+                        cfg.patterns.end())
+                    continue;
+                jobs.push_back([&cfg, n, c, pat]() { return RunPlanes(cfg, n, c, pat); });
+            }
+    return RunParallel(jobs, cfg.jobs, cfg.verbose);
+}
+
+} // namespace
+
+void PlanesTable(const Config &cfg) {
+    auto t0 = std::chrono::steady_clock::now();
+    auto rows = PlanesRuns(cfg);
+    std::printf("### Planes: hosts with one NIC per plane, a plane failing\n\n");
+    PrintSetup(cfg);
+    std::printf("Each plane is a switch of its own; each host has a %s link to each, and one "
+                "address every plane reaches. The connections into a host write %s per plane of it "
+                "together (at least %s each). ",
+                FormatRate(static_cast<double>(cfg.rate_bps)).c_str(),
+                FormatBytes(static_cast<double>(cfg.plane_bytes)).c_str(),
+                FormatBytes(static_cast<double>(cfg.incast_min_bytes)).c_str());
+    if (cfg.fail_plane >= 0)
+        std::printf(
+            "Plane %d blackholes, both ways, at %.0f %% of the ideal transfer time%s. "
+            "Goodput: payload over the sum of the planes' payload rates at the "
+            "receivers, over 4 RTTs; *before*: the second half before the failure; "
+            "*recovers*: RTTs until it stays at or above 85 %% of (N-1)/N of before, "
+            "until 95 %% of the data is in; *after*: from then until 95 %%. *Out*: RTTs "
+            "until the first host takes the plane out of service (hosts that did; how often a "
+            "host took it back when an answer came on it, mr_plane_rx()); *false outs*: planes a "
+            "host took out that had not failed, or before the failure.",
+            cfg.fail_plane, 100 * cfg.fail_at,
+            cfg.restore_at > cfg.fail_at ? Fmt(", back at %.0f %%", 100 * cfg.restore_at).c_str()
+                                         : ", never back");
+    std::printf("\n\n");
+    PrintHeader({"planes", "pattern", "conns (hosts)", "base RTT (us)", "goodput / planes",
+                 "before", "after", "(N-1)/N", "dip", "out (RTTs)", "false outs", "recovers (RTTs)",
+                 "abandoned paths", "RTOs", "failovers", "blackholed", "drops", "done / ideal"});
+    for (const auto &o : rows) {
+        if (!o) {
+            PrintRow({"run failed"});
+            continue;
+        }
+        const PlanesResult &r = *o;
+        PrintRow({std::to_string(r.planes), PatternName(r.pattern),
+                  std::to_string(r.conns) + " (" + std::to_string(r.hosts) + ")",
+                  Fmt("%.2f", r.base_rtt_ns / 1e3), Fmt("%.3f", r.goodput), Fmt("%.3f", r.before),
+                  Fmt("%.3f", r.after), Fmt("%.3f", (r.planes - 1.0) / r.planes),
+                  Fmt("%.2f", r.dip),
+                  r.fail_plane < 0 ? "—"
+                  : r.out_rtts < 0
+                      ? "never"
+                      : Fmt("%.0f", r.out_rtts) + " (" + std::to_string(r.hosts_out) +
+                            (r.plane_ups ? ", back " + std::to_string(r.plane_ups) : "") + ")",
+                  FmtCount(r.false_outs, 0), r.fail_plane < 0 ? "—" : FmtSettle(r.recover_rtts),
+                  FmtCount(r.abandoned, 0), FmtCount(r.rtos, 0), FmtCount(r.failovers, 0),
+                  FmtCount(r.blackholed, 0), FmtCount(r.drops, 0),
+                  Fmt("%.2f", r.done_ratio) +
+                      (r.failed ? " (" + std::to_string(r.failed) + " failed)" : "")});
+    }
+    std::printf("\n(%zu runs, %.0f s)\n\n", rows.size(), WallSeconds(t0));
+}
+
+namespace {
+
 // One asserted property: prints a GoogleTest-like line.
 struct Checker {
     int passed = 0, failed = 0;
@@ -1010,8 +1334,18 @@ int Check(const Config &base) {
         [&]() { return RunEcmp(cfg, 4, true, false); },
         [&]() { return RunEcmp(cfg, 4, true, true); },
     };
+    // 4 planes, one connection, plane 1 blackholed at 40 %.
+    Config pcfg = cfg;
+    pcfg.plane_bytes = 8ull << 20;
+    pcfg.fail_plane = 1;
+    pcfg.fail_at = 0.4;
+    pcfg.restore_at = 0;
+    std::vector<std::function<PlanesResult()>> planes = {
+        [&]() { return RunPlanes(pcfg, 4, 1, Pattern::kOne); },
+    };
     auto in = RunParallel(incasts, cfg.jobs, cfg.verbose);
     auto ec = RunParallel(ecmps, cfg.jobs, cfg.verbose);
+    auto pl = RunParallel(planes, cfg.jobs, cfg.verbose);
     Checker c;
     auto drop_pct = [](const IncastResult &r) {
         return r.qdisc_packets
@@ -1090,6 +1424,17 @@ int Check(const Config &base) {
                  r->done_us > 0 && r->failovers > 0 && r->blackholed > 0,
                  std::to_string(r->failovers) + " failovers, " + std::to_string(r->blackholed) +
                      " blackholed");
+    }
+    if (const PlanesResult *r = c.Run(pl[0], "planes 4")) {
+        c.Expect("planes 4, one connection: goodput >= 0.9 of the planes' sum before the failure",
+                 r->before >= 0.9, Fmt("%.3f", r->before));
+        c.Expect("planes 4, a plane blackholed: the sender's host takes it out within 40 RTTs "
+                 "(plane.c on RTOs), its paths move, no other plane goes",
+                 r->out_rtts >= 0 && r->out_rtts <= 40 && r->abandoned > 0 && !r->false_outs,
+                 FmtSettle(r->out_rtts) + " RTTs, " + std::to_string(r->abandoned) +
+                     " paths abandoned, " + std::to_string(r->false_outs) + " other planes out");
+        c.Expect("planes 4, a plane blackholed: the transfer completes",
+                 !r->failed && r->goodput > 0, Fmt("%.2f x ideal", r->done_ratio));
     }
     std::printf("(%.0f s)\n%d passed, %d failed\n", WallSeconds(t0), c.passed, c.failed);
     return c.failed;

@@ -89,17 +89,50 @@ struct JoinLeaveResult {
     double wall_s;
 };
 
+struct PlanesResult {
+    uint32_t planes;
+    Pattern pattern;
+    uint32_t conns;
+    uint32_t hosts;
+    int32_t fail_plane; // -1: none
+    double base_rtt_ns;
+    double capacity_bps; // the sum of the planes at the bottleneck(s)
+    double ideal_ns;
+    double fail_ns;
+    double restore_ns; // 0: never
+    double goodput;    // payload / sum of the planes, whole transfer
+    double before;     // payload / sum of the planes, before the failure
+    double after;      // ... from recovery until 95 % of the data is in
+    double dip;        // lowest goodput (over 4 RTTs) after it / before it
+    double out_rtts;   // until a host takes the plane out of service
+    double recover_rtts;
+    uint32_t hosts_out;  // hosts that took it out
+    uint64_t false_outs; // a host took a plane out that had not failed (yet)
+    uint64_t plane_ups;  // planes back in service (mr_plane_rx())
+    uint64_t abandoned;  // paths mr_sender_abandon()ed
+    uint64_t rtos;
+    uint64_t failovers;
+    uint64_t blackholed;
+    uint64_t drops;
+    uint64_t marks;
+    double done_ratio; // last completion / ideal
+    uint32_t failed;   // connections that gave up
+    double wall_s;
+};
+
 // The transport's parameters: cfg's, and cc.c's defaults where cfg sets none.
 TransportParams MakeParams(const Config &cfg, bool cc);
 
 IncastResult RunIncast(const Config &cfg, uint32_t senders, bool cc, Aqm aqm);
 EcmpResult RunEcmp(const Config &cfg, uint32_t links, bool cc, bool fail);
 JoinLeaveResult RunJoinLeave(const Config &cfg, uint32_t base, uint32_t extra, bool cc);
+PlanesResult RunPlanes(const Config &cfg, uint32_t planes, uint32_t conns, Pattern pattern);
 
 // The tables, each run in cfg.jobs processes at a time.
 void IncastTable(const Config &cfg);
 void EcmpTable(const Config &cfg);
 void JoinLeaveTable(const Config &cfg);
+void PlanesTable(const Config &cfg);
 // The short run for `make check`: returns the number of failed checks.
 int Check(const Config &cfg);
 

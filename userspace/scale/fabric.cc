@@ -3,6 +3,8 @@
 // Links, queue discs and 5-tuple ECMP routing for the scale model.
 #include "fabric.h"
 
+#include "planes.h"
+
 #include <ns3/point-to-point-module.h>
 
 #include <deque>
@@ -70,8 +72,10 @@ void FabricRouting::AddHostRoute(Ipv4Address dst, const std::vector<NextHop> &ho
         group.push_back(MakeHop(h));
 }
 
-void FabricRouting::SetDefaultRoute(const NextHop &hop) {
-    default_ = {MakeHop(hop)};
+void FabricRouting::AddDefaultRoute(const NextHop &hop, Ipv4Address source) {
+    plane_of_[hop.iface] = static_cast<uint8_t>(default_.size());
+    default_.push_back(MakeHop(hop));
+    default_.back().route->SetSource(source);
 }
 
 const FabricRouting::Hop *FabricRouting::Pick(const std::vector<Hop> &group,
@@ -96,7 +100,15 @@ Ptr<Ipv4Route> FabricRouting::RouteOutput(Ptr<Packet> p, const Ipv4Header &heade
                                           Ptr<NetDevice> oif, Socket::SocketErrno &sockerr) {
     (void)oif;
     auto it = routes_.find(header.GetDestination().Get());
-    const Hop *hop = Pick(it != routes_.end() ? it->second : default_, header, p);
+    const Hop *hop = nullptr;
+    if (it != routes_.end()) {
+        hop = Pick(it->second, header, p);
+    } else if (!default_.empty()) {
+        // A host: out of the plane the packet names (tx.c: flow.oif).
+        PlaneTag tag;
+        uint32_t plane = p && p->PeekPacketTag(tag) ? tag.Plane() : 0;
+        hop = &default_[plane < default_.size() ? plane : 0];
+    }
     if (!hop) {
         sockerr = Socket::ERROR_NOROUTETOHOST;
         return nullptr;
@@ -118,11 +130,19 @@ bool FabricRouting::RouteInput(Ptr<const Packet> p, const Ipv4Header &header,
     if (ipv4_->IsDestinationAddress(header.GetDestination(), iif)) {
         if (lcb.IsNull())
             return false;
+        if (default_.size() > 1) {
+            // receive.c: the ingress netdev, which mr_plane_arrived() maps
+            // to its plane.
+            auto pl = plane_of_.find(static_cast<uint32_t>(iif));
+            ArrivedTag old;
+            if (pl != plane_of_.end() && !p->PeekPacketTag(old))
+                p->AddPacketTag(ArrivedTag(pl->second));
+        }
         lcb(p, header, iif);
         return true;
     }
     auto it = routes_.find(header.GetDestination().Get());
-    const Hop *hop = Pick(it != routes_.end() ? it->second : default_, header, p);
+    const Hop *hop = it != routes_.end() ? Pick(it->second, header, p) : nullptr;
     if (!hop || !ipv4_->IsForwarding(iif)) {
         ecb(p, header, Socket::ERROR_NOROUTETOHOST);
         return true;
@@ -228,8 +248,8 @@ uint32_t Fabric::Connect(uint32_t a, uint32_t b, uint64_t rate_bps, Port pa, Por
 }
 
 Ipv4Address Fabric::HostAddress(uint32_t host) const {
-    if (!is_host_.at(host) || adj_[host].size() != 1)
-        throw std::logic_error("a host has exactly one link");
+    if (!is_host_.at(host) || adj_[host].empty())
+        throw std::logic_error("a host has a link");
     const Link &l = *links_[adj_[host][0].second];
     return l.end[0].node == host ? l.end[0].addr : l.end[1].addr;
 }
@@ -250,10 +270,12 @@ void Fabric::Route() {
     for (uint32_t h = 0; h < n; h++) {
         if (!is_host_[h])
             continue;
-        if (adj_[h].size() != 1)
-            throw std::logic_error("a host has exactly one link");
-        uint32_t link = adj_[h][0].second;
-        routing(h)->SetDefaultRoute({near_end(link, h).iface, far_end(link, h).addr});
+        // One default route per link: plane i is the host's i-th link.
+        for (auto [v, link] : adj_[h]) {
+            (void)v;
+            routing(h)->AddDefaultRoute({near_end(link, h).iface, far_end(link, h).addr},
+                                        HostAddress(h));
+        }
     }
     // Hop counts to each host (breadth first, never through another host),
     // then every switch routes to it over each neighbour one hop closer.

@@ -22,7 +22,10 @@
 namespace mrscale {
 
 // Routing of one node: /32 routes to hosts, each a group of equal-cost next
-// hops, and a default route for a host's one link.
+// hops, and a host's default routes, one per link: a host with several
+// links (planes) sends a packet out of the one its PlaneTag names (plane
+// 0 without), from its one address, and tags what it receives with the
+// plane it arrived on (ArrivedTag).
 class FabricRouting : public ns3::Ipv4RoutingProtocol {
 public:
     struct NextHop {
@@ -34,7 +37,9 @@ public:
 
     void SetHashSeed(uint32_t seed) { hash_seed_ = seed; }
     void AddHostRoute(ns3::Ipv4Address dst, const std::vector<NextHop> &hops);
-    void SetDefaultRoute(const NextHop &hop);
+    // A host's link to plane (the number of such calls before), with the
+    // host's address as the source of what it sends.
+    void AddDefaultRoute(const NextHop &hop, ns3::Ipv4Address source);
 
     // The 5-tuple hash a switch spreads flows with.
     static uint32_t FlowHash(uint32_t seed, uint32_t src, uint32_t dst, uint8_t proto,
@@ -67,7 +72,8 @@ private:
 
     ns3::Ptr<ns3::Ipv4> ipv4_;
     std::unordered_map<uint32_t, std::vector<Hop>> routes_;
-    std::vector<Hop> default_;
+    std::vector<Hop> default_;                       // a host's, per plane
+    std::unordered_map<uint32_t, uint8_t> plane_of_; // a host's interface -> plane
     uint32_t hash_seed_ = 0;
 };
 
@@ -79,6 +85,7 @@ class LinkFault : public ns3::ErrorModel {
 public:
     static ns3::TypeId GetTypeId();
     void Fail() { failed_ = true; }
+    void Restore() { failed_ = false; }
     void SetLoss(double rate, uint64_t seed) {
         loss_ = static_cast<uint64_t>(rate * 18446744073709551615.0);
         rng_ = seed | 1;
@@ -125,6 +132,10 @@ public:
             fault[0]->Fail();
             fault[1]->Fail();
         }
+        void Restore() {
+            fault[0]->Restore();
+            fault[1]->Restore();
+        }
         uint64_t Dropped() const { return fault[0]->Dropped() + fault[1]->Dropped(); }
         uint64_t rate_bps;
         uint64_t tx_packets[2] = {0, 0}; // sent from end[i]
@@ -139,6 +150,8 @@ public:
     void Route();
 
     ns3::Ptr<ns3::Node> Node(uint32_t id) const { return nodes_.at(id); }
+    // A host's one address: that of its first link (plane 0), which every
+    // plane reaches.
     ns3::Ipv4Address HostAddress(uint32_t host) const;
     Link &GetLink(uint32_t id) { return *links_.at(id); }
     // The queue disc at end `from` of link `id`, sending toward the other end.

@@ -2,7 +2,7 @@
 //
 // mr-scale: the MetaRoCE scale model on ns-3.
 //
-//   mr-scale incast|ecmp|joinleave|all [OPTIONS]   print markdown tables
+//   mr-scale incast|ecmp|joinleave|planes|all [OPTIONS]   print markdown tables
 //   mr-scale check [OPTIONS]                       the short run of make check
 //   mr-scale help
 #include "config.h"
@@ -15,15 +15,17 @@
 namespace {
 
 void Usage(FILE *f) {
-    std::fprintf(f,
-                 "Usage: mr-scale { incast | ecmp | joinleave | all | check | help } [OPTIONS]\n"
-                 "  incast     N senders into one port: settling, fairness, queue, drops\n"
-                 "  ecmp       one connection over equal-cost links: spread, a link failure\n"
-                 "  joinleave  senders joining and leaving an incast\n"
-                 "  all        the three tables\n"
-                 "  check      a short run that asserts properties; ends \"N passed, N failed\"\n"
-                 "Options:\n%s",
-                 mrscale::OptionsHelp().c_str());
+    std::fprintf(
+        f,
+        "Usage: mr-scale { incast | ecmp | joinleave | planes | all | check | help } [OPTIONS]\n"
+        "  incast     N senders into one port: settling, fairness, queue, drops\n"
+        "  ecmp       one connection over equal-cost links: spread, a link failure\n"
+        "  joinleave  senders joining and leaving an incast\n"
+        "  planes     hosts with one NIC per plane, a plane failing\n"
+        "  all        the four tables\n"
+        "  check      a short run that asserts properties; ends \"N passed, N failed\"\n"
+        "Options:\n%s",
+        mrscale::OptionsHelp().c_str());
 }
 
 } // namespace
@@ -61,6 +63,9 @@ int main(int argc, char **argv) {
         mrscale::EcmpTable(cfg);
     } else if (cmd == "joinleave") {
         mrscale::JoinLeaveTable(cfg);
+        mrscale::PlanesTable(cfg);
+    } else if (cmd == "planes") {
+        mrscale::PlanesTable(cfg);
     } else if (cmd == "all") {
         mrscale::IncastTable(cfg);
         mrscale::EcmpTable(cfg);

@@ -9,6 +9,7 @@ extern "C" {
 #include "coalesce.h"
 #include "hello.h"
 #include "path.h"
+#include "plane.h"
 #include "receiver.h"
 #include "requester.h"
 #include "requeue.h"

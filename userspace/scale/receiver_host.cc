@@ -15,16 +15,18 @@ using namespace ns3;
 namespace mrscale {
 
 MrReceiver::MrReceiver(Ptr<ns3::Node> node, const TransportParams &params, uint64_t capacity_bps,
-                       uint64_t min_interval_ns)
-    : params_(params), capacity_bps_(capacity_bps), min_interval_ns_(min_interval_ns),
-      host_timers_(params, 0x5eed) {
-    sock_ = Socket::CreateSocket(node, UdpSocketFactory::GetTypeId());
-    if (sock_->Bind(InetSocketAddress(Ipv4Address::GetAny(), kRoceV2Port))) {
-        std::fprintf(stderr, "mr-scale: cannot bind UDP port %u\n", kRoceV2Port);
-        std::exit(2);
+                       uint64_t min_interval_ns, HostPlanes *planes, bool socket)
+    : planes_(planes), params_(params), capacity_bps_(capacity_bps),
+      min_interval_ns_(min_interval_ns), host_timers_(params, 0x5eed) {
+    if (socket) {
+        sock_ = Socket::CreateSocket(node, UdpSocketFactory::GetTypeId());
+        if (sock_->Bind(InetSocketAddress(Ipv4Address::GetAny(), kRoceV2Port))) {
+            std::fprintf(stderr, "mr-scale: cannot bind UDP port %u\n", kRoceV2Port);
+            std::exit(2);
+        }
+        sock_->SetIpRecvTos(true);
+        sock_->SetRecvCallback(MakeCallback(&MrReceiver::Recv, this));
     }
-    sock_->SetIpRecvTos(true);
-    sock_->SetRecvCallback(MakeCallback(&MrReceiver::Recv, this));
     // ACKs go from the acknowledged packets' source port to port 4791
     // (tx.c: mr_tx_control()), so they hash onto the fabric as the kernel's
     // do. No UDP socket can send from thousands of ports cheaply, so they
@@ -49,22 +51,34 @@ void MrReceiver::Recv(Ptr<Socket> sock) {
     Ptr<Packet> p;
     Address from;
     while ((p = sock->RecvFrom(from))) {
-        SocketIpTosTag tos;
-        bool ce = p->RemovePacketTag(tos) && (tos.GetTos() & 0x3) == kCe;
-        mr_pkt pkt;
-        if (!DecodePacket(p, &pkt))
-            continue;
-        InetSocketAddress src = InetSocketAddress::ConvertFrom(from);
-        if (pkt.base.opcode == MR_OP_HELLO) {
-            params_.cpu->Run([this, pkt, src] { OnHello(ConnOf(pkt.base.qpn, src), pkt, src); });
-            continue;
-        }
-        if (pkt.base.opcode != MR_OP_WRITE && pkt.base.opcode != MR_OP_SEND)
-            continue;
-        if (pkt.base.tag != ConnTagsOf(pkt.base.qpn).to_receiver) // handshake.c: not the peer's
-            continue;
-        params_.cpu->Run([this, pkt, src, ce, size = p->GetSize()] { Take(pkt, src, ce, size); });
+        // receive.c: mr_plane_arrived(), for every packet of the device.
+        ArrivedTag arrived;
+        if (planes_ && p->PeekPacketTag(arrived))
+            planes_->Arrived(arrived.Plane());
+        Receive(p, from);
     }
+}
+
+void MrReceiver::Receive(Ptr<Packet> p, const Address &from) {
+    SocketIpTosTag tos;
+    bool ce = p->RemovePacketTag(tos) && (tos.GetTos() & 0x3) == kCe;
+    ArrivedTag arrived;
+    const int plane = planes_ && p->PeekPacketTag(arrived) ? arrived.Plane() : -1;
+    mr_pkt pkt;
+    if (!DecodePacket(p, &pkt))
+        return;
+    InetSocketAddress src = InetSocketAddress::ConvertFrom(from);
+    if (pkt.base.opcode == MR_OP_HELLO) {
+        params_.cpu->Run(
+            [this, pkt, src, plane] { OnHello(ConnOf(pkt.base.qpn, src), pkt, src, plane); });
+        return;
+    }
+    if (pkt.base.opcode != MR_OP_WRITE && pkt.base.opcode != MR_OP_SEND)
+        return;
+    if (pkt.base.tag != ConnTagsOf(pkt.base.qpn).to_receiver) // handshake.c: not the peer's
+        return;
+    params_.cpu->Run(
+        [this, pkt, src, ce, size = p->GetSize(), plane] { Take(pkt, src, ce, size, plane); });
 }
 
 // receive.c: the connection a packet is for, opened by its first (the
@@ -86,14 +100,22 @@ MrReceiver::Conn &MrReceiver::ConnOf(uint32_t qpn, const InetSocketAddress &src)
     return *slot;
 }
 
-void MrReceiver::Take(const mr_pkt &pkt, const InetSocketAddress &src, bool ce, uint32_t bytes) {
-    OnData(ConnOf(pkt.base.qpn, src), pkt, src.GetPort(), ce, bytes);
+// receive.c: a packet of the peer's: its path's ACKs go back on the plane
+// it came by.
+void MrReceiver::Take(const mr_pkt &pkt, const InetSocketAddress &src, bool ce, uint32_t bytes,
+                      int plane) {
+    Conn &c = ConnOf(pkt.base.qpn, src);
+    if (plane >= 0 && pkt.base.path < MR_PATH_MAX)
+        c.plane_arrived[pkt.base.path] = static_cast<int8_t>(plane);
+    OnData(c, pkt, src.GetPort(), ce, bytes);
 }
 
 // handshake.c: mr_handshake_rcv(): a HELLO is answered, with this end's
 // first hint for the sender, which joins the share table.
-void MrReceiver::OnHello(Conn &c, const mr_pkt &pkt, const InetSocketAddress &src) {
+void MrReceiver::OnHello(Conn &c, const mr_pkt &pkt, const InetSocketAddress &src, int plane) {
     mr_pkt reply;
+    if (plane >= 0 && pkt.base.path < MR_PATH_MAX)
+        c.plane_arrived[pkt.base.path] = static_cast<int8_t>(plane);
     if (!mr_hello_rcv(&c.hello, &pkt, std::max<uint64_t>(NowNs(), 1), &reply))
         return;
     if (params_.cc.enabled)
@@ -191,6 +213,17 @@ void MrReceiver::SendControl(const Conn &c, const mr_pkt &pkt, uint16_t sport) {
     udp.SetSourcePort(sport);
     udp.SetDestinationPort(kRoceV2Port);
     p->AddHeader(udp);
+    if (planes_) {
+        // tx.c: mr_tx_control(): an ACK goes back on the plane its path's
+        // data came by; a HELLO tries the planes in turn.
+        int arrived = -1;
+        uint32_t path = out.base.path;
+        if (out.base.opcode == MR_OP_HELLO)
+            path = c.hello.n_sent;
+        else if (out.base.path < MR_PATH_MAX)
+            arrived = c.plane_arrived[out.base.path];
+        p->AddPacketTag(PlaneTag(static_cast<uint8_t>(planes_->Route(arrived, path))));
+    }
     InetSocketAddress to(c.peer, 0);
     to.SetTos(kEct0);
     params_.cpu->Run([sock = ack_raw_, p, to] { sock->SendTo(p, 0, to); });

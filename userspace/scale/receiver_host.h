@@ -5,6 +5,7 @@
 #pragma once
 
 #include "endpoint.h"
+#include "planes.h"
 
 namespace mrscale {
 
@@ -23,8 +24,10 @@ public:
     // table is the kernel's (proto/share_table.c); a share round comes at the
     // first ACK 4 packet gaps at the even share of the active senders after
     // the last, at most every min_interval_ns (see Share()).
+    // planes: its host's (nullptr: none); without a socket of its own, its
+    // host's hands it its packets (Receive()).
     MrReceiver(ns3::Ptr<ns3::Node> node, const TransportParams &params, uint64_t capacity_bps,
-               uint64_t min_interval_ns);
+               uint64_t min_interval_ns, HostPlanes *planes = nullptr, bool socket = true);
     MrReceiver(const MrReceiver &) = delete;
     MrReceiver &operator=(const MrReceiver &) = delete;
 
@@ -34,6 +37,9 @@ public:
     uint32_t ActiveFlows() const { return table_.t.stats.active; }
     uint64_t AcksSent() const { return acks_; }
     uint64_t ShareCalls() const { return share_calls_; }
+    // A packet for this receiver (data or a HELLO) from its host's socket,
+    // with its IP TOS tag.
+    void Receive(ns3::Ptr<ns3::Packet> p, const ns3::Address &from);
 
     // A sender's connection; its engines' environments (proto/receiver.h,
     // proto/responder.h) are bound to these in receiver_host.cc.
@@ -61,8 +67,10 @@ public:
         uint32_t hint = 0;                // kbit/s; 0: none
         int32_t slot = -1;
         mr_hello hello{}; // handshake.c: the tag handshake
+        // receive.c: the plane each path's packets last came by (-1: none)
+        std::array<int8_t, MR_PATH_MAX> plane_arrived;
         FlowStats stats;
-        Conn() = default;
+        Conn() { plane_arrived.fill(-1); }
         Conn(const Conn &) = delete;
         Conn &operator=(const Conn &) = delete;
         ~Conn() { mr_responder_free(&resp.r); }
@@ -86,8 +94,9 @@ public:
 private:
     void Recv(ns3::Ptr<ns3::Socket> sock);
     Conn &ConnOf(uint32_t qpn, const ns3::InetSocketAddress &src);
-    void Take(const mr_pkt &pkt, const ns3::InetSocketAddress &src, bool ce, uint32_t bytes);
-    void OnHello(Conn &c, const mr_pkt &pkt, const ns3::InetSocketAddress &src);
+    void Take(const mr_pkt &pkt, const ns3::InetSocketAddress &src, bool ce, uint32_t bytes,
+              int plane);
+    void OnHello(Conn &c, const mr_pkt &pkt, const ns3::InetSocketAddress &src, int plane);
     void Join(Conn &c, uint64_t now);
     void OnData(Conn &c, const mr_pkt &pkt, uint16_t sport, bool ce, uint32_t bytes);
     void SyncAcker(Conn &c);
@@ -98,6 +107,7 @@ private:
 
     ns3::Ptr<ns3::Socket> sock_;
     ns3::Ptr<ns3::Socket> ack_raw_;
+    HostPlanes *planes_;
     TransportParams params_;
     uint64_t capacity_bps_;
     uint64_t min_interval_ns_;

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 
 using namespace ns3;
 
@@ -20,18 +21,25 @@ uint64_t MrSender::Now() {
 }
 
 MrSender::MrSender(Ptr<ns3::Node> node, const TransportParams &params, Ipv4Address dst,
-                   uint32_t qpn, uint32_t seed, uint64_t bytes, Time start)
+                   uint32_t qpn, uint32_t seed, uint64_t bytes, Time start, HostPlanes *planes,
+                   bool ack_socket)
     : node_(node), params_(params), dst_(dst), qpn_(qpn), tags_(ConnTagsOf(qpn)), bytes_(bytes),
       msgs_(static_cast<uint32_t>((bytes + params.msg_bytes - 1) / params.msg_bytes)),
       tx_path_(params.paths), requeue_slots_(mr_requeue_slots(params.paths)), sock_(params.paths),
-      host_timers_(params, seed) {
+      host_timers_(params, seed), planes_(planes) {
     // Every MetaRoCE packet, ACKs too, goes to UDP port 4791.
-    ack_sock_ = Socket::CreateSocket(node_, UdpSocketFactory::GetTypeId());
-    if (ack_sock_->Bind(InetSocketAddress(Ipv4Address::GetAny(), kRoceV2Port))) {
-        std::fprintf(stderr, "mr-scale: cannot bind UDP port %u\n", kRoceV2Port);
-        std::exit(2);
+    if (ack_socket) {
+        ack_sock_ = Socket::CreateSocket(node_, UdpSocketFactory::GetTypeId());
+        if (ack_sock_->Bind(InetSocketAddress(Ipv4Address::GetAny(), kRoceV2Port))) {
+            std::fprintf(stderr, "mr-scale: cannot bind UDP port %u\n", kRoceV2Port);
+            std::exit(2);
+        }
+        ack_sock_->SetRecvCallback(MakeCallback(&MrSender::RecvAck, this));
     }
-    ack_sock_->SetRecvCallback(MakeCallback(&MrSender::RecvAck, this));
+    // req.c: mr_req_start(): no path has sent on a plane yet.
+    plane_sent_.fill(0xff);
+    if (planes_)
+        plane_gen_ = planes_->Gen();
     // req.c: mr_req_start().
     engine_.host = this;
     req_.host = this;
@@ -59,12 +67,21 @@ void MrSender::OpenSocket(uint32_t id) {
     const uint16_t sport = mr_sender_path_port(&engine_.s, id);
     if (sock_[id])
         old_socks_.push_back(sock_[id]);
+    // Connections of one host whose paths drew the same source port send
+    // through one socket (the kernel's share one UDP socket); it only sends.
+    static std::map<std::pair<ns3::Node *, uint16_t>, Ptr<Socket>> shared;
+    Ptr<Socket> &same = shared[{PeekPointer(node_), sport}];
+    if (same && !ack_sock_) {
+        sock_[id] = same;
+        return;
+    }
     sock_[id] = Socket::CreateSocket(node_, UdpSocketFactory::GetTypeId());
     if (sock_[id]->Bind(InetSocketAddress(Ipv4Address::GetAny(), sport))) {
         std::fprintf(stderr, "mr-scale: cannot bind source port %u\n", sport);
         std::exit(2);
     }
     sock_[id]->ShutdownRecv(); // ACKs come to port 4791
+    same = sock_[id];
 }
 
 void MrSender::Start() {
@@ -98,7 +115,8 @@ void MrSender::SendHello() {
         return;
     const uint32_t id = (hello_.tries - 1) % params_.paths;
     pkt.base.qpn = qpn_;
-    SendOn(id, BuildPacket(pkt));
+    // tx.c: mr_tx_control(): a HELLO tries the planes in turn.
+    SendOn(id, BuildPacket(pkt), Route(-1, hello_.n_sent));
     stats_.hellos++;
     hello_timer_ = Simulator::Schedule(
         NanoSeconds(Until(host_timers_.Tick(Now(), hello_.deadline))), &MrSender::SendHello, this);
@@ -113,7 +131,7 @@ void MrSender::OnHello(const mr_pkt &pkt) {
         return;
     if (mr_hello_rcv(&hello_, &pkt, HelloNow(), &reply)) {
         reply.base.qpn = qpn_;
-        SendOn(0, BuildPacket(reply));
+        SendOn(0, BuildPacket(reply), Route(-1, hello_.n_sent));
     }
     if (ready || !mr_hello_ready(&hello_))
         return;
@@ -149,9 +167,32 @@ bool MrSender::AllDone() const {
     return r->peer_done == r->msn_head && !Posted();
 }
 
+// req.c: mr_req_planes(): a plane left service since this sender last
+// looked: what its paths sent there is lost with it and goes to the other
+// paths now.
+void MrSender::ReqPlanes() {
+    if (!planes_ || planes_->Gen() == plane_gen_)
+        return;
+    plane_gen_ = planes_->Gen();
+    for (uint32_t id = 0; id < engine_.s.npaths; id++)
+        if (plane_sent_[id] != 0xff && !planes_->Serves(plane_sent_[id])) {
+            const mr_tx_path &p = engine_.s.path[id];
+            planes_->stats.abandoned += p.sb.una != p.sb.nxt;
+            mr_sender_abandon(&engine_.s, id);
+        }
+}
+
+// tx.c: mr_plane_route(), -1 without planes.
+int MrSender::Route(int arrived, uint32_t path) {
+    return planes_ ? static_cast<int>(planes_->Route(arrived, path)) : -1;
+}
+
 // req.c: mr_req_push().
 void MrSender::Push() {
-    if (!Started() || Done() || (params_.hello && !mr_hello_ready(&hello_)))
+    if (!Started() || Done())
+        return;
+    ReqPlanes();
+    if (params_.hello && !mr_hello_ready(&hello_))
         return;
     mr_requester_push(&req_.r, &engine_.s, 1, Now());
     Sync();
@@ -192,15 +233,23 @@ void MrSender::Timer() {
 void MrSender::RecvAck(Ptr<Socket> sock) {
     Ptr<Packet> p;
     while ((p = sock->Recv())) {
-        mr_pkt pkt;
-        // handshake.c: a packet without our tag is not the peer's.
-        if (!DecodePacket(p, &pkt) || pkt.base.qpn != qpn_ || pkt.base.tag != tags_.to_sender)
-            continue;
-        if (pkt.base.opcode == MR_OP_HELLO)
-            params_.cpu->Run([this, pkt] { OnHello(pkt); });
-        else if (pkt.base.opcode == MR_OP_ACK)
-            params_.cpu->Run([this, pkt] { OnAck(pkt); });
+        // receive.c: mr_plane_arrived(), for every packet of the device.
+        ArrivedTag arrived;
+        if (planes_ && p->PeekPacketTag(arrived))
+            planes_->Arrived(arrived.Plane());
+        Receive(p);
     }
+}
+
+void MrSender::Receive(Ptr<Packet> p) {
+    mr_pkt pkt;
+    // handshake.c: a packet without our tag is not the peer's.
+    if (!DecodePacket(p, &pkt) || pkt.base.qpn != qpn_ || pkt.base.tag != tags_.to_sender)
+        return;
+    if (pkt.base.opcode == MR_OP_HELLO)
+        params_.cpu->Run([this, pkt] { OnHello(pkt); });
+    else if (pkt.base.opcode == MR_OP_ACK)
+        params_.cpu->Run([this, pkt] { OnAck(pkt); });
 }
 
 // comp.c: mr_comp_ack_rcv(), then its completions (mr_comp_complete()).
@@ -238,13 +287,23 @@ int MrSender::Xmit(uint32_t id, uint32_t psn, const mr_tx_pkt &tp, uint8_t flags
     pkt.payload_len = mr_requester_header(&req_.r, &tp, Stale(tp) ? nullptr : &w, &pkt);
     Ptr<Packet> packet = BuildPacket(pkt);
     const uint32_t bytes = packet->GetSize();
-    SendOn(id, packet);
+    // tx.c: the plane the path leaves on now; a path that moves to another
+    // starts its record there with this PSN.
+    const int plane = Route(-1, id);
+    if (plane >= 0 && plane != plane_sent_[id]) {
+        plane_sent_[id] = static_cast<uint8_t>(plane);
+        plane_first_psn_[id] = psn;
+    }
+    SendOn(id, packet, plane);
     stats_.packets++;
     return static_cast<int>(bytes);
 }
 
-// Packet @p to the receiver from path @id's socket, ECN-capable.
-void MrSender::SendOn(uint32_t id, Ptr<Packet> p) {
+// Packet @p to the receiver from path @id's socket, ECN-capable, on
+// @plane (-1: none).
+void MrSender::SendOn(uint32_t id, Ptr<Packet> p, int plane) {
+    if (plane >= 0)
+        p->AddPacketTag(PlaneTag(static_cast<uint8_t>(plane)));
     // ns-3's UDP takes the TOS byte from the address, not the socket.
     InetSocketAddress to(dst_, kRoceV2Port);
     to.SetTos(kEct0);
@@ -266,10 +325,15 @@ void MrSender::RetryExceeded() {
 // The path restarts on a new source port, in a new epoch.
 void MrSender::FailedOver(uint32_t id) {
     stats_.failovers++;
+    // comp.c: a new PSN space: its first packet starts the plane's record.
+    plane_sent_[id] = 0xff;
     OpenSocket(id);
 }
 
-void MrSender::Event(mr_sender_event ev, uint32_t arg) {
+void MrSender::Event(mr_sender_event ev, uint32_t id, uint32_t arg) {
+    // comp.c: a packet lost on a plane the path has left blames no plane.
+    if (ev == MR_SEV_RTO && planes_ && !mr_seq_before(arg, plane_first_psn_[id]))
+        planes_->PathTimeout(&engine_.s.ps, plane_sent_.data(), id);
     switch (ev) {
     case MR_SEV_RESENT:
         stats_.retransmits++;
@@ -399,8 +463,8 @@ void mr_sender_env_failover(struct mr_sender *s, u32 id, u16, u16, u32) {
     MrSender::Of(s).FailedOver(id);
 }
 
-void mr_sender_env_event(struct mr_sender *s, enum mr_sender_event ev, u32, u32 arg) {
-    MrSender::Of(s).Event(ev, arg);
+void mr_sender_env_event(struct mr_sender *s, enum mr_sender_event ev, u32 id, u32 arg) {
+    MrSender::Of(s).Event(ev, id, arg);
 }
 
 // The requester engine's environment (proto/requester.h): the model's

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "endpoint.h"
+#include "planes.h"
 
 namespace mrscale {
 
@@ -29,8 +30,12 @@ struct SenderStats {
 class MrSender {
 public:
     // Writes `bytes` to `dst` as messages of params.msg_bytes, from `start`.
+    // planes: its host's planes (nullptr: one network, no planes). Without
+    // an ACK socket of its own, a host's socket hands it its packets
+    // (Receive()), as several endpoints on one host share UDP port 4791.
     MrSender(ns3::Ptr<ns3::Node> node, const TransportParams &params, ns3::Ipv4Address dst,
-             uint32_t qpn, uint32_t seed, uint64_t bytes, ns3::Time start);
+             uint32_t qpn, uint32_t seed, uint64_t bytes, ns3::Time start,
+             HostPlanes *planes = nullptr, bool ack_socket = true);
     MrSender(const MrSender &) = delete;
     MrSender &operator=(const MrSender &) = delete;
 
@@ -56,7 +61,9 @@ public:
     bool Stale(const mr_tx_pkt &tp) const;
     void RetryExceeded();
     void FailedOver(uint32_t id);
-    void Event(mr_sender_event ev, uint32_t arg);
+    void Event(mr_sender_event ev, uint32_t id, uint32_t arg);
+    // A packet for this sender (an ACK or a HELLO) from its host's socket.
+    void Receive(ns3::Ptr<ns3::Packet> p);
     // The requester engine's environment (proto/requester.h).
     static MrSender &Of(mr_requester *r);
     uint32_t Posted() const;
@@ -74,7 +81,9 @@ private:
         MrSender *host;
     };
     void Start();
-    void SendOn(uint32_t id, ns3::Ptr<ns3::Packet> p);
+    void SendOn(uint32_t id, ns3::Ptr<ns3::Packet> p, int plane);
+    int Route(int arrived, uint32_t path);
+    void ReqPlanes();
     void SendHello();
     void OnHello(const mr_pkt &pkt);
     void OpenSocket(uint32_t id);
@@ -112,6 +121,13 @@ private:
     ns3::EventId hello_timer_;
     HostTimers host_timers_;
     SenderStats stats_;
+    // The xport's plane record (req.c, tx.c, comp.c): the plane each path
+    // last sent on (0xff: none yet), the first PSN it sent there, and the
+    // planes' generation last looked at.
+    HostPlanes *planes_;
+    std::array<uint8_t, MR_PATH_MAX> plane_sent_;
+    std::array<uint32_t, MR_PATH_MAX> plane_first_psn_{};
+    uint32_t plane_gen_ = 0;
 };
 
 } // namespace mrscale
