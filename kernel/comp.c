@@ -367,8 +367,8 @@ void mr_sender_env_failover(struct mr_sender *s, u32 id, u16 old_epoch,
 		.moved = moved,
 	};
 
-	/* A new PSN space: its first packet starts the plane's record. */
-	x->plane_sent[id] = U8_MAX;
+	/* A new PSN space: no plane holds its packets. */
+	mr_plane_track_restart(&x->planes, id);
 
 	mr_stats_inc(to_mr_dev(x->qp->ibqp.device), MR_CNT_PATH_FAILOVERS);
 	trace_metaroce_path_failover(x->qp->ibqp.qp_num, id, old_epoch,
@@ -397,9 +397,9 @@ void mr_sender_env_event(struct mr_sender *s, enum mr_sender_event ev,
 
 	mr_stats_inc(to_mr_dev(x->qp->ibqp.device), mr_comp_event_counter[ev]);
 	/* A packet lost on a plane the path has left blames no plane. */
-	if (ev == MR_SEV_RTO && !mr_seq_before(arg, x->plane_first_psn[id]))
+	if (ev == MR_SEV_RTO && mr_plane_track_blames(&x->planes, id, arg))
 		mr_plane_path_timeout(to_mr_dev(x->qp->ibqp.device), &s->ps,
-				      x->plane_sent, id, x->plane_reach);
+				      x->planes.sent, id, x->plane_reach);
 	if (ev == MR_SEV_CC_DECREASE)
 		trace_metaroce_cc(x->qp->ibqp.qp_num, id, arg, p->cc.w.cwnd,
 				  p->cc.w.alpha, s->cc.w.cwnd, p->rto.srtt,

@@ -13,6 +13,7 @@
 #include "../uapi/metaroce-abi.h"
 #include "proto/cc.h"
 #include "proto/mtu.h"
+#include "proto/plane.h"
 #include "proto/share.h"
 
 #define MR_PORT 1		/* the single port, bound to the netdev */
@@ -115,9 +116,7 @@ struct mr_dev {
 	 */
 	struct mr_plane_set __rcu *planes;
 	spinlock_t planes_lock;	/* the planes' service; BH and timers */
-	u32 planes_usable;
-	u32 planes_probing;
-	u64 planes_retry;
+	struct mr_plane_masks planes_mask;
 	u32 planes_gen;		/* moves on when a plane leaves service */
 	/* restrack.c: QPs bound to counters, and the counters' ids */
 	struct mutex restrack_lock;

@@ -33,29 +33,23 @@ static bool mr_plane_carrier_on(const struct net_device *ndev)
 /*
  * The planes in service, those tried again, and the earliest time a plane
  * out of service is tried again; under planes_lock. A plane that leaves
- * service moves the generation on, for the QPs' paths to see.
+ * service, or fails again while tried, moves the generation on, for the
+ * QPs' paths to see.
  */
 static void mr_plane_update_mask(struct mr_dev *dev,
 				 const struct mr_plane_set *set, u64 now)
 {
-	u32 usable = 0, probing = 0, i;
-	u64 retry = U64_MAX;
+	struct mr_plane_masks m;
+	u32 i;
 
-	for (i = 0; set && i < set->count; i++) {
-		const struct mr_plane *st = &set->plane[i]->st;
-
-		if (mr_plane_usable(st))
-			usable |= BIT(i);
-		else if (mr_plane_probing(st, now))
-			probing |= BIT(i);
-		else if (st->state == MR_PLANE_TIMED_OUT)
-			retry = min(retry, st->retry_at);
-	}
-	if (READ_ONCE(dev->planes_usable) & ~usable)
+	mr_plane_masks_init(&m);
+	for (i = 0; set && i < set->count; i++)
+		mr_plane_masks_add(&m, &set->plane[i]->st, i, now);
+	if (mr_plane_masks_lost(&dev->planes_mask, &m))
 		WRITE_ONCE(dev->planes_gen, dev->planes_gen + 1);
-	WRITE_ONCE(dev->planes_usable, usable);
-	WRITE_ONCE(dev->planes_probing, probing);
-	WRITE_ONCE(dev->planes_retry, retry);
+	WRITE_ONCE(dev->planes_mask.usable, m.usable);
+	WRITE_ONCE(dev->planes_mask.probing, m.probing);
+	WRITE_ONCE(dev->planes_mask.retry, m.retry);
 }
 
 /* Under RCU: the masks of planes in service and tried again, now. */
@@ -65,13 +59,13 @@ static u32 mr_plane_usable_mask(struct mr_dev *dev,
 {
 	unsigned long flags;
 
-	if (now >= READ_ONCE(dev->planes_retry)) {
+	if (now >= READ_ONCE(dev->planes_mask.retry)) {
 		spin_lock_irqsave(&dev->planes_lock, flags);
 		mr_plane_update_mask(dev, set, now);
 		spin_unlock_irqrestore(&dev->planes_lock, flags);
 	}
-	*probing = READ_ONCE(dev->planes_probing);
-	return READ_ONCE(dev->planes_usable);
+	*probing = READ_ONCE(dev->planes_mask.probing);
+	return READ_ONCE(dev->planes_mask.usable);
 }
 
 static void mr_plane_changed(struct mr_dev *dev, struct mr_dev_plane *pl,
@@ -129,9 +123,7 @@ void mr_plane_dev_init(struct mr_dev *dev)
 {
 	spin_lock_init(&dev->planes_lock);
 	RCU_INIT_POINTER(dev->planes, NULL);
-	dev->planes_usable = 0;
-	dev->planes_probing = 0;
-	dev->planes_retry = U64_MAX;
+	mr_plane_masks_init(&dev->planes_mask);
 	dev->planes_gen = 0;
 }
 
@@ -559,11 +551,10 @@ u32 mr_plane_gen(struct mr_dev *dev)
 	return READ_ONCE(dev->planes_gen);
 }
 
-/* Whether plane @plane serves (a path may also probe one that does not). */
-bool mr_plane_serves(struct mr_dev *dev, u32 plane)
+/* The planes in service (a path may also probe one that is not). */
+u32 mr_plane_serving(struct mr_dev *dev)
 {
-	return plane < MR_PLANES_MAX &&
-	       (READ_ONCE(dev->planes_usable) & BIT(plane));
+	return READ_ONCE(dev->planes_mask.usable);
 }
 
 static bool mr_plane_reaches6(struct net *net, int ifindex,

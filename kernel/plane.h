@@ -62,7 +62,7 @@ void mr_plane_sent(struct mr_dev *dev, int plane, unsigned int len);
 int mr_plane_arrived(struct mr_dev *dev, int ifindex, unsigned int len,
 		     bool ce);
 u32 mr_plane_gen(struct mr_dev *dev);
-bool mr_plane_serves(struct mr_dev *dev, u32 plane);
+u32 mr_plane_serving(struct mr_dev *dev);
 void mr_plane_path_timeout(struct mr_dev *dev, const struct mr_paths *ps,
 			   const u8 *sent_on, u32 id, u32 reach);
 

@@ -36,7 +36,7 @@ void mr_req_start(struct mr_xport *x, bool early)
 			x->mtu + MR_TRANSPORT_HDR_RESERVE);
 	mr_hello_start(&x->hello, mr_xport_now());
 	/* No path has sent on a plane yet (tx.c). */
-	memset(x->plane_sent, U8_MAX, sizeof(x->plane_sent));
+	mr_plane_track_init(&x->planes);
 	x->plane_gen = mr_plane_gen(to_mr_dev(x->qp->ibqp.device));
 	x->plane_reach = mr_plane_reach(to_mr_dev(x->qp->ibqp.device),
 					&x->qp->flow);
@@ -146,16 +146,16 @@ int mr_req_submit(struct mr_qp *qp, const struct mr_send_wqe *wqe)
 static void mr_req_planes(struct mr_xport *x)
 {
 	struct mr_dev *dev = to_mr_dev(x->qp->ibqp.device);
-	u32 gen = mr_plane_gen(dev), id;
+	u32 gen = mr_plane_gen(dev), serving, id;
 
 	if (gen == x->plane_gen)
 		return;
 	x->plane_gen = gen;
 	x->plane_reach = mr_plane_reach(dev, &x->qp->flow);
+	serving = mr_plane_serving(dev) & x->plane_reach;
 	for (id = 0; id < x->snd.npaths; id++)
-		if (x->plane_sent[id] != U8_MAX &&
-		    (!mr_plane_serves(dev, x->plane_sent[id]) ||
-		     !(x->plane_reach & BIT(x->plane_sent[id]))))
+		if (mr_plane_track_lost(&x->planes, id,
+					mr_sender_path_una(&x->snd, id), serving))
 			mr_sender_abandon(&x->snd, id);
 }
 

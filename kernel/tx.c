@@ -217,10 +217,10 @@ int mr_tx_send(struct mr_xport *x, u32 id, u32 psn, const struct mr_tx_pkt *tp,
 	flow = qp->flow;
 	flow.sport = htons(mr_sender_path_port(&x->snd, id));
 	flow.oif = mr_plane_route(dev, -1, id, x->plane_reach, &plane);
-	if (plane >= 0 && plane != x->plane_sent[id]) {
-		x->plane_sent[id] = plane;
-		x->plane_first_psn[id] = psn;
-	}
+	if (plane >= 0)
+		mr_plane_track_sent(&x->planes, id, plane, psn,
+				    kind != MR_TX_FIRST_SEND,
+				    mr_sender_path_nxt(&x->snd, id));
 	err = skb->len;
 	if (!mr_socket_xmit(dev, skb, &flow))
 		mr_plane_sent(dev, plane, err);

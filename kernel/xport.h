@@ -31,6 +31,7 @@
 #include "proto/coalesce.h"
 #include "proto/hello.h"
 #include "proto/path.h"
+#include "proto/plane.h"
 #include "proto/requeue.h"
 #include "proto/rto.h"
 #include "proto/receiver.h"
@@ -108,12 +109,8 @@ struct mr_xport {
 	 */
 	struct mr_wqe_tx *wtx;
 	u64 n_rnr_naks;		/* RNR NAKs sent (telemetry) */
-	/*
-	 * The plane each path last sent on, and the first PSN it sent there
-	 * (tx.c): a timeout of an earlier PSN is not that plane's.
-	 */
-	u8 plane_sent[MR_PATH_MAX];
-	u32 plane_first_psn[MR_PATH_MAX];
+	/* the planes each path's packets left on (tx.c records them) */
+	struct mr_plane_track planes;
 	u32 plane_gen;		/* the device's planes_gen req.c last saw */
 	u32 plane_reach;	/* the planes with a route to the peer */
 

@@ -20,6 +20,39 @@ static u32 mr_plane_mask(u32 count, u32 usable)
 	return usable & ((1u << count) - 1);
 }
 
+void mr_plane_masks_init(struct mr_plane_masks *m)
+{
+	m->usable = 0;
+	m->probing = 0;
+	m->retry = ~0ull;
+}
+EXPORT_SYMBOL_IF_KUNIT(mr_plane_masks_init);
+
+/* Plane @id (@pl) at @now, into the masks. */
+void mr_plane_masks_add(struct mr_plane_masks *m, const struct mr_plane *pl,
+			u32 id, u64 now)
+{
+	if (mr_plane_usable(pl))
+		m->usable |= 1u << id;
+	else if (mr_plane_probing(pl, now))
+		m->probing |= 1u << id;
+	else if (pl->state == MR_PLANE_TIMED_OUT && pl->retry_at < m->retry)
+		m->retry = pl->retry_at;
+}
+EXPORT_SYMBOL_IF_KUNIT(mr_plane_masks_add);
+
+/*
+ * Whether a plane that served, or was tried again, in @before does
+ * neither in @after: the packets sent on it are lost with it.
+ */
+bool mr_plane_masks_lost(const struct mr_plane_masks *before,
+			 const struct mr_plane_masks *after)
+{
+	return (before->usable | before->probing) &
+	       ~(after->usable | after->probing);
+}
+EXPORT_SYMBOL_IF_KUNIT(mr_plane_masks_lost);
+
 void mr_plane_init(struct mr_plane *pl, bool carrier, u64 now)
 {
 	pl->state = carrier ? MR_PLANE_UP : MR_PLANE_NO_CARRIER;
@@ -156,20 +189,81 @@ u32 mr_plane_paths(u32 plane, u32 paths, u32 count, u32 usable, u32 probing)
 }
 EXPORT_SYMBOL_IF_KUNIT(mr_plane_paths);
 
+void mr_plane_track_init(struct mr_plane_track *t)
+{
+	u32 id;
+
+	for (id = 0; id < MR_PATH_MAX; id++)
+		mr_plane_track_restart(t, id);
+}
+EXPORT_SYMBOL_IF_KUNIT(mr_plane_track_init);
+
+/* Path @id starts a new PSN space (a failover): no plane holds its PSNs. */
+void mr_plane_track_restart(struct mr_plane_track *t, u32 id)
+{
+	t->sent[id] = MR_PLANE_NONE;
+	t->prev[id] = MR_PLANE_NONE;
+	t->first[id] = 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(mr_plane_track_restart);
+
 /*
- * Path @id of a connection times out: whether every path of the
- * connection on the plane it sent on (@sent_on[i]: path i's last packet's
- * plane) has, the others at least once with no acknowledgment since. A
- * path with nothing in flight tells nothing, nor does one that sent on
- * another plane than the one it is on now: its packets were lost where it
- * was.
+ * Path @id sent @psn on @plane (@resend: again; @nxt: the path's next new
+ * PSN). A path that comes to another plane starts its record there with
+ * its next new PSN: a resend's PSN was first sent where the path was.
+ */
+void mr_plane_track_sent(struct mr_plane_track *t, u32 id, u32 plane,
+			 u32 psn, bool resend, u32 nxt)
+{
+	if (plane == t->sent[id])
+		return;
+	t->prev[id] = t->sent[id];
+	t->sent[id] = (u8)plane;
+	t->first[id] = resend ? nxt : psn;
+}
+EXPORT_SYMBOL_IF_KUNIT(mr_plane_track_sent);
+
+/* Whether a timeout of path @id's @psn is about the plane it is on now. */
+bool mr_plane_track_blames(const struct mr_plane_track *t, u32 id, u32 psn)
+{
+	return t->sent[id] != MR_PLANE_NONE && !mr_seq_before(psn, t->first[id]);
+}
+EXPORT_SYMBOL_IF_KUNIT(mr_plane_track_blames);
+
+/*
+ * Whether path @id's packets in flight (from @una on) were sent on a plane
+ * that does not serve (@serving: the planes that do, for this peer): then
+ * they are lost with it.
+ */
+bool mr_plane_track_lost(const struct mr_plane_track *t, u32 id, u32 una,
+			 u32 serving)
+{
+	u8 now = t->sent[id], prev = t->prev[id];
+
+	if (now == MR_PLANE_NONE)
+		return false;
+	if (!(serving & (1u << now)))
+		return true;
+	return prev != MR_PLANE_NONE && !(serving & (1u << prev)) &&
+	       mr_seq_before(una, t->first[id]);
+}
+EXPORT_SYMBOL_IF_KUNIT(mr_plane_track_lost);
+
+/*
+ * Path @id of a connection times out again (it had timed out before, with
+ * no acknowledgment since: one timeout may be congestion): whether every
+ * path of the connection on the plane it sent on (@sent_on[i]: path i's
+ * last packet's plane) has timed out too. A path with nothing in flight
+ * tells nothing, nor does one that sent on another plane than the one it
+ * is on now: its packets were lost where it was.
  */
 bool mr_plane_paths_timed_out(const struct mr_paths *ps, const u8 *sent_on,
 			      u32 id, u32 count, u32 usable, u32 probing)
 {
 	u32 plane = sent_on[id], i;
 
-	if (plane != mr_plane_pick(id, count, usable, probing))
+	if (ps->path[id].rtos + 1 < MR_PLANE_TIMEOUTS ||
+	    plane != mr_plane_pick(id, count, usable, probing))
 		return false;
 	for (i = 0; i < ps->count; i++) {
 		const struct mr_path *p = &ps->path[i];

@@ -14,6 +14,12 @@
 #include "path.h"
 
 #define MR_PLANES_MAX 8
+#define MR_PLANE_NONE 0xff	/* no plane (struct mr_plane_track) */
+/*
+ * A path's timeouts in a row that may take its plane out (with the
+ * connection's other paths on it timed out too): fewer may be congestion.
+ */
+#define MR_PLANE_TIMEOUTS 2
 /* A plane taken out by timeouts is tried again after this, doubling. */
 #define MR_PLANE_RETRY_MIN_NS 100000000ull	/* 100 ms */
 #define MR_PLANE_RETRY_MAX_NS 3200000000ull	/* 3.2 s */
@@ -39,6 +45,38 @@ struct mr_plane {
 	u64 retry_ns;		/* the wait after the next timeout */
 	u64 up_since;		/* when it last came up */
 };
+
+/*
+ * What a connection's sender knows of its paths' planes (its host keeps
+ * one): the plane each path last sent on, the one before it, and the
+ * first new PSN sent on the last one (those before went on earlier ones).
+ */
+struct mr_plane_track {
+	u8 sent[MR_PATH_MAX];	/* MR_PLANE_NONE: none yet */
+	u8 prev[MR_PATH_MAX];
+	u32 first[MR_PATH_MAX];
+};
+
+void mr_plane_track_init(struct mr_plane_track *t);
+void mr_plane_track_restart(struct mr_plane_track *t, u32 id);
+void mr_plane_track_sent(struct mr_plane_track *t, u32 id, u32 plane,
+			 u32 psn, bool resend, u32 nxt);
+bool mr_plane_track_blames(const struct mr_plane_track *t, u32 id, u32 psn);
+bool mr_plane_track_lost(const struct mr_plane_track *t, u32 id, u32 una,
+			 u32 serving);
+
+/* A host's planes' service at one time, for its data path to read. */
+struct mr_plane_masks {
+	u32 usable;		/* bit i: plane i serves */
+	u32 probing;		/* ... is tried again, by one path */
+	u64 retry;		/* when the next one is tried again; ~0: never */
+};
+
+void mr_plane_masks_init(struct mr_plane_masks *m);
+void mr_plane_masks_add(struct mr_plane_masks *m, const struct mr_plane *pl,
+			u32 id, u64 now);
+bool mr_plane_masks_lost(const struct mr_plane_masks *before,
+			 const struct mr_plane_masks *after);
 
 void mr_plane_init(struct mr_plane *pl, bool carrier, u64 now);
 bool mr_plane_usable(const struct mr_plane *pl);

@@ -188,6 +188,17 @@ static inline u16 mr_sender_path_port(const struct mr_sender *s, u32 id)
 	return s->ps.path[id].sport;
 }
 
+/* Path @id's oldest unacknowledged PSN, and the next new one. */
+static inline u32 mr_sender_path_una(const struct mr_sender *s, u32 id)
+{
+	return s->path[id].sb.una;
+}
+
+static inline u32 mr_sender_path_nxt(const struct mr_sender *s, u32 id)
+{
+	return s->path[id].sb.nxt;
+}
+
 /*
  * The packet in flight that a NAK of path @id's @epoch and @psn is about,
  * or NULL when that PSN is from an older epoch or outside the window.

@@ -46,22 +46,16 @@ uint64_t HostPlanes::Now() const {
 
 // mr_plane_update_mask().
 void HostPlanes::UpdateMask(uint64_t now) {
-    uint32_t usable = 0, probing = 0;
-    uint64_t retry = ~0ull;
-    for (uint32_t i = 0; i < count_; i++) {
-        const mr_plane *st = &st_[i];
-        if (mr_plane_usable(st))
-            usable |= 1u << i;
-        else if (mr_plane_probing(st, now))
-            probing |= 1u << i;
-        else if (st->state == MR_PLANE_TIMED_OUT)
-            retry = std::min<uint64_t>(retry, st->retry_at);
-    }
-    if (usable_ & ~usable)
+    mr_plane_masks m;
+    mr_plane_masks_init(&m);
+    for (uint32_t i = 0; i < count_; i++)
+        mr_plane_masks_add(&m, &st_[i], i, now);
+    mr_plane_masks before{usable_, probing_, retry_};
+    if (mr_plane_masks_lost(&before, &m))
         gen_++;
-    usable_ = usable;
-    probing_ = probing;
-    retry_ = retry;
+    usable_ = m.usable;
+    probing_ = m.probing;
+    retry_ = m.retry;
 }
 
 // mr_plane_usable_mask().

@@ -71,7 +71,7 @@ public:
     void PathTimeout(const mr_paths *ps, const u8 *sent_on, uint32_t id);
     // mr_plane_gen(), mr_plane_serves().
     uint32_t Gen() const { return gen_; }
-    bool Serves(uint32_t plane) const { return plane < MR_PLANES_MAX && (usable_ >> plane & 1); }
+    uint32_t Serving() const { return usable_; }
     const mr_plane &State(uint32_t plane) const { return st_[plane]; }
     PlaneStats stats;
 

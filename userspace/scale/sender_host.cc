@@ -37,7 +37,7 @@ MrSender::MrSender(Ptr<ns3::Node> node, const TransportParams &params, Ipv4Addre
         ack_sock_->SetRecvCallback(MakeCallback(&MrSender::RecvAck, this));
     }
     // req.c: mr_req_start(): no path has sent on a plane yet.
-    plane_sent_.fill(0xff);
+    mr_plane_track_init(&track_);
     if (planes_)
         plane_gen_ = planes_->Gen();
     // req.c: mr_req_start().
@@ -175,9 +175,10 @@ void MrSender::ReqPlanes() {
         return;
     plane_gen_ = planes_->Gen();
     for (uint32_t id = 0; id < engine_.s.npaths; id++)
-        if (plane_sent_[id] != 0xff && !planes_->Serves(plane_sent_[id])) {
-            const mr_tx_path &p = engine_.s.path[id];
-            planes_->stats.abandoned += p.sb.una != p.sb.nxt;
+        if (mr_plane_track_lost(&track_, id, mr_sender_path_una(&engine_.s, id),
+                                planes_->Serving())) {
+            planes_->stats.abandoned +=
+                mr_sender_path_una(&engine_.s, id) != mr_sender_path_nxt(&engine_.s, id);
             mr_sender_abandon(&engine_.s, id);
         }
 }
@@ -287,13 +288,11 @@ int MrSender::Xmit(uint32_t id, uint32_t psn, const mr_tx_pkt &tp, uint8_t flags
     pkt.payload_len = mr_requester_header(&req_.r, &tp, Stale(tp) ? nullptr : &w, &pkt);
     Ptr<Packet> packet = BuildPacket(pkt);
     const uint32_t bytes = packet->GetSize();
-    // tx.c: the plane the path leaves on now; a path that moves to another
-    // starts its record there with this PSN.
+    // tx.c: the plane the path leaves on now, recorded for its packets.
     const int plane = Route(-1, id);
-    if (plane >= 0 && plane != plane_sent_[id]) {
-        plane_sent_[id] = static_cast<uint8_t>(plane);
-        plane_first_psn_[id] = psn;
-    }
+    if (plane >= 0)
+        mr_plane_track_sent(&track_, id, static_cast<uint32_t>(plane), psn, tp.why != MR_SEND_FIRST,
+                            mr_sender_path_nxt(&engine_.s, id));
     SendOn(id, packet, plane);
     stats_.packets++;
     return static_cast<int>(bytes);
@@ -325,15 +324,15 @@ void MrSender::RetryExceeded() {
 // The path restarts on a new source port, in a new epoch.
 void MrSender::FailedOver(uint32_t id) {
     stats_.failovers++;
-    // comp.c: a new PSN space: its first packet starts the plane's record.
-    plane_sent_[id] = 0xff;
+    // comp.c: a new PSN space: no plane holds its packets.
+    mr_plane_track_restart(&track_, id);
     OpenSocket(id);
 }
 
 void MrSender::Event(mr_sender_event ev, uint32_t id, uint32_t arg) {
     // comp.c: a packet lost on a plane the path has left blames no plane.
-    if (ev == MR_SEV_RTO && planes_ && !mr_seq_before(arg, plane_first_psn_[id]))
-        planes_->PathTimeout(&engine_.s.ps, plane_sent_.data(), id);
+    if (ev == MR_SEV_RTO && planes_ && mr_plane_track_blames(&track_, id, arg))
+        planes_->PathTimeout(&engine_.s.ps, track_.sent, id);
     switch (ev) {
     case MR_SEV_RESENT:
         stats_.retransmits++;

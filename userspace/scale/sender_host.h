@@ -125,8 +125,7 @@ private:
     // last sent on (0xff: none yet), the first PSN it sent there, and the
     // planes' generation last looked at.
     HostPlanes *planes_;
-    std::array<uint8_t, MR_PATH_MAX> plane_sent_;
-    std::array<uint32_t, MR_PATH_MAX> plane_first_psn_{};
+    mr_plane_track track_{}; // the planes its paths' packets left on
     uint32_t plane_gen_ = 0;
 };
 

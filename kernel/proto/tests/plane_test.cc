@@ -117,8 +117,14 @@ TEST(PlaneState, APlaneIsOutWhenEveryBusyPathOnItTimedOut)
 	ASSERT_EQ(mr_paths_init(&ps, 16, 3, 1), 0);
 	for (uint32_t i = 0; i < 16; i++)
 		sent_on[i] = i % 4;
-	// Path 1 times out, alone on plane 1 with packets in flight.
+	// Path 1 times out, alone on plane 1 with packets in flight: a few
+	// times may be congestion, MR_PLANE_TIMEOUTS in a row is the plane.
 	ps.path[1].inflight = 3;
+	for (uint32_t rtos = 0; rtos + 1 < MR_PLANE_TIMEOUTS; rtos++) {
+		ps.path[1].rtos = rtos;
+		EXPECT_FALSE(mr_plane_paths_timed_out(&ps, sent_on, 1, 4, 0xf, 0));
+	}
+	ps.path[1].rtos = MR_PLANE_TIMEOUTS - 1;
 	EXPECT_TRUE(mr_plane_paths_timed_out(&ps, sent_on, 1, 4, 0xf, 0));
 	// Path 5, on plane 1 too, has packets in flight and no timeout.
 	ps.path[5].inflight = 2;
@@ -137,4 +143,32 @@ TEST(PlaneState, APlaneIsOutWhenEveryBusyPathOnItTimedOut)
 	EXPECT_TRUE(mr_plane_paths_timed_out(&ps, sent_on, 1, 4, 0xd, 0));
 	ps.path[4].inflight = 1;
 	EXPECT_FALSE(mr_plane_paths_timed_out(&ps, sent_on, 1, 4, 0xd, 0));
+}
+
+TEST(PlaneTrack, APathsPacketsBelongToThePlaneTheyLeftOn)
+{
+	struct mr_plane_track t;
+
+	mr_plane_track_init(&t);
+	EXPECT_FALSE(mr_plane_track_blames(&t, 3, 100));
+	EXPECT_FALSE(mr_plane_track_lost(&t, 3, 100, 0));
+	// Path 3 sends 100..109 on plane 3.
+	for (uint32_t psn = 100; psn < 110; psn++)
+		mr_plane_track_sent(&t, 3, 3, psn, false, psn + 1);
+	EXPECT_TRUE(mr_plane_track_blames(&t, 3, 100));
+	EXPECT_FALSE(mr_plane_track_lost(&t, 3, 100, 0xf));
+	EXPECT_TRUE(mr_plane_track_lost(&t, 3, 100, 0x7));
+	// Plane 3 leaves service; the RTO's resend of 100 goes on plane 0:
+	// 100..109 are still plane 3's, lost with it.
+	mr_plane_track_sent(&t, 3, 0, 100, true, 110);
+	EXPECT_FALSE(mr_plane_track_blames(&t, 3, 100));
+	EXPECT_TRUE(mr_plane_track_lost(&t, 3, 100, 0x7));
+	// New packets from 110 on are plane 0's.
+	mr_plane_track_sent(&t, 3, 0, 110, false, 111);
+	EXPECT_TRUE(mr_plane_track_blames(&t, 3, 110));
+	// Once 100..109 are acknowledged, nothing is lost.
+	EXPECT_FALSE(mr_plane_track_lost(&t, 3, 110, 0x7));
+	EXPECT_TRUE(mr_plane_track_lost(&t, 3, 110, 0x6));
+	mr_plane_track_restart(&t, 3);
+	EXPECT_FALSE(mr_plane_track_lost(&t, 3, 0, 0));
 }
