@@ -233,9 +233,25 @@ static int mr_netlink_put_cc(struct sk_buff *skb,
 	return 0;
 }
 
+/* One counter of a stats nest: METAROCE_A_STATS_ENTRY {NAME, VALUE}. */
+static int mr_netlink_put_entry(struct sk_buff *skb, const char *name,
+				u64 value)
+{
+	struct nlattr *entry;
+
+	entry = nla_nest_start(skb, METAROCE_A_STATS_ENTRY);
+	if (!entry ||
+	    nla_put_string(skb, METAROCE_A_STATS_ENTRY_NAME, name) ||
+	    nla_put_u64_64bit(skb, METAROCE_A_STATS_ENTRY_VALUE, value,
+			      METAROCE_A_STATS_ENTRY_PAD))
+		return -EMSGSIZE;
+	nla_nest_end(skb, entry);
+	return 0;
+}
+
 static int mr_netlink_put_stats(struct sk_buff *skb, struct mr_dev *dev)
 {
-	struct nlattr *nest, *entry;
+	struct nlattr *nest;
 	u64 *values;
 	int i;
 
@@ -247,16 +263,9 @@ static int mr_netlink_put_stats(struct sk_buff *skb, struct mr_dev *dev)
 	nest = nla_nest_start(skb, METAROCE_A_DEV_STATS);
 	if (!nest)
 		goto err;
-	for (i = 0; i < MR_NUM_COUNTERS; i++) {
-		entry = nla_nest_start(skb, METAROCE_A_STATS_ENTRY);
-		if (!entry ||
-		    nla_put_string(skb, METAROCE_A_STATS_ENTRY_NAME,
-				   mr_counters_name(i)) ||
-		    nla_put_u64_64bit(skb, METAROCE_A_STATS_ENTRY_VALUE,
-				      values[i], METAROCE_A_STATS_ENTRY_PAD))
+	for (i = 0; i < MR_NUM_COUNTERS; i++)
+		if (mr_netlink_put_entry(skb, mr_counters_name(i), values[i]))
 			goto err;
-		nla_nest_end(skb, entry);
-	}
 	nla_nest_end(skb, nest);
 	kfree(values);
 	return 0;
@@ -726,17 +735,20 @@ static struct mr_dev *mr_netlink_dump_dev(struct netlink_callback *cb,
 				   cb->extack);
 }
 
-/* A device that is not there fails the request, before the dump. */
-static int mr_netlink_qp_get_start(struct netlink_callback *cb)
+/*
+ * A dump of one device's objects (@index_type, @name_type: its selector)
+ * or of every device's: a device that is not there fails the request,
+ * before the dump.
+ */
+static int mr_netlink_dump_start(struct netlink_callback *cb, int index_type,
+				 int name_type)
 {
 	const struct genl_dumpit_info *di = genl_dumpit_info(cb);
 	struct mr_dev *dev;
 
-	if (!di->attrs[METAROCE_A_QP_DEV_INDEX] &&
-	    !di->attrs[METAROCE_A_QP_DEV_NAME])
+	if (!di->attrs[index_type] && !di->attrs[name_type])
 		return 0;
-	dev = mr_netlink_dump_dev(cb, METAROCE_A_QP_DEV_INDEX,
-				  METAROCE_A_QP_DEV_NAME);
+	dev = mr_netlink_dump_dev(cb, index_type, name_type);
 	if (IS_ERR(dev))
 		return PTR_ERR(dev);
 	ib_device_put(&dev->ib_dev);
@@ -744,13 +756,63 @@ static int mr_netlink_qp_get_start(struct netlink_callback *cb)
 }
 
 /*
- * The QPs of @dev from QPN cb->args[1] on; with @only, that QP alone.
- * Return: 0 when done with the device, or -EMSGSIZE when the skb is full.
+ * The dump itself: @dump_dev fills @skb with the objects of the selected
+ * device, or of each device of the namespace in index order.
+ * cb->args[0]: the device index to go on with; [1] is @dump_dev's.
+ */
+static int mr_netlink_dump_devs(struct sk_buff *skb,
+				struct netlink_callback *cb, int index_type,
+				int name_type,
+				int (*dump_dev)(struct sk_buff *skb,
+						struct netlink_callback *cb,
+						struct mr_dev *dev))
+{
+	const struct genl_dumpit_info *di = genl_dumpit_info(cb);
+	struct mr_dev *dev;
+	int err = 0;
+
+	if (di->attrs[index_type] || di->attrs[name_type]) {
+		dev = mr_netlink_dump_dev(cb, index_type, name_type);
+		if (IS_ERR(dev))
+			return PTR_ERR(dev);
+		err = dump_dev(skb, cb, dev);
+		ib_device_put(&dev->ib_dev);
+	} else {
+		while ((dev = mr_socket_dev_next(sock_net(cb->skb->sk),
+						 cb->args[0]))) {
+			if (dev->ib_dev.index != cb->args[0]) {
+				cb->args[0] = dev->ib_dev.index;
+				cb->args[1] = 0;
+			}
+			err = dump_dev(skb, cb, dev);
+			ib_device_put(&dev->ib_dev);
+			if (err)
+				break;
+			cb->args[0]++;
+			cb->args[1] = 0;
+		}
+	}
+	if (err && !skb->len)
+		return err;
+	return skb->len;
+}
+
+static int mr_netlink_qp_get_start(struct netlink_callback *cb)
+{
+	return mr_netlink_dump_start(cb, METAROCE_A_QP_DEV_INDEX,
+				     METAROCE_A_QP_DEV_NAME);
+}
+
+/*
+ * The QPs of @dev from QPN cb->args[1] on; with METAROCE_A_QP_NUM, that
+ * QP alone. Return: 0 when done with the device, or -EMSGSIZE when the
+ * skb is full.
  */
 static int mr_netlink_qp_dump_dev(struct sk_buff *skb,
 				  struct netlink_callback *cb,
-				  struct mr_dev *dev, struct nlattr *only)
+				  struct mr_dev *dev)
 {
+	struct nlattr *only = genl_dumpit_info(cb)->attrs[METAROCE_A_QP_NUM];
 	u32 qpn = cb->args[1];
 	struct mr_qp *qp;
 	int err;
@@ -775,41 +837,13 @@ static int mr_netlink_qp_dump_dev(struct sk_buff *skb,
 	return 0;
 }
 
-/* cb->args[0]: the device index to go on with; [1]: the next QPN. */
+/* cb->args[1]: the next QPN. */
 static int mr_netlink_qp_get_dumpit(struct sk_buff *skb,
 				    struct netlink_callback *cb)
 {
-	const struct genl_dumpit_info *di = genl_dumpit_info(cb);
-	struct nlattr *only = di->attrs[METAROCE_A_QP_NUM];
-	struct mr_dev *dev;
-	int err = 0;
-
-	if (di->attrs[METAROCE_A_QP_DEV_INDEX] ||
-	    di->attrs[METAROCE_A_QP_DEV_NAME]) {
-		dev = mr_netlink_dump_dev(cb, METAROCE_A_QP_DEV_INDEX,
-					  METAROCE_A_QP_DEV_NAME);
-		if (IS_ERR(dev))
-			return PTR_ERR(dev);
-		err = mr_netlink_qp_dump_dev(skb, cb, dev, only);
-		ib_device_put(&dev->ib_dev);
-	} else {
-		while ((dev = mr_socket_dev_next(sock_net(cb->skb->sk),
-						 cb->args[0]))) {
-			if (dev->ib_dev.index != cb->args[0]) {
-				cb->args[0] = dev->ib_dev.index;
-				cb->args[1] = 0;
-			}
-			err = mr_netlink_qp_dump_dev(skb, cb, dev, only);
-			ib_device_put(&dev->ib_dev);
-			if (err)
-				break;
-			cb->args[0]++;
-			cb->args[1] = 0;
-		}
-	}
-	if (err && !skb->len)
-		return err;
-	return skb->len;
+	return mr_netlink_dump_devs(skb, cb, METAROCE_A_QP_DEV_INDEX,
+				    METAROCE_A_QP_DEV_NAME,
+				    mr_netlink_qp_dump_dev);
 }
 
 static int mr_netlink_path_fill(struct sk_buff *skb, struct mr_dev *dev,
@@ -984,7 +1018,7 @@ static int mr_netlink_plane_fill(struct sk_buff *skb, struct mr_dev *dev,
 		pi->tx_packets, pi->tx_bytes, pi->rx_packets, pi->rx_bytes,
 		pi->ce_marks, pi->downs,
 	};
-	struct nlattr *nest, *entry;
+	struct nlattr *nest;
 	void *hdr;
 	int i;
 
@@ -1008,15 +1042,9 @@ static int mr_netlink_plane_fill(struct sk_buff *skb, struct mr_dev *dev,
 	nest = nla_nest_start(skb, METAROCE_A_PLANE_STATS);
 	if (!nest)
 		goto cancel;
-	for (i = 0; i < ARRAY_SIZE(names); i++) {
-		entry = nla_nest_start(skb, METAROCE_A_STATS_ENTRY);
-		if (!entry ||
-		    nla_put_string(skb, METAROCE_A_STATS_ENTRY_NAME, names[i]) ||
-		    nla_put_u64_64bit(skb, METAROCE_A_STATS_ENTRY_VALUE,
-				      values[i], METAROCE_A_STATS_ENTRY_PAD))
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		if (mr_netlink_put_entry(skb, names[i], values[i]))
 			goto cancel;
-		nla_nest_end(skb, entry);
-	}
 	nla_nest_end(skb, nest);
 	genlmsg_end(skb, hdr);
 	return 0;
@@ -1027,18 +1055,8 @@ cancel:
 
 static int mr_netlink_plane_get_start(struct netlink_callback *cb)
 {
-	const struct genl_dumpit_info *di = genl_dumpit_info(cb);
-	struct mr_dev *dev;
-
-	if (!di->attrs[METAROCE_A_PLANE_DEV_INDEX] &&
-	    !di->attrs[METAROCE_A_PLANE_DEV_NAME])
-		return 0;
-	dev = mr_netlink_dump_dev(cb, METAROCE_A_PLANE_DEV_INDEX,
-				  METAROCE_A_PLANE_DEV_NAME);
-	if (IS_ERR(dev))
-		return PTR_ERR(dev);
-	ib_device_put(&dev->ib_dev);
-	return 0;
+	return mr_netlink_dump_start(cb, METAROCE_A_PLANE_DEV_INDEX,
+				     METAROCE_A_PLANE_DEV_NAME);
 }
 
 /* The planes of @dev from id cb->args[1] on; -EMSGSIZE: the skb is full. */
@@ -1058,40 +1076,13 @@ static int mr_netlink_plane_dump_dev(struct sk_buff *skb,
 	return 0;
 }
 
-/* cb->args[0]: the device index to go on with; [1]: the next plane id. */
+/* cb->args[1]: the next plane id. */
 static int mr_netlink_plane_get_dumpit(struct sk_buff *skb,
 				       struct netlink_callback *cb)
 {
-	const struct genl_dumpit_info *di = genl_dumpit_info(cb);
-	struct mr_dev *dev;
-	int err = 0;
-
-	if (di->attrs[METAROCE_A_PLANE_DEV_INDEX] ||
-	    di->attrs[METAROCE_A_PLANE_DEV_NAME]) {
-		dev = mr_netlink_dump_dev(cb, METAROCE_A_PLANE_DEV_INDEX,
-					  METAROCE_A_PLANE_DEV_NAME);
-		if (IS_ERR(dev))
-			return PTR_ERR(dev);
-		err = mr_netlink_plane_dump_dev(skb, cb, dev);
-		ib_device_put(&dev->ib_dev);
-	} else {
-		while ((dev = mr_socket_dev_next(sock_net(cb->skb->sk),
-						 cb->args[0]))) {
-			if (dev->ib_dev.index != cb->args[0]) {
-				cb->args[0] = dev->ib_dev.index;
-				cb->args[1] = 0;
-			}
-			err = mr_netlink_plane_dump_dev(skb, cb, dev);
-			ib_device_put(&dev->ib_dev);
-			if (err)
-				break;
-			cb->args[0]++;
-			cb->args[1] = 0;
-		}
-	}
-	if (err && !skb->len)
-		return err;
-	return skb->len;
+	return mr_netlink_dump_devs(skb, cb, METAROCE_A_PLANE_DEV_INDEX,
+				    METAROCE_A_PLANE_DEV_NAME,
+				    mr_netlink_plane_dump_dev);
 }
 
 /* PLANE_ADD and PLANE_DEL: the device, and a netdev of its namespace. */

@@ -45,6 +45,12 @@ struct mr_plane_info {
 	u64 tx_packets, tx_bytes, rx_packets, rx_bytes, ce_marks, downs;
 };
 
+/* Whether @dev has planes: the data path's shortcut for those without. */
+static inline bool mr_plane_any(struct mr_dev *dev)
+{
+	return rcu_access_pointer(dev->planes);
+}
+
 void mr_plane_dev_init(struct mr_dev *dev);
 void mr_plane_dev_fini(struct mr_dev *dev);
 int mr_plane_add(struct mr_dev *dev, struct net_device *ndev,

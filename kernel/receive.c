@@ -191,8 +191,9 @@ static struct mr_dev *mr_receive_dev(struct sk_buff *skb, unsigned int len,
 	}
 	dev = mr_receive_dev_on(ndev);
 	if (dev) {
-		*plane = mr_plane_arrived(dev, ndev->ifindex, len,
-					  mr_ack_ce(skb));
+		if (mr_plane_any(dev))
+			*plane = mr_plane_arrived(dev, ndev->ifindex, len,
+						  mr_ack_ce(skb));
 		return dev;
 	}
 	ndev = mr_receive_addr_dev(skb);
