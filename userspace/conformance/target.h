@@ -108,6 +108,11 @@ public:
     virtual void Wait(Ms d) = 0;
     // The device's counters by their `rdma statistic` names.
     virtual std::map<std::string, int64_t> Counters() = 0;
+    // The target's clock, ms: when Receive() returned, when Inject() sent.
+    virtual double NowMs() {
+        using namespace std::chrono;
+        return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
+    }
 };
 
 // The byte at offset @i of data made with @seed: what payload=N carries and
