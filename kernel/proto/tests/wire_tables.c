@@ -24,6 +24,8 @@
 
 #include "../wire.c"
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 /* Opcode names are the spec's; wire.h has only the enum. */
 static const char *const mr_op_names[MR_OP_MAX + 1] = {
 	[MR_OP_SEND] = "SEND",
@@ -126,7 +128,7 @@ static const char *mr_name_of(const struct mr_field *table, u16 member)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(mr_names) / sizeof(mr_names[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(mr_names); i++)
 		if (mr_names[i].table == table && mr_names[i].member == member)
 			return mr_names[i].name;
 	fprintf(stderr, "wire_tables: no spec name for member %u\n", member);
@@ -221,7 +223,7 @@ static void mr_print_base(void)
 			if (a[i] != b[i])
 				names[i] = mr_name_of(NULL, member);
 	}
-	/* A byte no member moves but never 0 is the version. */
+	/* A byte that no member moves and that holds the version is it. */
 	for (i = 0; i < MR_BASE_HDR_LEN; i++)
 		if (!names[i] && a[i] == MR_WIRE_VERSION)
 			names[i] = "version";
@@ -240,7 +242,7 @@ static void mr_print_op(unsigned int opcode)
 	printf("opcode 0x%02x %s hdr %u total %u payload %s flags ", opcode,
 	       mr_op_names[opcode], op->len, mr_wire_hdr_len(opcode),
 	       op->flags & MR_WIRE_F_PAYLOAD ? "yes" : "no");
-	for (i = 0; i < sizeof(mr_flag_names) / sizeof(mr_flag_names[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(mr_flag_names); i++) {
 		if (op->base_flags & mr_flag_names[i].bit) {
 			printf("%s%s", sep, mr_flag_names[i].name);
 			sep = ",";
@@ -262,7 +264,7 @@ int main(void)
 	size_t i;
 
 	mr_print_base();
-	for (i = 0; i < sizeof(mr_flag_names) / sizeof(mr_flag_names[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(mr_flag_names); i++)
 		printf("flag 0x%02x %s\n", mr_flag_names[i].bit,
 		       mr_flag_names[i].name);
 	for (opcode = 0; opcode <= MR_OP_MAX; opcode++) {
