@@ -16,8 +16,10 @@
 #   make scale      the ns-3 scale model (build/scale/mr-scale); its short
 #                   run is `make scale-check`, its tables `make scale-tables`
 #   make tools-test the host tests of the tools: dissector-test, install-test,
-#                   dkms-test, plot-test, host-run-test, json-test (each ends
-#                   "N passed, N failed")
+#                   dkms-test, plot-test, host-run-test, json-test,
+#                   spec-check-test (each ends "N passed, N failed")
+#   make spec-check protocol.rst's byte-layout tables agree with the codec
+#                   (kernel/proto/wire.c; scripts/spec-check, in make check)
 # KDIR= builds the module against another kernel tree.
 
 TOP := $(CURDIR)
@@ -31,7 +33,7 @@ MODULE_FLAGS ?= W=1
 	install check check-full coverage demo bench checkpatch unit-tests clean \
 	dkms-source dkms-install dkms-uninstall dissector-test install-test dkms-test \
 	plot-test host-run-test json-test tools-test scale scale-check scale-tables \
-	engine-test mutate-engines
+	engine-test mutate-engines spec-check spec-check-test
 
 all: module userspace
 
@@ -78,6 +80,10 @@ engine-test:
 # catch each? (scripts/mutate-engines; about 3 minutes, not in check)
 mutate-engines:
 	@scripts/mutate-engines
+
+# protocol.rst's tables against wire.c, field by field (a stage of check).
+spec-check:
+	@scripts/spec-check
 
 # What `make` built, for KVER: the module in updates/ (ahead of any in-tree
 # module of that name), the provider, its driver file, the CLI (userspace/
@@ -145,8 +151,13 @@ host-run-test:
 json-test:
 	@selftests/host/test-json.sh
 
+# That scripts/spec-check fails on a changed offset and passes as is.
+spec-check-test:
+	@scripts/spec-check --self-test
+
 tools-test:
-	@selftests/host/tools-test.sh dissector-test install-test dkms-test plot-test host-run-test json-test
+	@selftests/host/tools-test.sh dissector-test install-test dkms-test plot-test host-run-test json-test \
+		spec-check-test
 
 check: deps
 	@scripts/check

@@ -6,7 +6,8 @@
  * header for its opcode, then the data, if the opcode carries any. Every
  * multi-byte field is big-endian. Documentation/metaroce/protocol.rst has
  * the byte layouts and the rules behind each field; this header and
- * wire.c are the code form of that document and must agree with it.
+ * wire.c are the code form of that document, and scripts/spec-check
+ * checks that its tables agree with wire.c's.
  */
 #ifndef METAROCE_PROTO_WIRE_H
 #define METAROCE_PROTO_WIRE_H
