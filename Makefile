@@ -61,6 +61,7 @@ module-debug: test-kernel
 
 userspace:
 	$(MAKE) -C userspace
+	$(MAKE) -C userspace/conformance
 
 # What selftests/run puts into the guest for KERNEL=stock|debug.
 guest-artifacts: userspace $(if $(filter debug,$(KERNEL)),module-debug,module)

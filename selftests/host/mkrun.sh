@@ -12,6 +12,8 @@
 #   TOP/build/userspace/libmetaroce-rdmav34.so -> /usr/lib/x86_64-linux-gnu/libibverbs/
 #   TOP/userspace/provider/metaroce.driver -> /etc/libibverbs.d/
 #   TOP/build/userspace/GUEST_PROGRAM      -> /usr/local/bin/ (GUEST_PROGRAMS below)
+#   TOP/build/conformance/mr-conform       -> /usr/local/bin/, with its cases and
+#                                             protocol.rst in /selftests/conformance/
 # Paths are written under usr/ (the base image has merged /usr: /lib is a symlink).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -75,6 +77,11 @@ for p in "${GUEST_PROGRAMS[@]}"; do
 	f=$top/build/userspace/$p
 	if [ -f "$f" ]; then install -m 755 "$f" "$stage/usr/local/bin/"; else missing+=("${f#"$top"/}"); fi
 done
+# The conformance runner, its cases and the spec their sections name.
+conf=$top/build/conformance/mr-conform
+if [ -f "$conf" ]; then install -m 755 "$conf" "$stage/usr/local/bin/"; else missing+=("${conf#"$top"/}"); fi
+mkdir -p "$stage/selftests/conformance"
+cp -r "$top/userspace/conformance/cases" "$top/Documentation/metaroce/protocol.rst" "$stage/selftests/conformance/"
 [ ${#missing[@]} -eq 0 ] || echo "selftests: warning: artifacts missing: ${missing[*]}" >&2
 
 (cd "$stage" && find . -mindepth 1 | cpio -o -H newc -R 0:0 --quiet) | gzip -1 >"$out"
