@@ -8,13 +8,17 @@ namespace conform {
 namespace {
 
 const std::vector<Field> kBase = {
-    {"version", 0, 1}, {"opcode", 1, 1}, {"flags", 2, 1}, {"path", 3, 1},   {"rsvd4", 4, 1},
+    {"version", 0, 1}, {"opcode", 1, 1}, {"flags", 2, 1},  {"path", 3, 1},    {"rsvd4", 4, 1},
     {"qpn", 5, 3},     {"psn", 8, 4},    {"epoch", 12, 2}, {"rsvd14", 14, 2}, {"tag", 16, 8},
 };
 
 // protocol.rst, "Opcode headers" and "HELLO": offsets from the packet's start.
 const std::vector<Opcode> kOpcodes = {
-    {"SEND", 0x01, 16, true, {{"msn", 24, 4}, {"rsn", 28, 4}, {"length", 32, 4}, {"offset", 36, 4}}},
+    {"SEND",
+     0x01,
+     16,
+     true,
+     {{"msn", 24, 4}, {"rsn", 28, 4}, {"length", 32, 4}, {"offset", 36, 4}}},
     {"SEND_IMM",
      0x02,
      20,
@@ -41,13 +45,21 @@ const std::vector<Opcode> kOpcodes = {
       {"offset", 44, 4},
       {"rsn", 48, 4},
       {"imm", 52, 4}}},
-    {"READ_REQ", 0x06, 20, false, {{"msn", 24, 4}, {"rkey", 28, 4}, {"va", 32, 8}, {"length", 40, 4}}},
+    {"READ_REQ",
+     0x06,
+     20,
+     false,
+     {{"msn", 24, 4}, {"rkey", 28, 4}, {"va", 32, 8}, {"length", 40, 4}}},
     {"CMP_SWAP",
      0x07,
      32,
      false,
      {{"msn", 24, 4}, {"rkey", 28, 4}, {"va", 32, 8}, {"swap", 40, 8}, {"compare", 48, 8}}},
-    {"FETCH_ADD", 0x08, 24, false, {{"msn", 24, 4}, {"rkey", 28, 4}, {"va", 32, 8}, {"add", 40, 8}}},
+    {"FETCH_ADD",
+     0x08,
+     24,
+     false,
+     {{"msn", 24, 4}, {"rkey", 28, 4}, {"va", 32, 8}, {"add", 40, 8}}},
     {"UD_SEND", 0x09, 8, true, {{"src_qpn", 24, 4}, {"qkey", 28, 4}}},
     {"UD_SEND_IMM", 0x0a, 12, true, {{"src_qpn", 24, 4}, {"qkey", 28, 4}, {"imm", 32, 4}}},
     {"READ_RESP", 0x10, 12, true, {{"msn", 24, 4}, {"length", 28, 4}, {"offset", 32, 4}}},
@@ -56,8 +68,16 @@ const std::vector<Opcode> kOpcodes = {
      0x20,
      48,
      false,
-     {{"cum_psn", 24, 4}, {"sack", 28, 32}, {"msn_done", 60, 4}, {"ecn_count", 64, 4}, {"rate_hint", 68, 4}}},
-    {"NAK", 0x21, 8, false, {{"msn", 24, 4}, {"code", 28, 1}, {"rsvd29", 29, 1}, {"rnr_delay", 30, 2}}},
+     {{"cum_psn", 24, 4},
+      {"sack", 28, 32},
+      {"msn_done", 60, 4},
+      {"ecn_count", 64, 4},
+      {"rate_hint", 68, 4}}},
+    {"NAK",
+     0x21,
+     8,
+     false,
+     {{"msn", 24, 4}, {"code", 28, 1}, {"rsvd29", 29, 1}, {"rnr_delay", 30, 2}}},
     {"HELLO", 0x22, 16, false, {{"src_tag", 24, 8}, {"hflags", 32, 4}, {"rate_hint", 36, 4}}},
 };
 
@@ -75,8 +95,12 @@ uint64_t Get(const Bytes &b, uint32_t at, uint32_t size) {
 
 } // namespace
 
-const std::vector<Field> &BaseFields() { return kBase; }
-const std::vector<Opcode> &Opcodes() { return kOpcodes; }
+const std::vector<Field> &BaseFields() {
+    return kBase;
+}
+const std::vector<Opcode> &Opcodes() {
+    return kOpcodes;
+}
 
 const Opcode *OpcodeByName(const std::string &name) {
     for (auto &op : kOpcodes)
@@ -175,7 +199,8 @@ std::string Describe(const Packet &p) {
             return;
         }
         auto it = p.fields.find(f.name);
-        if (it == p.fields.end() || std::string(f.name) == "opcode" || std::string(f.name) == "version")
+        if (it == p.fields.end() || std::string(f.name) == "opcode" ||
+            std::string(f.name) == "version")
             return;
         if (std::string(f.name).rfind("rsvd", 0) == 0 && !it->second)
             return;

@@ -44,31 +44,51 @@ private:
 
 const char *StatusName(ibv_wc_status s) {
     switch (s) {
-    case IBV_WC_SUCCESS: return "success";
-    case IBV_WC_LOC_LEN_ERR: return "loc_len_err";
-    case IBV_WC_LOC_QP_OP_ERR: return "loc_qp_op_err";
-    case IBV_WC_LOC_PROT_ERR: return "loc_prot_err";
-    case IBV_WC_WR_FLUSH_ERR: return "wr_flush_err";
-    case IBV_WC_REM_INV_REQ_ERR: return "rem_inv_req_err";
-    case IBV_WC_REM_ACCESS_ERR: return "rem_access_err";
-    case IBV_WC_REM_OP_ERR: return "rem_op_err";
-    case IBV_WC_RETRY_EXC_ERR: return "retry_exc_err";
-    case IBV_WC_RNR_RETRY_EXC_ERR: return "rnr_retry_exc_err";
-    case IBV_WC_BAD_RESP_ERR: return "bad_resp_err";
-    default: return "general_err";
+    case IBV_WC_SUCCESS:
+        return "success";
+    case IBV_WC_LOC_LEN_ERR:
+        return "loc_len_err";
+    case IBV_WC_LOC_QP_OP_ERR:
+        return "loc_qp_op_err";
+    case IBV_WC_LOC_PROT_ERR:
+        return "loc_prot_err";
+    case IBV_WC_WR_FLUSH_ERR:
+        return "wr_flush_err";
+    case IBV_WC_REM_INV_REQ_ERR:
+        return "rem_inv_req_err";
+    case IBV_WC_REM_ACCESS_ERR:
+        return "rem_access_err";
+    case IBV_WC_REM_OP_ERR:
+        return "rem_op_err";
+    case IBV_WC_RETRY_EXC_ERR:
+        return "retry_exc_err";
+    case IBV_WC_RNR_RETRY_EXC_ERR:
+        return "rnr_retry_exc_err";
+    case IBV_WC_BAD_RESP_ERR:
+        return "bad_resp_err";
+    default:
+        return "general_err";
     }
 }
 
 const char *OpcodeName(ibv_wc_opcode o) {
     switch (o) {
-    case IBV_WC_SEND: return "send";
-    case IBV_WC_RDMA_WRITE: return "rdma_write";
-    case IBV_WC_RDMA_READ: return "rdma_read";
-    case IBV_WC_COMP_SWAP: return "comp_swap";
-    case IBV_WC_FETCH_ADD: return "fetch_add";
-    case IBV_WC_RECV: return "recv";
-    case IBV_WC_RECV_RDMA_WITH_IMM: return "recv_rdma_imm";
-    default: return "other";
+    case IBV_WC_SEND:
+        return "send";
+    case IBV_WC_RDMA_WRITE:
+        return "rdma_write";
+    case IBV_WC_RDMA_READ:
+        return "rdma_read";
+    case IBV_WC_COMP_SWAP:
+        return "comp_swap";
+    case IBV_WC_FETCH_ADD:
+        return "fetch_add";
+    case IBV_WC_RECV:
+        return "recv";
+    case IBV_WC_RECV_RDMA_WITH_IMM:
+        return "recv_rdma_imm";
+    default:
+        return "other";
     }
 }
 
@@ -88,7 +108,8 @@ public:
             *why = "--peer-ip must be an IPv4 address";
             return false;
         }
-        has_foreign_ = !foreign_ip.empty() && inet_pton(AF_INET, foreign_ip.c_str(), &foreign_) == 1;
+        has_foreign_ =
+            !foreign_ip.empty() && inet_pton(AF_INET, foreign_ip.c_str(), &foreign_) == 1;
         if (!netns.empty()) {
             Fd self(open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC));
             netns_ = Fd(open(("/run/netns/" + netns).c_str(), O_RDONLY | O_CLOEXEC));
@@ -152,7 +173,7 @@ public:
         path.dest_qpn = kPeerQpn;
         path.dgid = dgid;
         path.sgid_index = end_.gid_index;
-        path.mtu = spec.mtu >= 4096 ? IBV_MTU_4096
+        path.mtu = spec.mtu >= 4096   ? IBV_MTU_4096
                    : spec.mtu >= 2048 ? IBV_MTU_2048
                    : spec.mtu >= 1024 ? IBV_MTU_1024
                    : spec.mtu >= 512  ? IBV_MTU_512
@@ -279,8 +300,10 @@ public:
             std::vector<pollfd> fds;
             for (auto &[key, fd] : socks_)
                 fds.push_back({fd.get(), POLLIN, 0});
-            const auto left = std::chrono::duration_cast<Ms>(end - std::chrono::steady_clock::now());
-            if (poll(fds.data(), fds.size(), static_cast<int>(std::max<int64_t>(0, left.count()))) <= 0)
+            const auto left =
+                std::chrono::duration_cast<Ms>(end - std::chrono::steady_clock::now());
+            if (poll(fds.data(), fds.size(),
+                     static_cast<int>(std::max<int64_t>(0, left.count()))) <= 0)
                 return std::nullopt;
             for (auto &p : fds)
                 if (p.revents & POLLIN)
@@ -304,7 +327,8 @@ private:
         a.qp_state = IBV_QPS_INIT;
         a.port_num = 1;
         a.qkey = spec_.qkey;
-        int e = ibv_modify_qp(qp_.get(), &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY);
+        int e = ibv_modify_qp(qp_.get(), &a,
+                              IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY);
         a.qp_state = IBV_QPS_RTR;
         e = e ? e : ibv_modify_qp(qp_.get(), &a, IBV_QP_STATE);
         a.qp_state = IBV_QPS_RTS;

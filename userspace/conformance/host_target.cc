@@ -1314,9 +1314,8 @@ public:
         return qp_ ? qp_->Counters() : std::map<std::string, int64_t>{};
     }
 
-    // The virtual clock, for the runner's relative times. Not marked
-    // override: main's target.h gains the virtual NowMs() with the runner.
-    double NowMs() { return qp_ ? static_cast<double>(qp_->Now()) / 1e6 : 0; }
+    // The virtual clock, for the runner's relative times.
+    double NowMs() override { return qp_ ? static_cast<double>(qp_->Now()) / 1e6 : 0; }
 
     ~HostTarget() override { g_qp = nullptr; }
 

@@ -39,7 +39,7 @@ int Usage() {
 
 // The *.mrc files of @path (a file, or a directory), sorted.
 std::vector<std::string> CaseFiles(const std::string &path) {
-    struct stat st{};
+    struct stat st {};
     if (stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
         return {path};
     std::vector<std::string> out;
@@ -63,8 +63,8 @@ std::vector<std::string> Headings(const std::string &file) {
     std::string prev, line;
     while (std::getline(in, line)) {
         if (!prev.empty() && line.size() == prev.size() && line.size() > 2 &&
-            line.find_first_not_of(line[0]) == std::string::npos &&
-            std::strchr("=-~", line[0]) && prev.find_first_not_of(line[0]) != std::string::npos)
+            line.find_first_not_of(line[0]) == std::string::npos && std::strchr("=-~", line[0]) &&
+            prev.find_first_not_of(line[0]) != std::string::npos)
             out.push_back(prev);
         prev = line;
     }

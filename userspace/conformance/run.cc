@@ -19,9 +19,9 @@ constexpr uint64_t kPeerTag = 0x5eed0000c0ffee01ull;
 
 // Names a case may use for values (flags, HELLO flags, NAK codes).
 const std::map<std::string, uint64_t> kConstants = {
-    {"ack_req", 0x01},       {"solicited", 0x02},       {"encrypted", 0x04},
-    {"window_limited", 0x08}, {"known", 0x1},           {"reply", 0x2},
-    {"remote_access", 1},     {"invalid_request", 2},   {"rnr", 3},
+    {"ack_req", 0x01},        {"solicited", 0x02},    {"encrypted", 0x04},
+    {"window_limited", 0x08}, {"known", 0x1},         {"reply", 0x2},
+    {"remote_access", 1},     {"invalid_request", 2}, {"rnr", 3},
 };
 
 const std::map<std::string, int> kErrnos = {
@@ -173,9 +173,9 @@ private:
         std::string why;
         if (!t_.CreateQp(spec, &why))
             throw Failure("cannot create the QP: " + why);
-        vars_ = {{"qpn", t_.Qpn()}, {"peer_qpn", kPeerQpn}, {"rkey", t_.Rkey()},
-                 {"va", t_.Va()},   {"rq", kPeerPsn},       {"sq", kQpPsn},
-                 {"ptag", kPeerTag}, {"qkey", spec.qkey},   {"tag", 0}};
+        vars_ = {{"qpn", t_.Qpn()},  {"peer_qpn", kPeerQpn}, {"rkey", t_.Rkey()},
+                 {"va", t_.Va()},    {"rq", kPeerPsn},       {"sq", kQpPsn},
+                 {"ptag", kPeerTag}, {"qkey", spec.qkey},    {"tag", 0}};
         t_prev_ = t_.NowMs();
         if (handshake_)
             Handshake();
@@ -192,12 +192,8 @@ private:
         Expect(ev);
         Packet p;
         p.opcode = "HELLO";
-        p.fields = {{"version", 2},
-                    {"opcode", 0x22},
-                    {"qpn", t_.Qpn()},
-                    {"tag", vars_["tag"]},
-                    {"src_tag", kPeerTag},
-                    {"hflags", 0x3}};
+        p.fields = {{"version", 2},        {"opcode", 0x22},      {"qpn", t_.Qpn()},
+                    {"tag", vars_["tag"]}, {"src_tag", kPeerTag}, {"hflags", 0x3}};
         Datagram d;
         d.payload = Encode(p);
         d.sport = 49152;
@@ -620,6 +616,8 @@ private:
 
 } // namespace
 
-Result RunCase(Target &t, const Case &c, const RunOptions &o) { return Runner(t, c, o).Run(); }
+Result RunCase(Target &t, const Case &c, const RunOptions &o) {
+    return Runner(t, c, o).Run();
+}
 
 } // namespace conform

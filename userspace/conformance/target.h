@@ -31,12 +31,12 @@ constexpr uint32_t kQpPsn = 0x200;   // the QP's first PSN: its sq_psn
 
 // A datagram to or from the QP under test.
 struct Datagram {
-    Bytes payload;         // the UDP payload: a MetaRoCE packet
-    uint16_t sport = 0;    // UDP source port (to the QP: any path's port)
-    bool ce = false;       // IP ECN field Congestion Experienced
-    bool ect = false;      // (received) sent ECT(0)
-    bool foreign = false;  // (to the QP) from another address than its peer's
-    bool no_csum = false;  // (to the QP, IPv4) UDP checksum zero
+    Bytes payload;        // the UDP payload: a MetaRoCE packet
+    uint16_t sport = 0;   // UDP source port (to the QP: any path's port)
+    bool ce = false;      // IP ECN field Congestion Experienced
+    bool ect = false;     // (received) sent ECT(0)
+    bool foreign = false; // (to the QP) from another address than its peer's
+    bool no_csum = false; // (to the QP, IPv4) UDP checksum zero
 };
 
 enum class QpType { RC, UC, UD };
@@ -59,10 +59,10 @@ struct QpSpec {
 // A work request of the QP under test; addresses are offsets in its region.
 struct SendWr {
     uint64_t wr_id = 0;
-    std::string op;            // send send_imm send_inv write write_imm read cas faa
+    std::string op; // send send_imm send_inv write write_imm read cas faa
     uint32_t offset = 0, length = 0;
     uint32_t imm = 0, inv_rkey = 0;
-    uint32_t rkey = 0;         // remote (the runner's peer: any value)
+    uint32_t rkey = 0; // remote (the runner's peer: any value)
     uint64_t va = 0;
     uint64_t compare = 0, swap_add = 0;
     bool solicited = false;
@@ -71,7 +71,8 @@ struct SendWr {
 
 struct Completion {
     uint64_t wr_id = 0;
-    std::string status; // success, rem_access_err, rnr_retry_exc_err, ... (ibv_wc_status_str, short)
+    std::string
+        status; // success, rem_access_err, rnr_retry_exc_err, ... (ibv_wc_status_str, short)
     std::string opcode; // send rdma_write rdma_read comp_swap fetch_add recv recv_rdma_imm
     uint32_t byte_len = 0;
     std::optional<uint32_t> imm;
@@ -93,7 +94,7 @@ public:
     virtual uint64_t Va() const = 0;   // of its region's byte 0
 
     virtual int PostRecv(uint64_t wr_id, uint32_t offset, uint32_t length) = 0; // errno
-    virtual int PostSend(const SendWr &wr) = 0;                                  // errno
+    virtual int PostSend(const SendWr &wr) = 0;                                 // errno
     // The next completion, waiting up to @wait.
     virtual std::optional<Completion> PollCq(Ms wait) = 0;
     virtual Bytes ReadMem(uint32_t offset, uint32_t length) = 0;
