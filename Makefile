@@ -13,6 +13,9 @@
 #                   kernel); dkms-uninstall removes it
 #   make bench      metaroce vs rxe vs TCP under netem loss, in one guest
 #                   (KERNEL=stock|debug); table in build/bench/
+#   make conformance   the conformance suite (userspace/conformance/cases)
+#                   on the host target, then on a live device in the guest;
+#                   a table per section of protocol.rst (conformance.rst)
 #   make scale      the ns-3 scale model (build/scale/mr-scale); its short
 #                   run is `make scale-check`, its tables `make scale-tables`
 #   make tools-test the host tests of the tools: dissector-test, install-test,
@@ -32,7 +35,7 @@ MODULE_FLAGS ?= W=1
 .PHONY: all deps module module-debug test-kernel userspace guest-artifacts \
 	install check check-full coverage demo bench checkpatch unit-tests clean \
 	dkms-source dkms-install dkms-uninstall dissector-test install-test dkms-test \
-	plot-test host-run-test json-test tools-test scale scale-check scale-tables \
+	plot-test host-run-test json-test tools-test scale scale-check scale-tables conformance \
 	engine-test mutate-engines spec-check spec-check-test
 
 all: module userspace
@@ -177,6 +180,11 @@ bench: deps
 
 # The scale model on ns-3 (userspace/scale/README.md). JOBS=2 runs two
 # simulations at once for the tables.
+# The host target first: seconds, and its failures name the rule.
+conformance: deps userspace
+	$(MAKE) -s -C userspace/conformance check
+	@selftests/run --kernel $(KERNEL) 61-conformance
+
 scale:
 	$(MAKE) -C userspace/scale
 

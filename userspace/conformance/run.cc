@@ -438,9 +438,16 @@ private:
     void ExpectNone(const Event &ev) {
         const size_t before = queue_.size();
         Drain(MsParam(ev, "for", 50));
+        // With an opcode, and fields: only such packets are unexpected.
+        Event like = ev;
+        if (ev.args.size() > 1)
+            like.args = {ev.args[1]};
+        std::erase_if(like.params, [](auto &kv) { return kv.first == "for"; });
         for (size_t i = before; i < queue_.size(); i++) {
             const Got &g = queue_[i];
-            if (ev.args.size() > 1 && !(g.p && g.p->opcode == ev.args[1]))
+            std::map<std::string, uint64_t> bind;
+            std::string diff;
+            if (ev.args.size() > 1 && !Matches(like, g, &bind, &diff))
                 continue;
             throw Failure("unexpected " + (g.p ? Describe(*g.p) : "undecodable packet"));
         }

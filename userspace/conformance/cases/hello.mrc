@@ -24,6 +24,4 @@ case proven-reply-known-not-answered
 qp rc no_handshake
 > HELLO tag=0 src_tag=?tag
 < HELLO tag=$tag src_tag=$ptag hflags=reply|known
-wait 30     # a retry may have left before the reply came
-flush
-> none HELLO for=300
+> none HELLO hflags=reply|known for=300
