@@ -39,7 +39,7 @@ bool ParseCaseFile(const std::string &path, std::vector<Case> *out, std::string 
                 return fail("a case needs a name");
             if (section.empty())
                 return fail("case " + w + " before any section line");
-            out->push_back(Case{path, n, w, section, {}, {}});
+            out->push_back(Case{path, n, w, section, {}, {}, {}});
             cur = &out->back();
             continue;
         }
@@ -62,7 +62,9 @@ bool ParseCaseFile(const std::string &path, std::vector<Case> *out, std::string 
             else
                 ev.params.emplace_back(w.substr(0, eq), w.substr(eq + 1));
         }
-        if (ev.verb == "qp") {
+        if (ev.verb == "needs") {
+            cur->needs.insert(cur->needs.end(), ev.args.begin(), ev.args.end());
+        } else if (ev.verb == "qp") {
             if (!cur->events.empty() || !cur->qp.verb.empty())
                 return fail("qp must be a case's first line, once");
             cur->qp = ev;

@@ -38,6 +38,9 @@ struct Case {
     std::string name;
     std::string section; // a heading of protocol.rst
     Event qp;            // the "qp" line; verb empty: an RC QP with the defaults
+    // "needs FEATURE...": what the target must have beyond the protocol
+    // units (mad: a MAD layer behind QP1); a target without is skipped.
+    std::vector<std::string> needs;
     std::vector<Event> events;
 };
 

@@ -1314,6 +1314,9 @@ public:
         return qp_ ? qp_->Counters() : std::map<std::string, int64_t>{};
     }
 
+    // The MAD layer behind QP1 is ib_core's, not a protocol unit's.
+    bool Has(const std::string &feature) const override { return feature != "mad"; }
+
     // The virtual clock, for the runner's relative times.
     double NowMs() override { return qp_ ? static_cast<double>(qp_->Now()) / 1e6 : 0; }
 

@@ -120,6 +120,20 @@ private:
         }
     }
 
+    // "0a1b..": bytes; "." may separate groups for the reader.
+    Bytes HexBytes(const std::string &s) {
+        Bytes out;
+        std::string digits;
+        for (char ch : s)
+            if (ch != '.')
+                digits += ch;
+        if (digits.size() % 2)
+            throw Failure("odd number of hex digits: " + s);
+        for (size_t i = 0; i < digits.size(); i += 2)
+            out.push_back(static_cast<uint8_t>(std::stoul(digits.substr(i, 2), nullptr, 16)));
+        return out;
+    }
+
     std::set<uint32_t> SackSet(const std::string &s) {
         std::set<uint32_t> out;
         if (s == "none" || s.empty())
@@ -265,6 +279,8 @@ private:
                 extra = Eval(v);
             else if (k == "sack")
                 p.sack = SackSet(v);
+            else if (k == "data")
+                data = HexBytes(v);
             else
                 p.fields[k] = Eval(v);
         }
@@ -287,6 +303,7 @@ private:
             if (!p.fields.count("length") && !ud)
                 p.fields["length"] = *payload_len;
         }
+        p.payload.insert(p.payload.end(), data.begin(), data.end());
         d.payload = Encode(p);
         if (trunc < d.payload.size())
             d.payload.resize(trunc);
@@ -351,6 +368,15 @@ private:
             if (k == "payload") {
                 if (p.payload.size() != Eval(v)) {
                     *diff = "payload " + std::to_string(p.payload.size());
+                    return false;
+                }
+                continue;
+            }
+            if (k == "data") {
+                const Bytes want = HexBytes(v);
+                if (p.payload.size() < want.size() ||
+                    !std::equal(want.begin(), want.end(), p.payload.begin())) {
+                    *diff = "payload does not start with " + v;
                     return false;
                 }
                 continue;

@@ -109,6 +109,8 @@ public:
     virtual void Wait(Ms d) = 0;
     // The device's counters by their `rdma statistic` names.
     virtual std::map<std::string, int64_t> Counters() = 0;
+    // Whether the target has @feature beyond the protocol units ("mad").
+    virtual bool Has(const std::string &feature) const { return !feature.empty(); }
     // The target's clock, ms: when Receive() returned, when Inject() sent.
     virtual double NowMs() {
         using namespace std::chrono;
