@@ -403,6 +403,23 @@ private:
                 (*bind)[v.substr(1)] = got;
                 continue;
             }
+            if (v[0] == '!') {
+                // !x: anything but x.
+                if (got == Eval(v.substr(1))) {
+                    *diff = k + "=" + Hex(got) + " (want " + v + ")";
+                    return false;
+                }
+                continue;
+            }
+            if (const size_t dots = v.find(".."); dots != std::string::npos) {
+                // lo..hi: a range, both ends included.
+                const uint64_t lo = Eval(v.substr(0, dots)), hi = Eval(v.substr(dots + 2));
+                if (got < lo || got > hi) {
+                    *diff = k + "=" + Hex(got) + " (want " + v + ")";
+                    return false;
+                }
+                continue;
+            }
             const uint64_t want = Eval(v);
             if (got != want) {
                 *diff = k + "=" + Hex(got) + " (want " + Hex(want) + ")";
