@@ -115,10 +115,10 @@ case duplicate-write-not-reexecuted
 > ACK path=1 cum_psn=$rq+1 msn_done=1
 mem off=0 len=64 seed=1
 
-# A READ request seen twice may be answered twice: it is answered again.
-case duplicate-read-answered-again
+# A READ whose MSN is complete is answered or acknowledged again.
+case duplicate-read-acknowledged
 < READ_REQ msn=0 rkey=$rkey va=$va length=64 path=0
 > READ_RESP msn=0 length=64 payload=64 src=0 path=?a psn=?x
 < ACK path=$a psn=$x cum_psn=$x+1 msn_done=0
-< READ_REQ msn=0 rkey=$rkey va=$va length=64 path=1
-> READ_RESP msn=0 length=64 payload=64 src=0 within=5
+< READ_REQ msn=0 rkey=$rkey va=$va length=64 path=1 flags=ack_req
+> ACK path=1 cum_psn=$rq+1 msn_done=1 within=5
