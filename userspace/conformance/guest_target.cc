@@ -11,6 +11,8 @@
 #include "target.h"
 
 #include <arpa/inet.h>
+#include <cmath>
+#include <ctime>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -242,7 +244,8 @@ public:
     }
 
     std::optional<Completion> PollCq(Ms wait) override {
-        const auto end = std::chrono::steady_clock::now() + wait;
+        const auto end = std::chrono::steady_clock::now() +
+                         std::chrono::duration_cast<std::chrono::steady_clock::duration>(wait);
         do {
             if (ibv_poll_cq(end_.scq.get(), 1, &wc_) > 0) {
                 Completion c;
@@ -295,15 +298,15 @@ public:
     }
 
     std::optional<Datagram> Receive(Ms wait) override {
-        const auto end = std::chrono::steady_clock::now() + wait;
+        const auto end = std::chrono::steady_clock::now() +
+                         std::chrono::duration_cast<std::chrono::steady_clock::duration>(wait);
         for (;;) {
             std::vector<pollfd> fds;
             for (auto &[key, fd] : socks_)
                 fds.push_back({fd.get(), POLLIN, 0});
-            const auto left =
-                std::chrono::duration_cast<Ms>(end - std::chrono::steady_clock::now());
-            if (poll(fds.data(), fds.size(),
-                     static_cast<int>(std::max<int64_t>(0, left.count()))) <= 0)
+            const Ms left = end - std::chrono::steady_clock::now();
+            const int ms = static_cast<int>(std::ceil(std::max(0.0, left.count())));
+            if (poll(fds.data(), fds.size(), ms) <= 0)
                 return std::nullopt;
             for (auto &p : fds)
                 if (p.revents & POLLIN)
@@ -312,7 +315,9 @@ public:
         }
     }
 
-    void Wait(Ms d) override { std::this_thread::sleep_for(d); }
+    void Wait(Ms d) override {
+        std::this_thread::sleep_for(std::chrono::duration_cast<std::chrono::microseconds>(d));
+    }
 
     std::map<std::string, int64_t> Counters() override {
         std::map<std::string, int64_t> out;
@@ -364,6 +369,8 @@ private:
         const int one = 1;
         setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
         setsockopt(fd.get(), IPPROTO_IP, IP_RECVTOS, &one, sizeof(one));
+        // When the datagram arrived, not when the runner read it.
+        setsockopt(fd.get(), SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
         sockaddr_in a{};
         a.sin_family = AF_INET;
         a.sin_port = htons(port);
@@ -377,7 +384,7 @@ private:
 
     std::optional<Datagram> Read(int fd) {
         uint8_t buf[9216];
-        char ctl[64];
+        char ctl[128];
         sockaddr_in from{};
         iovec iov{buf, sizeof(buf)};
         msghdr m{};
@@ -394,7 +401,14 @@ private:
         d.payload.assign(buf, buf + n);
         d.sport = ntohs(from.sin_port);
         for (cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
-            if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_TOS) {
+            if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+                timespec ts, now;
+                std::memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+                clock_gettime(CLOCK_REALTIME, &now);
+                const double ago = static_cast<double>(now.tv_sec - ts.tv_sec) * 1e3 +
+                                   static_cast<double>(now.tv_nsec - ts.tv_nsec) / 1e6;
+                d.t_ms = NowMs() - std::max(0.0, ago);
+            } else if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_TOS) {
                 const uint8_t ecn = *CMSG_DATA(c) & 3;
                 d.ect = ecn == 2;
                 d.ce = ecn == 3;

@@ -1324,9 +1324,7 @@ public:
 
 private:
     static constexpr uint64_t kEpochNs = 1000000000ull;
-    static uint64_t Ns(Ms d) {
-        return static_cast<uint64_t>(std::max<int64_t>(0, d.count())) * 1000000;
-    }
+    static uint64_t Ns(Ms d) { return static_cast<uint64_t>(std::max(0.0, d.count()) * 1e6); }
 
     std::mt19937_64 rng_{std::random_device{}()};
     std::unique_ptr<HostQp> qp_;

@@ -153,6 +153,12 @@ private:
         return v ? std::stod(*v) : dflt;
     }
 
+    // How long an expectation waits: the case's bound plus the target's
+    // tolerance (a live host's scheduling), or the runner's default.
+    double Within(const Event &ev) {
+        return ev.Param("within") ? MsParam(ev, "within", 0) + o_.tolerance_ms : o_.within_ms;
+    }
+
     uint64_t Num(const Event &ev, const char *key, uint64_t dflt) {
         const std::string *v = ev.Param(key);
         return v ? Eval(*v) : dflt;
@@ -223,14 +229,14 @@ private:
             log_ += "  < " + Describe(p) + (d.foreign ? " (foreign)" : "") + "\n";
         t_.Inject(d);
         if (o_.settle_ms > 0)
-            t_.Wait(Ms(static_cast<int64_t>(o_.settle_ms)));
+            t_.Wait(Ms(o_.settle_ms));
     }
 
     void Pull(double wait_ms) {
-        auto d = t_.Receive(Ms(static_cast<int64_t>(wait_ms < 0 ? 0 : wait_ms)));
+        auto d = t_.Receive(Ms(wait_ms < 0 ? 0 : wait_ms));
         if (!d)
             return;
-        Got g{*d, std::nullopt, "", t_.NowMs()};
+        Got g{*d, std::nullopt, "", d->t_ms >= 0 ? d->t_ms : t_.NowMs()};
         g.p = Decode(d->payload, &g.undecodable);
         if (o_.verbose)
             log_ += "  > " + (g.p ? Describe(*g.p) : "undecodable: " + g.undecodable) + "\n";
@@ -320,7 +326,7 @@ private:
             Drain(when - now);
             const double left = when - t_.NowMs();
             if (left > 0)
-                t_.Wait(Ms(static_cast<int64_t>(left + 0.5)));
+                t_.Wait(Ms(left));
         }
     }
 
@@ -435,8 +441,7 @@ private:
         if (ev.args[0] == "none")
             return ExpectNone(ev);
         const double start = t_prev_;
-        const double within =
-            ev.at_ms >= 0 ? ev.at_ms + o_.tolerance_ms : MsParam(ev, "within", o_.within_ms);
+        const double within = ev.at_ms >= 0 ? ev.at_ms + o_.tolerance_ms : Within(ev);
         const double deadline = t_.NowMs() + within + (ev.at_ms >= 0 ? start - t_.NowMs() : 0);
         std::string closest;
         for (size_t seen = 0;;) {
@@ -524,12 +529,12 @@ private:
 
     void Cq(const Event &ev) {
         if (ev.Has("none")) {
-            if (auto c = t_.PollCq(Ms(static_cast<int64_t>(MsParam(ev, "for", 50)))))
+            if (auto c = t_.PollCq(Ms(MsParam(ev, "for", 50))))
                 throw Failure("unexpected completion wr " + std::to_string(c->wr_id) + " " +
                               c->status);
             return;
         }
-        auto c = t_.PollCq(Ms(static_cast<int64_t>(MsParam(ev, "within", o_.within_ms))));
+        auto c = t_.PollCq(Ms(Within(ev)));
         if (!c)
             throw Failure("no completion");
         auto check = [&](const char *key, const std::string &got) {
@@ -581,7 +586,7 @@ private:
     }
 
     void State(const Event &ev) {
-        const double end = t_.NowMs() + MsParam(ev, "within", o_.within_ms);
+        const double end = t_.NowMs() + Within(ev);
         std::string s;
         do {
             s = t_.QpState();
@@ -597,20 +602,21 @@ private:
             throw Failure("counter NAME N, or counter NAME >=N");
         const std::string &name = ev.args[0];
         const bool at_least = ev.args[1].rfind(">=", 0) == 0;
+        const bool at_most = ev.args[1].rfind("<=", 0) == 0;
         const int64_t want =
-            static_cast<int64_t>(Eval(at_least ? ev.args[1].substr(2) : ev.args[1]));
-        const double end = t_.NowMs() + MsParam(ev, "within", o_.within_ms);
+            static_cast<int64_t>(Eval(at_least || at_most ? ev.args[1].substr(2) : ev.args[1]));
+        const double end = t_.NowMs() + Within(ev);
         int64_t got;
         for (;;) {
             auto now = t_.Counters();
             if (!now.count(name))
                 throw Failure("no counter " + name);
             got = now[name] - base_[name];
-            if (got >= want || t_.NowMs() >= end)
+            if (at_most || got >= want || t_.NowMs() >= end)
                 break;
             t_.Wait(std::chrono::milliseconds(10));
         }
-        if (at_least ? got < want : got != want)
+        if (at_least ? got < want : at_most ? got > want : got != want)
             throw Failure(name + " grew by " + std::to_string(got) + ", want " + ev.args[1]);
     }
 

@@ -19,7 +19,7 @@
 
 namespace conform {
 
-using Ms = std::chrono::milliseconds;
+using Ms = std::chrono::duration<double, std::milli>;
 using Bytes = std::vector<uint8_t>;
 
 // The UDP port both ends use (protocol.rst, "Encapsulation").
@@ -37,6 +37,7 @@ struct Datagram {
     bool ect = false;     // (received) sent ECT(0)
     bool foreign = false; // (to the QP) from another address than its peer's
     bool no_csum = false; // (to the QP, IPv4) UDP checksum zero
+    double t_ms = -1;     // (from the QP) when it arrived, on NowMs()'s clock; -1: now
 };
 
 enum class QpType { RC, UC, UD };

@@ -43,9 +43,9 @@ post_recv wr=1 off=0 len=256
 counter rx_drop_no_csum 1
 cq none
 
-# "The payload length is the UDP length minus the MetaRoCE headers":
-# a 4096-byte datagram of mtu 4096 carries 4096 bytes after 40 of headers.
+# "The payload length is the UDP length minus the MetaRoCE headers": a
+# 1024-byte SEND at MTU 1024 carries 1024 bytes after 40 of headers.
 case payload-is-datagram-minus-headers
-qp rc mtu=4096
-post_send wr=1 op=send off=0 len=4096
-> SEND length=4096 offset=0 payload=4096 src=0
+qp rc mtu=1024
+post_send wr=1 op=send off=0 len=1024
+> SEND length=1024 offset=0 payload=1024 src=0
