@@ -57,7 +57,8 @@ bool ParseCaseFile(const std::string &path, std::vector<Case> *out, std::string 
         ev.verb = w;
         while (words >> w) {
             const auto eq = w.find('=');
-            if (eq == std::string::npos || eq == 0)
+            // ">=N" (counter) is a word, not a key ">".
+            if (eq == std::string::npos || eq == 0 || w[0] == '>')
                 ev.args.push_back(w);
             else
                 ev.params.emplace_back(w.substr(0, eq), w.substr(eq + 1));
