@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include "gcm.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <memory>
