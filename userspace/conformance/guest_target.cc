@@ -7,13 +7,16 @@
 // sockets bound to the peer's address and the path's source port (the QP
 // answers a path at its port, so those sockets are read too); a second
 // address stands in for a host that is not the peer.
+#include "gcm.h"
 #include "guest_test.h"
 #include "target.h"
 
 #include <arpa/inet.h>
 #include <cmath>
+#include <cstdio>
 #include <ctime>
 #include <fcntl.h>
+#include <fstream>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sched.h>
@@ -302,17 +305,49 @@ public:
                          std::chrono::duration_cast<std::chrono::steady_clock::duration>(wait);
         for (;;) {
             std::vector<pollfd> fds;
-            for (auto &[key, fd] : socks_)
+            std::vector<bool> foreign;
+            for (auto &[key, fd] : socks_) {
                 fds.push_back({fd.get(), POLLIN, 0});
+                foreign.push_back(key.second);
+            }
             const Ms left = end - std::chrono::steady_clock::now();
             const int ms = static_cast<int>(std::ceil(std::max(0.0, left.count())));
             if (poll(fds.data(), fds.size(), ms) <= 0)
                 return std::nullopt;
-            for (auto &p : fds)
-                if (p.revents & POLLIN)
-                    if (auto d = Read(p.fd))
+            for (size_t i = 0; i < fds.size(); i++)
+                if (fds[i].revents & POLLIN)
+                    if (auto d = Read(fds[i].fd)) {
+                        d->foreign = foreign[i];
                         return d;
+                    }
         }
+    }
+
+    Addresses Addrs() const override {
+        Addresses a;
+        a.qp = V4Mapped(reinterpret_cast<const uint8_t *>(&qp_addr_));
+        a.peer = V4Mapped(reinterpret_cast<const uint8_t *>(&peer_));
+        if (has_foreign_)
+            a.foreign = V4Mapped(reinterpret_cast<const uint8_t *>(&foreign_));
+        return a;
+    }
+
+    // The device's psk is the module's when it was created: nothing to
+    // set, but a warning when the module's is another one now.
+    bool SetPsk(const Bytes &psk, std::string *) override {
+        std::ifstream in("/sys/module/metaroce/parameters/psk");
+        std::string now;
+        if (!in || !std::getline(in, now))
+            return true; // another implementation, or not root
+        Psk k{};
+        std::string why;
+        const bool set = ParsePsk(now, &k, &why);
+        if (set != !psk.empty() || (set && !std::equal(psk.begin(), psk.end(), k.begin())))
+            std::fprintf(stderr,
+                         "mr-conform: warning: the module's psk is %s; %s encrypts with the one "
+                         "it was created with\n",
+                         set ? "another key" : "unset", device_.c_str());
+        return true;
     }
 
     void Wait(Ms d) override {

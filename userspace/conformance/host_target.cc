@@ -9,8 +9,11 @@
 #include <algorithm>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <random>
+#include <set>
 
+#include "gcm.h"
 #include "target.h"
 
 extern "C" {
@@ -188,13 +191,87 @@ struct RecvWqe {
     uint32_t offset, length;
 };
 
+// --- encryption: crypt.c ---------------------------------------------------
+
+// The addresses of the host target's ends: what its UD GRH names.
+const uint8_t kQpIp[4] = {10, 0, 0, 1}, kPeerIp[4] = {10, 0, 0, 2}, kForeignIp[4] = {10, 0, 0, 3};
+
+// A device's encryption (struct mr_crypt): its psk, the peers it has keys
+// for and the host's nonce counter. It lives with the target (the device)
+// and outlives each QP, as keys outlive QPs in the kernel. The work item
+// that makes keys runs at once, before the next packet.
+class HostCrypt {
+public:
+    using CountFn = std::function<void(const char *)>;
+
+    HostCrypt(const Psk &psk) : psk_(psk), qp_(V4Mapped(kQpIp)) {}
+
+    static Bytes PeerAddr(bool foreign) { return V4Mapped(foreign ? kForeignIp : kPeerIp); }
+
+    // mr_crypt_peer_prepare(): modify_qp to RTR, a sleepable AH.
+    void Prepare(bool foreign) { Make(PeerAddr(foreign), nullptr); }
+
+    // mr_crypt_tx(): false when the packet must be dropped (counted).
+    bool Tx(Bytes *b, bool foreign, const CountFn &count) {
+        const Bytes peer = PeerAddr(foreign);
+        if (!peers_.count(peer)) {
+            Make(peer, nullptr); // the work item, asked by the packet path
+            count("tx_drop_no_key");
+            return false;
+        }
+        *b = Seal(DeriveKey(psk_, qp_, peer), *b, NextCounter());
+        count("tx_encrypted");
+        return true;
+    }
+
+    // mr_crypt_rx(): *clear the clear packet, or false when it is dropped
+    // (counted), in crypt.c's order of checks.
+    bool Rx(const Bytes &b, bool foreign, Bytes *clear, const CountFn &count) {
+        const Bytes peer = PeerAddr(foreign);
+        if (!mr_aead_is_encrypted(b.data()))
+            return count("rx_drop_not_encrypted"), false;
+        u32 text_len;
+        if (mr_aead_text_len(static_cast<u32>(b.size()), &text_len))
+            return count("rx_drop_short"), false;
+        if (!peers_.count(peer)) {
+            count("rx_drop_no_key");
+            if (!Make(peer, &b))
+                count("rx_peer_unproven");
+            return false;
+        }
+        OpenError err;
+        auto o = Open(DeriveKey(psk_, peer, qp_), b, &err);
+        if (!o)
+            return count(OpenErrorName(err)), false;
+        *clear = std::move(o->clear);
+        count("rx_decrypted");
+        return true;
+    }
+
+private:
+    // mr_crypt_peer_make(): kept only if @pkt, the packet that asked,
+    // opens with them.
+    bool Make(const Bytes &peer, const Bytes *pkt) {
+        OpenError err;
+        if (pkt && !Open(DeriveKey(psk_, peer, qp_), *pkt, &err))
+            return false;
+        peers_.insert(peer);
+        return true;
+    }
+
+    Psk psk_;
+    Bytes qp_;
+    std::set<Bytes> peers_;
+};
+
 class HostQp;
 // The QP the engines' environment functions serve: one at a time.
 HostQp *g_qp = nullptr;
 
 class HostQp {
 public:
-    HostQp(const QpSpec &spec, uint64_t now, uint64_t tag) : spec_(spec), now_(now) {
+    HostQp(const QpSpec &spec, uint64_t now, uint64_t tag, HostCrypt *crypt = nullptr)
+        : spec_(spec), now_(now), crypt_(crypt) {
         for (const char *n : kCounterNames)
             counters_[n] = 0;
         mem_.resize(spec.mem_len);
@@ -352,17 +429,23 @@ public:
     // --- the receive path: receive.c --------------------------------------
 
     void Inject(const Datagram &d) {
-        const Bytes &b = d.payload;
-        uint32_t len = b.size();
+        uint32_t len = d.payload.size();
         Count("rx_packets");
         Count("rx_bytes", len);
         if (d.no_csum)
             return Count("rx_drop_no_csum");
         if (len < MR_BASE_HDR_LEN)
             return Count("rx_drop_short");
-        // mr_crypt_rx() without keys: the codec refuses the flag.
-        if (mr_aead_is_encrypted(b.data()))
+        Bytes clear;
+        if (crypt_) {
+            if (!crypt_->Rx(d.payload, d.foreign, &clear, [this](const char *c) { Count(c); }))
+                return;
+            len = clear.size();
+        } else if (mr_aead_is_encrypted(d.payload.data())) {
+            // mr_crypt_rx() without keys: the codec refuses the flag.
             Count("rx_drop_encrypted");
+        }
+        const Bytes &b = crypt_ ? clear : d.payload;
         mr_pkt pkt{};
         int err = mr_wire_decode(b.data(), len, &pkt);
         if (err) {
@@ -389,6 +472,9 @@ private:
 
     // mr_socket_xmit(): ECT(0) on everything it sends.
     void Emit(Bytes bytes, uint16_t sport) {
+        // mr_crypt_tx(): to the peer, the only address the QP sends to.
+        if (crypt_ && !crypt_->Tx(&bytes, false, [this](const char *c) { Count(c); }))
+            return;
         Count("tx_packets");
         Count("tx_bytes", bytes.size());
         Datagram d;
@@ -1223,6 +1309,7 @@ public:
 private:
     QpSpec spec_;
     uint64_t now_;
+    HostCrypt *crypt_; // the device's, or none
     std::string state_ = "reset";
     bool fatal_pending_ = false;
     uint64_t main_fired_ = 0;
@@ -1264,13 +1351,33 @@ public:
         while (!tag)
             tag = rng_();
         // Each QP on its own clock, which starts well above 0 ("none").
-        qp_ = std::make_unique<HostQp>(spec, kEpochNs, tag);
+        if (crypt_)
+            crypt_->Prepare(false); // RTR, or the UD QP's AH
+        qp_ = std::make_unique<HostQp>(spec, kEpochNs, tag, crypt_.get());
         g_qp = qp_.get();
         return true;
     }
     uint32_t Qpn() const override { return kQpn; }
     uint32_t Rkey() const override { return kRkey; }
     uint64_t Va() const override { return kVa; }
+
+    // The device encrypts (crypt.c) from now on, with new keys.
+    bool SetPsk(const Bytes &psk, std::string *why) override {
+        crypt_.reset();
+        if (psk.empty())
+            return true;
+        Psk k;
+        if (psk.size() != k.size()) {
+            *why = "a psk is 32 bytes";
+            return false;
+        }
+        std::copy(psk.begin(), psk.end(), k.begin());
+        crypt_ = std::make_unique<HostCrypt>(k);
+        return true;
+    }
+    Addresses Addrs() const override {
+        return {V4Mapped(kQpIp), V4Mapped(kPeerIp), V4Mapped(kForeignIp)};
+    }
 
     int PostRecv(uint64_t wr_id, uint32_t offset, uint32_t length) override {
         return qp_ ? qp_->PostRecv(wr_id, offset, length) : EINVAL;
@@ -1327,6 +1434,7 @@ private:
     static uint64_t Ns(Ms d) { return static_cast<uint64_t>(std::max(0.0, d.count()) * 1e6); }
 
     std::mt19937_64 rng_{std::random_device{}()};
+    std::unique_ptr<HostCrypt> crypt_; // declared first: it outlives qp_
     std::unique_ptr<HostQp> qp_;
 };
 

@@ -11,7 +11,10 @@
 //
 // Options: --spec FILE (protocol.rst: every case's section must be one of
 // its headings), --match TEXT (cases whose name or section contains it),
-// --list, --verbose (every packet), --within MS, --tolerance MS.
+// --list, --verbose (every packet), --within MS, --tolerance MS, --psk HEX
+// (the device encrypts with this key, the module parameter psk's text:
+// every packet is sealed and opened; the cases of a directory named
+// "encrypted" need it).
 #include "case.h"
 #include "run.h"
 #include "target.h"
@@ -31,9 +34,17 @@ namespace {
 using namespace conform;
 
 int Usage() {
-    std::fprintf(stderr, "usage: mr-conform --target host|live [--device DEV --peer-ip IP "
-                         "[--peer-netns NS] [--foreign-ip IP]] [--spec FILE] [--match TEXT] "
-                         "[--list] [--verbose] [--within MS] [--tolerance MS] CASES...\n");
+    std::fprintf(stderr,
+                 "usage: mr-conform --target host|live [--device DEV --peer-ip IP "
+                 "[--peer-netns NS] [--foreign-ip IP]] [--spec FILE] [--match TEXT] "
+                 "[--list] [--verbose] [--within MS] [--tolerance MS] [--psk HEX] "
+                 "CASES...\n"
+                 "  --psk HEX  the device encrypts with this pre-shared key (64 hex digits, "
+                 "as the\n"
+                 "             module parameter psk): the runner seals every packet it "
+                 "sends and\n"
+                 "             opens every packet it receives; cases/encrypted/ needs "
+                 "it\n");
     return 2;
 }
 
@@ -74,7 +85,7 @@ std::vector<std::string> Headings(const std::string &file) {
 } // namespace
 
 int main(int argc, char **argv) {
-    std::string target, device, peer_ip, peer_netns, foreign_ip, spec, match;
+    std::string target, device, peer_ip, peer_netns, foreign_ip, spec, match, psk;
     bool list = false;
     RunOptions opts;
     std::vector<std::string> paths;
@@ -95,6 +106,8 @@ int main(int argc, char **argv) {
             spec = val();
         else if (a == "--match")
             match = val();
+        else if (a == "--psk")
+            psk = val();
         else if (a == "--within")
             opts.within_ms = std::stod(val());
         else if (a == "--tolerance")
@@ -139,6 +152,21 @@ int main(int argc, char **argv) {
     }
     if (cases.empty() || (target != "host" && target != "live"))
         return Usage();
+    if (!psk.empty() || std::find(argv, argv + argc, std::string("--psk")) != argv + argc) {
+        Psk k;
+        std::string why;
+        if (!ParsePsk(psk, &k, &why)) {
+            std::fprintf(stderr, "mr-conform: %s\n", why.c_str());
+            return 2;
+        }
+        opts.psk = k;
+    }
+    for (auto &c : cases)
+        if (!opts.psk && ("/" + c.file).find("/encrypted/") != std::string::npos) {
+            std::fprintf(stderr, "mr-conform: %s: the encrypted cases need --psk\n",
+                         c.file.c_str());
+            return 2;
+        }
 
     std::unique_ptr<Target> t;
     if (target == "host") {
@@ -148,6 +176,14 @@ int main(int argc, char **argv) {
         std::string why;
         t = MakeGuestTarget(device, peer_netns, peer_ip, foreign_ip, &why);
         if (!t) {
+            std::printf("Bail out! %s\n", why.c_str());
+            return 2;
+        }
+    }
+    {
+        std::string why;
+        const Bytes key = opts.psk ? Bytes(opts.psk->begin(), opts.psk->end()) : Bytes{};
+        if (!t->SetPsk(key, &why)) {
             std::printf("Bail out! %s\n", why.c_str());
             return 2;
         }

@@ -44,6 +44,14 @@ struct Got {
     std::optional<Packet> p;
     std::string undecodable;
     double t;
+    std::optional<uint64_t> counter; // the trailer's, when it opened
+};
+
+// The keys of the runner's ends (psk mode): to and from the QP, from the
+// peer's address and from the foreign one.
+struct Keys {
+    DirKey to_qp, from_qp, to_qp_foreign, from_qp_foreign;
+    DirKey reverse, reverse_foreign; // the wrong direction: K(qp, sender)
 };
 
 class Runner {
@@ -190,6 +198,15 @@ private:
             handshake_ = !q.Has("no_handshake") && spec.type != QpType::UD;
         }
         type_ = spec.type;
+        if (o_.psk) {
+            const Target::Addresses a = t_.Addrs();
+            if (a.qp.empty() || a.peer.empty())
+                throw Failure("the target has no addresses to derive keys from");
+            const Psk &k = *o_.psk;
+            keys_ = Keys{DeriveKey(k, a.peer, a.qp),    DeriveKey(k, a.qp, a.peer),
+                         DeriveKey(k, a.foreign, a.qp), DeriveKey(k, a.qp, a.foreign),
+                         DeriveKey(k, a.qp, a.peer),    DeriveKey(k, a.qp, a.foreign)};
+        }
         std::string why;
         if (!t_.CreateQp(spec, &why))
             throw Failure("cannot create the QP: " + why);
@@ -217,16 +234,18 @@ private:
         Datagram d;
         d.payload = Encode(p);
         d.sport = 49152;
-        Send(d, p);
+        std::string how;
+        Seal(Event{}, &d, &how);
+        Send(d, p, how);
         t_.Wait(std::chrono::milliseconds(1));
         Drain(5);
         queue_.clear();
     }
 
     // ---- packets -----------------------------------------------------------
-    void Send(const Datagram &d, const Packet &p) {
+    void Send(const Datagram &d, const Packet &p, const std::string &how = "") {
         if (o_.verbose)
-            log_ += "  < " + Describe(p) + (d.foreign ? " (foreign)" : "") + "\n";
+            log_ += "  < " + Describe(p) + (d.foreign ? " (foreign)" : "") + how + "\n";
         t_.Inject(d);
         if (o_.settle_ms > 0)
             t_.Wait(Ms(o_.settle_ms));
@@ -236,10 +255,28 @@ private:
         auto d = t_.Receive(Ms(wait_ms < 0 ? 0 : wait_ms));
         if (!d)
             return;
-        Got g{*d, std::nullopt, "", d->t_ms >= 0 ? d->t_ms : t_.NowMs()};
-        g.p = Decode(d->payload, &g.undecodable);
+        Got g{*d, std::nullopt, "", d->t_ms >= 0 ? d->t_ms : t_.NowMs(), std::nullopt};
+        if (o_.psk) {
+            // Every packet must be encrypted with K(qp, receiver) and open.
+            OpenError err;
+            auto o = Open(d->foreign ? keys_.from_qp_foreign : keys_.from_qp, d->payload, &err);
+            if (o) {
+                g.counter = o->counter;
+                g.p = Decode(o->clear, &g.undecodable);
+            } else {
+                g.undecodable = err == OpenError::NotEncrypted ? "sent in the clear"
+                                : err == OpenError::Short
+                                    ? "too short for an encrypted packet (" +
+                                          std::to_string(d->payload.size()) + " bytes)"
+                                    : std::string("its tag does not check with K(qp, ") +
+                                          (d->foreign ? "foreign" : "peer") + ")";
+            }
+        } else {
+            g.p = Decode(d->payload, &g.undecodable);
+        }
         if (o_.verbose)
-            log_ += "  > " + (g.p ? Describe(*g.p) : "undecodable: " + g.undecodable) + "\n";
+            log_ += "  > " + (g.p ? Describe(*g.p) : "undecodable: " + g.undecodable) +
+                    (g.counter ? " [sealed, counter " + Hex(*g.counter) + "]" : "") + "\n";
         queue_.push_back(std::move(g));
     }
 
@@ -287,7 +324,7 @@ private:
                 p.sack = SackSet(v);
             else if (k == "data")
                 data = HexBytes(v);
-            else
+            else if (k != "tamper" && k != "counter" && k != "key")
                 p.fields[k] = Eval(v);
         }
         d.foreign = ev.Has("foreign");
@@ -314,10 +351,62 @@ private:
         if (trunc < d.payload.size())
             d.payload.resize(trunc);
         d.payload.resize(d.payload.size() + extra, 0);
+        std::string how;
+        Seal(ev, &d, &how);
         if (ev.at_ms >= 0)
             WaitUntil(t_prev_ + ev.at_ms);
-        Send(d, p);
+        Send(d, p, how);
         t_prev_ = t_.NowMs();
+    }
+
+    // psk mode: @d sealed as the "<" event @ev says (the words clear,
+    // tamper=, counter=, key=); *how says how, for the log.
+    void Seal(const Event &ev, Datagram *d, std::string *how) {
+        const std::string *tamper = ev.Param("tamper"), *key = ev.Param("key");
+        const bool sealing = o_.psk && !ev.Has("clear");
+        if (!o_.psk && (ev.Has("clear") || tamper || key || ev.Param("counter")))
+            throw Failure("clear, tamper=, counter= and key= need --psk");
+        if (!sealing) {
+            if (o_.psk)
+                *how = " [clear]";
+            return;
+        }
+        const DirKey *k = d->foreign ? &keys_.to_qp_foreign : &keys_.to_qp;
+        if (key) {
+            if (*key == "peer")
+                k = &keys_.to_qp;
+            else if (*key == "foreign")
+                k = &keys_.to_qp_foreign;
+            else if (*key == "reverse")
+                k = d->foreign ? &keys_.reverse_foreign : &keys_.reverse;
+            else
+                throw Failure("key=peer|foreign|reverse, not " + *key);
+        }
+        const uint64_t counter = ev.Param("counter") ? Num(ev, "counter", 0) : NextCounter();
+        if (d->payload.size() < kAadLen) {
+            *how = " [too short to seal]";
+            return;
+        }
+        d->payload = conform::Seal(*k, d->payload, counter);
+        *how = " [sealed, counter " + Hex(counter) + (key ? ", key " + *key : "");
+        if (tamper) {
+            // One bit flipped in that part of the sealed packet.
+            const size_t len = d->payload.size();
+            size_t at;
+            if (*tamper == "ct" && len > kAadLen + kTrailerLen)
+                at = kAadLen;
+            else if (*tamper == "tag")
+                at = len - 1;
+            else if (*tamper == "counter")
+                at = len - 16 - 1; // the counter's last byte
+            else if (*tamper == "base")
+                at = 11; // the PSN's last byte: not a flag the receiver checks first
+            else
+                throw Failure("tamper=ct|tag|counter|base, not " + *tamper);
+            d->payload[at] ^= 0x01;
+            *how += ", tampered " + *tamper;
+        }
+        *how += "]";
     }
 
     void WaitUntil(double when) {
@@ -403,7 +492,15 @@ private:
                 got = g.d.sport;
             else if (k == "ect")
                 got = g.d.ect;
-            else
+            else if (k == "wire_len")
+                got = g.d.payload.size();
+            else if (k == "wire_flags")
+                got = g.d.payload.size() > 2 ? g.d.payload[2] : 0;
+            else if (k == "nonce_counter") {
+                if (!g.counter)
+                    throw Failure("nonce_counter needs --psk");
+                got = *g.counter;
+            } else
                 got = field(k);
             if (v[0] == '?') {
                 (*bind)[v.substr(1)] = got;
@@ -426,9 +523,12 @@ private:
                 }
                 continue;
             }
-            const uint64_t want = Eval(v);
-            if (got != want) {
-                *diff = k + "=" + Hex(got) + " (want " + Hex(want) + ")";
+            // ">V", ">=V": at least; else exactly.
+            const bool gt = v[0] == '>', ge = gt && v.size() > 1 && v[1] == '=';
+            const uint64_t want = Eval(v.substr(ge ? 2 : gt ? 1 : 0));
+            if (ge ? got < want : gt ? got <= want : got != want) {
+                *diff = k + "=" + Hex(got) + " (want " + (gt ? v.substr(0, ge ? 2 : 1) : "") +
+                        Hex(want) + ")";
                 return false;
             }
         }
@@ -497,7 +597,8 @@ private:
             std::string diff;
             if (ev.args.size() > 1 && !Matches(like, g, &bind, &diff))
                 continue;
-            throw Failure("unexpected " + (g.p ? Describe(*g.p) : "undecodable packet"));
+            throw Failure("unexpected " +
+                          (g.p ? Describe(*g.p) : "undecodable packet (" + g.undecodable + ")"));
         }
         t_prev_ = t_.NowMs();
     }
@@ -666,6 +767,7 @@ private:
     std::map<std::string, int64_t> base_;
     std::map<std::pair<uint32_t, uint32_t>, uint32_t> next_psn_;
     std::deque<Got> queue_;
+    Keys keys_;
     double t_prev_ = 0;
     std::string log_;
 };

@@ -5,8 +5,10 @@
 #pragma once
 
 #include "case.h"
+#include "gcm.h"
 #include "target.h"
 
+#include <optional>
 #include <string>
 
 namespace conform {
@@ -16,6 +18,9 @@ struct RunOptions {
     double tolerance_ms = 2; // around a "+MS" time of a ">"
     double settle_ms = 0;    // after each injection (guest: its softirq)
     bool verbose = false;    // every packet, both ways
+    // The target's device encrypts with it: the runner seals what it
+    // sends and opens what it receives (protocol.rst, "Encryption").
+    std::optional<Psk> psk;
 };
 
 struct Result {

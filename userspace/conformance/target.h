@@ -35,7 +35,7 @@ struct Datagram {
     uint16_t sport = 0;   // UDP source port (to the QP: any path's port)
     bool ce = false;      // IP ECN field Congestion Experienced
     bool ect = false;     // (received) sent ECT(0)
-    bool foreign = false; // (to the QP) from another address than its peer's
+    bool foreign = false; // from (to) another address than the peer's
     bool no_csum = false; // (to the QP, IPv4) UDP checksum zero
     double t_ms = -1;     // (from the QP) when it arrived, on NowMs()'s clock; -1: now
 };
@@ -112,6 +112,22 @@ public:
     virtual std::map<std::string, int64_t> Counters() = 0;
     // Whether the target has @feature beyond the protocol units ("mad").
     virtual bool Has(const std::string &feature) const { return !feature.empty(); }
+    // Encryption (protocol.rst, "Encryption"). The addresses the keys
+    // are derived from, each 16 bytes (IPv4 v4-mapped): the QP's, the
+    // peer's, the foreign one's (empty: none).
+    struct Addresses {
+        Bytes qp, peer, foreign;
+    };
+    virtual Addresses Addrs() const { return {}; }
+    // The device encrypts with @psk (32 bytes; empty: it does not), from
+    // the next CreateQp() on. False with *why when the target cannot.
+    virtual bool SetPsk(const Bytes &psk, std::string *why) {
+        if (psk.empty())
+            return true;
+        *why = Name() + " cannot encrypt";
+        return false;
+    }
+
     // The target's clock, ms: when Receive() returned, when Inject() sent.
     virtual double NowMs() {
         using namespace std::chrono;
