@@ -201,6 +201,9 @@ public:
         return true;
     }
 
+    // A host's scheduling is slower than the ACK delay: no "instant".
+    bool Has(const std::string &feature) const override { return feature == "mad"; }
+
     uint32_t Qpn() const override { return qp_ ? qp_->qp_num : 0; }
     uint32_t Rkey() const override { return mr_ ? mr_->rkey : 0; }
     uint64_t Va() const override { return reinterpret_cast<uintptr_t>(mem_->get()); }

@@ -1422,7 +1422,7 @@ public:
     }
 
     // The MAD layer behind QP1 is ib_core's, not a protocol unit's.
-    bool Has(const std::string &feature) const override { return feature != "mad"; }
+    bool Has(const std::string &feature) const override { return feature == "instant"; }
 
     // The virtual clock, for the runner's relative times.
     double NowMs() override { return qp_ ? static_cast<double>(qp_->Now()) / 1e6 : 0; }

@@ -548,7 +548,7 @@ private:
             for (; seen < queue_.size(); seen++) {
                 std::map<std::string, uint64_t> bind;
                 std::string diff;
-                if (!Matches(ev, queue_[seen], &bind, &diff)) {
+                if (queue_[seen].t > deadline || !Matches(ev, queue_[seen], &bind, &diff)) {
                     if (queue_[seen].p && queue_[seen].p->opcode == ev.args[0])
                         closest = Describe(*queue_[seen].p) + ": " + diff;
                     continue;
@@ -566,11 +566,12 @@ private:
                 t_prev_ = when;
                 return;
             }
+            // Past the deadline, what is already there may still have
+            // arrived in time (the socket's timestamps say when).
             const double left = deadline - t_.NowMs();
-            if (left <= 0)
-                break;
-            Pull(left);
-            if (seen == queue_.size() && t_.NowMs() >= deadline)
+            const size_t had = queue_.size();
+            Pull(std::max(0.0, left));
+            if (queue_.size() == had && t_.NowMs() >= deadline)
                 break;
         }
         std::string what = "no " + ev.args[0];

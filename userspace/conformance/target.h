@@ -110,8 +110,10 @@ public:
     virtual void Wait(Ms d) = 0;
     // The device's counters by their `rdma statistic` names.
     virtual std::map<std::string, int64_t> Counters() = 0;
-    // Whether the target has @feature beyond the protocol units ("mad").
-    virtual bool Has(const std::string &feature) const { return !feature.empty(); }
+    // Whether the target has @feature: "mad", a MAD layer behind QP1;
+    // "instant", a runner faster than the implementation's timers (the
+    // ACK delay, 100 us between HELLO answers), as in virtual time.
+    virtual bool Has(const std::string &feature) const = 0;
     // Encryption (protocol.rst, "Encryption"). The addresses the keys
     // are derived from, each 16 bytes (IPv4 v4-mapped): the QP's, the
     // peer's, the foreign one's (empty: none).

@@ -22,6 +22,7 @@ case short-middle-slice-invalid-request
 # most 16 paths at once (here 18 have held ACKs), the others after the
 # coalescing delay.
 case completion-acks-at-most-16-paths
+needs instant
 post_recv wr=1 off=0 len=65536
 < SEND msn=0 rsn=0 length=36864 offset=0 payload=1024 path=0
 < SEND msn=0 rsn=0 length=36864 offset=1024 payload=1024 path=1

@@ -31,7 +31,7 @@ qp rc no_handshake
 > HELLO tag=0 src_tag=?tag
 < HELLO tag=$tag src_tag=$ptag hflags=0
 > HELLO tag=$ptag src_tag=$tag hflags=reply|known within=1
-> HELLO tag=$ptag src_tag=$tag hflags=known within=50
+> HELLO tag=$ptag src_tag=$tag hflags=known within=500
 
 # "A proven HELLO ... is answered with HELLO{REPLY, KNOWN, tag: the peer's}".
 case proven-hello-reply-known
@@ -69,6 +69,7 @@ qp rc no_handshake
 
 # "at most one answer per 100 us per QP".
 case unproven-answers-rate-limited
+needs instant
 < HELLO tag=0 src_tag=$ptag hflags=0
 < HELLO tag=0 src_tag=$ptag hflags=0
 > HELLO tag=$ptag hflags=reply|known within=1

@@ -90,6 +90,7 @@ cq none
 
 # "... at most one per 100 us": two early packets, one HELLO.
 case early-asks-rate-limited
+needs instant
 qp rc no_handshake
 > HELLO tag=0 src_tag=?tag
 < SEND msn=0 rsn=0 payload=8 flags=ack_req psn=$rq

@@ -77,6 +77,7 @@ mem off=0 len=64
 # A packet following the previous arrival past an older hole needs no ACK
 # of its own (the sender knows of the hole); ACK_REQ still asks for one.
 case follow-past-hole-coalesced
+needs instant
 < WRITE msn=0 rkey=$rkey va=$va length=8192 offset=1024 payload=1024 psn=$rq+1
 > ACK cum_psn=$rq sack=$rq+1 within=1
 < WRITE msn=0 rkey=$rkey va=$va length=8192 offset=2048 payload=1024 psn=$rq+2
@@ -86,6 +87,7 @@ case follow-past-hole-coalesced
 
 # An in-order arrival without ACK_REQ may wait, but the coalesced ACK comes.
 case coalesced-ack-comes
+needs instant
 < WRITE msn=0 rkey=$rkey va=$va length=8192 offset=0 payload=1024
 > ACK cum_psn=$rq+1 within=1
 < WRITE msn=0 rkey=$rkey va=$va length=8192 offset=1024 payload=1024

@@ -60,6 +60,7 @@ cq none for=20
 
 # A SACK hole is a loss: resent at once, on the same path, with the same PSN.
 case sack-hole-resent-same-path-psn
+needs instant
 post_send wr=1 op=write off=0 len=49152 rkey=0x99 va=0x5000
 > WRITE offset=0 path=0 psn=$sq
 > WRITE offset=1024 path=?p1 psn=?n1
@@ -117,6 +118,7 @@ counter sack_gaps 1
 
 # Each loss is reported once: a second ACK with the same hole resends nothing.
 case sack-hole-reported-once
+needs instant
 post_send wr=1 op=write off=0 len=49152 rkey=0x99 va=0x5000
 > WRITE offset=0 path=0 psn=$sq
 > WRITE offset=1024 path=?p1 psn=?n1
