@@ -122,3 +122,32 @@ case duplicate-read-acknowledged
 < ACK path=$a psn=$x cum_psn=$x+1 msn_done=0
 < READ_REQ msn=0 rkey=$rkey va=$va length=64 path=1 flags=ack_req
 > ACK path=1 cum_psn=$rq+1 msn_done=1 within=5
+
+section Completion
+
+# "A message is complete at the responder when all its bytes have been
+# placed": half a SEND completes nothing, and MSN done stays.
+case completion-waits-for-last-slice
+post_recv wr=1 off=0 len=4096
+< SEND msn=0 rsn=0 length=2048 offset=0 payload=1024 flags=ack_req
+> ACK cum_psn=$rq+1 msn_done=0
+cq none for=50
+< SEND msn=0 rsn=0 length=2048 offset=1024 payload=1024 flags=ack_req
+> ACK cum_psn=$rq+2 msn_done=1
+cq wr=1 status=success len=2048
+
+# "the requester completes ... in MSN order", and so does the responder:
+# MSN 1 whole while MSN 0 is half there completes neither, until MSN 0's
+# last slice.
+case msn-order-behind-half-message
+post_recv wr=1 off=0 len=4096
+post_recv wr=2 off=4096 len=4096
+< SEND msn=0 rsn=0 length=2048 offset=0 payload=1024 flags=ack_req
+< SEND msn=1 rsn=1 length=512 offset=0 payload=512 flags=ack_req seed=2
+> ACK cum_psn=$rq+2 msn_done=0
+cq none for=50
+< SEND msn=0 rsn=0 length=2048 offset=1024 payload=1024 flags=ack_req
+> ACK cum_psn=$rq+3 msn_done=2
+cq wr=1 status=success len=2048
+cq wr=2 status=success len=512
+mem off=4096 len=512 seed=2

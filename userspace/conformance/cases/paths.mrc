@@ -102,3 +102,42 @@ counter path_failovers >=1 within=1000
 > WRITE msn=0 path=1 psn=$sq epoch=0 within=1000
 < ACK path=1 psn=$sq cum_psn=$sq+1 msn_done=1
 cq wr=1 status=success within=5
+
+# "A path fails after N consecutive retransmission timeouts" (N = 3): the
+# tail probe and the first two RTOs resend on the same path, same PSN.
+case path-survives-two-rtos
+post_send wr=1 op=write off=0 len=64
+> WRITE msn=0 path=?p psn=?n
+> WRITE msn=0 path=$p psn=$n within=200
+> WRITE msn=0 path=$p psn=$n within=400
+> WRITE msn=0 path=$p psn=$n within=800
+counter path_failovers 0
+< ACK path=$p psn=$n cum_psn=$n+1 msn_done=1
+cq wr=1 status=success
+
+# "restarts the path: a new source port, epoch + 1": once the failed path
+# is used again, its packets carry epoch 1 from PSN 0, from another port.
+case restarted-path-new-epoch
+post_send wr=1 op=write off=0 len=64
+> WRITE msn=0 path=0 epoch=0 psn=$sq sport=?port
+counter path_failovers >=1 within=1000
+> WRITE msn=0 path=!0 epoch=0 path=?q psn=?m within=1000
+< ACK path=$q psn=$m cum_psn=$m+1 msn_done=1
+cq wr=1 status=success
+post_send wr=2 op=write off=0 len=64
+post_send wr=3 op=write off=0 len=64
+post_send wr=4 op=write off=0 len=64
+post_send wr=5 op=write off=0 len=64
+post_send wr=6 op=write off=0 len=64
+post_send wr=7 op=write off=0 len=64
+post_send wr=8 op=write off=0 len=64
+post_send wr=9 op=write off=0 len=64
+post_send wr=10 op=write off=0 len=64
+post_send wr=11 op=write off=0 len=64
+post_send wr=12 op=write off=0 len=64
+post_send wr=13 op=write off=0 len=64
+post_send wr=14 op=write off=0 len=64
+post_send wr=15 op=write off=0 len=64
+post_send wr=16 op=write off=0 len=64
+post_send wr=17 op=write off=0 len=64
+> WRITE path=0 epoch=1 psn=0 sport=!$port

@@ -126,3 +126,14 @@ case ack-rate-hint-present
 case ack-first-of-new-epoch
 < WRITE msn=0 rkey=$rkey va=$va payload=64 epoch=1 psn=0
 > ACK path=0 epoch=1 psn=0 cum_psn=1 sack=none within=0.1
+
+# "a duplicate if it is before cum or already seen: dropped": a second
+# packet with a PSN already seen above cum is dropped whole, even when it
+# carries another slice, which is then not placed.
+case seen-psn-above-cum-dropped
+< WRITE msn=0 rkey=$rkey va=$va length=3072 offset=2048 payload=1024 psn=$rq+2
+> ACK cum_psn=$rq sack=$rq+2
+< WRITE msn=0 rkey=$rkey va=$va length=3072 offset=1024 payload=1024 psn=$rq+2 seed=2
+> ACK cum_psn=$rq sack=$rq+2
+counter duplicate_packets 1
+mem off=1024 len=1024
