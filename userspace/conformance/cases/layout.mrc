@@ -143,14 +143,6 @@ counter cc_paced >=1
 
 section The receiver's share
 
-# "A sender joins ... with the first HELLO sent to it": the QP's answer to
-# a HELLO carries its share for us, never encoded as 0.
-case hello-answer-carries-share
-qp rc no_handshake
-> HELLO tag=0 src_tag=?tag
-< HELLO tag=$tag src_tag=$ptag hflags=0
-> HELLO tag=$ptag hflags=reply|known rate_hint=1..4294967295
-
 # "The hint in an ACK is the share of the sender": present in the ACKs of
 # data, not 0.
 case ack-carries-share
