@@ -8,6 +8,7 @@
 # again with a pre-shared key, a fresh mrc0, and the encrypted cases
 # (cases/encrypted, --psk): once per device, since a device keeps the keys
 # it derived.
+# kernels: stock
 # timeout: 900
 # quick: stock
 here=$(dirname "$0")
