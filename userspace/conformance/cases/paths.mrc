@@ -111,9 +111,6 @@ post_send wr=1 op=write off=0 len=64
 > WRITE msn=0 path=$p psn=$n within=200
 > WRITE msn=0 path=$p psn=$n within=400
 > WRITE msn=0 path=$p psn=$n within=800
-counter path_failovers 0
-< ACK path=$p psn=$n cum_psn=$n+1 msn_done=1
-cq wr=1 status=success
 
 # "restarts the path: a new source port, epoch + 1": once the failed path
 # is used again, its packets carry epoch 1 from PSN 0, from another port.
