@@ -18,6 +18,7 @@
 #include <memory>
 #include <string>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <unistd.h>
 #include <vector>
 
@@ -164,20 +165,35 @@ inline std::vector<std::string> rdma_resources(const char *kind, const char *dev
 }
 
 // ---- RC queue pairs ------------------------------------------------------
-// The index of the first RoCE v2 GID of port 1 that holds an IPv4 address
-// (v4-mapped), with the GID in *gid; -1 if there is none.
-inline int find_ipv4_gid(ibv_context *ctx, const ibv_port_attr &port, ibv_gid *gid) {
+// The index of the first RoCE v2 GID of port 1 of @family, with the GID in
+// *gid; -1 if there is none. AF_INET: a GID that holds an IPv4 address
+// (v4-mapped). AF_INET6: an IPv6 address that is neither v4-mapped nor
+// link-local (fe80::/10), one a peer reaches without naming an interface.
+inline int find_roce_v2_gid(ibv_context *ctx, const ibv_port_attr &port, int family, ibv_gid *gid) {
     static const uint8_t v4mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    static const uint8_t zero[16] = {};
     for (int i = 0; i < port.gid_tbl_len; i++) {
         ibv_gid_entry entry{};
-        if (ibv_query_gid_ex(ctx, 1, static_cast<uint32_t>(i), &entry, 0) == 0 &&
-            entry.gid_type == IBV_GID_TYPE_ROCE_V2 &&
-            std::memcmp(entry.gid.raw, v4mapped, sizeof(v4mapped)) == 0) {
+        if (ibv_query_gid_ex(ctx, 1, static_cast<uint32_t>(i), &entry, 0) != 0 ||
+            entry.gid_type != IBV_GID_TYPE_ROCE_V2)
+            continue;
+        const uint8_t *raw = entry.gid.raw;
+        const bool is_v4 = std::memcmp(raw, v4mapped, sizeof(v4mapped)) == 0;
+        const bool link_local = raw[0] == 0xfe && (raw[1] & 0xc0) == 0x80;
+        const bool ok =
+            family == AF_INET6 ? !is_v4 && !link_local && std::memcmp(raw, zero, 16) != 0 : is_v4;
+        if (ok) {
             *gid = entry.gid;
             return i;
         }
     }
     return -1;
+}
+
+// The index of the first RoCE v2 GID of port 1 that holds an IPv4 address
+// (v4-mapped), with the GID in *gid; -1 if there is none.
+inline int find_ipv4_gid(ibv_context *ctx, const ibv_port_attr &port, ibv_gid *gid) {
+    return find_roce_v2_gid(ctx, port, AF_INET, gid);
 }
 
 // Where an RC QP sends: the peer QP and GID, the local GID, MTU and PSNs.
@@ -250,7 +266,7 @@ inline int modify_rc(ibv_qp *qp, ibv_qp_state to, const RcPath &path, const RcPa
 }
 
 // One end of a connection: a device, a PD, a send and a receive CQ, and the
-// port's RoCE v2 IPv4 GID (v4-mapped) to address it by.
+// port's RoCE v2 GID of one family (IPv4: v4-mapped) to address it by.
 struct RcEnd {
     std::string name;
     Context ctx;
@@ -261,8 +277,9 @@ struct RcEnd {
     ibv_gid gid{};
 };
 
-// Opens @name for RC pairs; false (with a reason in *why) if it cannot.
-inline bool open_rc_end(RcEnd &e, const char *name, std::string *why) {
+// Opens @name for RC pairs, addressed by its RoCE v2 GID of @family
+// (AF_INET or AF_INET6); false (with a reason in *why) if it cannot.
+inline bool open_rc_end(RcEnd &e, const char *name, std::string *why, int family = AF_INET) {
     e.name = name;
     e.ctx = open_device(name);
     if (!e.ctx || !(e.pd = Pd(ibv_alloc_pd(e.ctx.get())))) {
@@ -275,9 +292,10 @@ inline bool open_rc_end(RcEnd &e, const char *name, std::string *why) {
         *why = std::string("cannot create CQs or query the port of ") + name;
         return false;
     }
-    e.gid_index = find_ipv4_gid(e.ctx.get(), e.port, &e.gid);
+    e.gid_index = find_roce_v2_gid(e.ctx.get(), e.port, family, &e.gid);
     if (e.gid_index < 0) {
-        *why = std::string("no RoCE v2 IPv4 GID on ") + name;
+        const char *ip = family == AF_INET ? "IPv4" : "IPv6";
+        *why = std::string("no RoCE v2 ") + ip + " GID on " + name;
         return false;
     }
     return true;
