@@ -202,7 +202,9 @@ public:
     }
 
     // A host's scheduling is slower than the ACK delay: no "instant".
-    bool Has(const std::string &feature) const override { return feature == "mad"; }
+    bool Has(const std::string &feature) const override {
+        return feature == "mad" || feature == "ipv4";
+    }
 
     uint32_t Qpn() const override { return qp_ ? qp_->qp_num : 0; }
     uint32_t Rkey() const override { return mr_ ? mr_->rkey : 0; }

@@ -1422,7 +1422,10 @@ public:
     }
 
     // The MAD layer behind QP1 is ib_core's, not a protocol unit's.
-    bool Has(const std::string &feature) const override { return feature == "instant"; }
+    // Its addresses are IPv4 ones (kQpIp, kPeerIp): "ipv4".
+    bool Has(const std::string &feature) const override {
+        return feature == "instant" || feature == "ipv4";
+    }
 
     // The virtual clock, for the runner's relative times.
     double NowMs() override { return qp_ ? static_cast<double>(qp_->Now()) / 1e6 : 0; }

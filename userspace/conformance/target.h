@@ -112,7 +112,9 @@ public:
     virtual std::map<std::string, int64_t> Counters() = 0;
     // Whether the target has @feature: "mad", a MAD layer behind QP1;
     // "instant", a runner faster than the implementation's timers (the
-    // ACK delay, 100 us between HELLO answers), as in virtual time.
+    // ACK delay, 100 us between HELLO answers), as in virtual time;
+    // "ipv4", a QP reached over IPv4 (a UD receive's GRH area is then 20
+    // zero bytes and an IPv4 header).
     virtual bool Has(const std::string &feature) const = 0;
     // Encryption (protocol.rst, "Encryption"). The addresses the keys
     // are derived from, each 16 bytes (IPv4 v4-mapped): the QP's, the
