@@ -3,10 +3,12 @@
 // The live target: a QP of a real RDMA device (a metaroce device in the
 // guest, or any NIC that speaks MetaRoCE), driven through libibverbs, and
 // the runner's peer as UDP sockets at the peer's address, in another
-// network namespace or on another host. Datagrams to the QP leave from
-// sockets bound to the peer's address and the path's source port (the QP
-// answers a path at its port, so those sockets are read too); a second
-// address stands in for a host that is not the peer.
+// network namespace or on another host, over IPv4 or IPv6 (the family of
+// the peer's address; the QP is addressed by its RoCE v2 GID of that
+// family). Datagrams to the QP leave from sockets bound to the peer's
+// address and the path's source port (the QP answers a path at its port,
+// so those sockets are read too); a second address stands in for a host
+// that is not the peer.
 #include "gcm.h"
 #include "guest_test.h"
 #include "target.h"
@@ -18,6 +20,7 @@
 #include <fcntl.h>
 #include <fstream>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <poll.h>
 #include <sched.h>
 #include <sys/socket.h>
@@ -109,12 +112,16 @@ public:
     bool Open(const std::string &device, const std::string &netns, const std::string &peer_ip,
               const std::string &foreign_ip, std::string *why) {
         device_ = device;
-        if (inet_pton(AF_INET, peer_ip.c_str(), &peer_) != 1) {
-            *why = "--peer-ip must be an IPv4 address";
+        if (!ParseIp(peer_ip, &family_, &peer_)) {
+            *why = "--peer-ip must be an IPv4 or IPv6 address";
             return false;
         }
-        has_foreign_ =
-            !foreign_ip.empty() && inet_pton(AF_INET, foreign_ip.c_str(), &foreign_) == 1;
+        int foreign_family = family_;
+        has_foreign_ = !foreign_ip.empty() && ParseIp(foreign_ip, &foreign_family, &foreign_);
+        if (has_foreign_ && foreign_family != family_) {
+            *why = "--foreign-ip must be of the family of --peer-ip";
+            return false;
+        }
         if (!netns.empty()) {
             Fd self(open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC));
             netns_ = Fd(open(("/run/netns/" + netns).c_str(), O_RDONLY | O_CLOEXEC));
@@ -124,11 +131,13 @@ public:
             }
             self_ns_ = std::move(self);
         }
-        if (!open_rc_end(end_, device.c_str(), why))
+        if (!open_rc_end(end_, device.c_str(), why, family_))
             return false;
-        std::memcpy(&qp_addr_, &end_.gid.raw[12], 4); // its IPv4 GID, v4-mapped
+        std::memcpy(qp_addr_.s6_addr, end_.gid.raw, 16); // its GID (IPv4: v4-mapped)
         if (Sock(kPort, false) < 0) {
-            *why = "cannot bind " + peer_ip + ":" + std::to_string(kPort) + " for the peer";
+            const bool v6 = family_ == AF_INET6;
+            *why = "cannot bind " + std::string(v6 ? "[" : "") + peer_ip + (v6 ? "]:" : ":") +
+                   std::to_string(kPort) + " for the peer";
             return false;
         }
         return true;
@@ -170,8 +179,7 @@ public:
             return false;
         }
         ibv_gid dgid{};
-        dgid.raw[10] = dgid.raw[11] = 0xff;
-        std::memcpy(&dgid.raw[12], &peer_, 4);
+        std::memcpy(dgid.raw, peer_.s6_addr, 16); // IPv4: v4-mapped
         if (spec.type == QpType::UD)
             return ConnectUd(dgid, why);
         RcPath path;
@@ -203,7 +211,7 @@ public:
 
     // A host's scheduling is slower than the ACK delay: no "instant".
     bool Has(const std::string &feature) const override {
-        return feature == "mad" || feature == "ipv4";
+        return feature == "mad" || (feature == "ipv4" && family_ == AF_INET);
     }
 
     uint32_t Qpn() const override { return qp_ ? qp_->qp_num : 0; }
@@ -290,19 +298,12 @@ public:
         if (fd < 0)
             return;
         const int tos = d.ce ? 0x3 : 0, no_check = d.no_csum;
-        setsockopt(fd, IPPROTO_IP, IP_TOS, &tos, sizeof(tos));
-        setsockopt(fd, SOL_SOCKET, SO_NO_CHECK, &no_check, sizeof(no_check));
-        sockaddr_in to{};
-        to.sin_family = AF_INET;
-        to.sin_port = htons(kPort);
-        to.sin_addr = qp_addr_;
-        sendto(fd, d.payload.data(), d.payload.size(), 0, reinterpret_cast<sockaddr *>(&to),
-               sizeof(to));
-        if (d.ce || d.no_csum) {
-            const int zero = 0;
-            setsockopt(fd, IPPROTO_IP, IP_TOS, &zero, sizeof(zero));
-            setsockopt(fd, SOL_SOCKET, SO_NO_CHECK, &zero, sizeof(zero));
-        }
+        SetEcnAndChecksum(fd, tos, no_check);
+        sockaddr_storage to{};
+        const socklen_t len = SockAddr(qp_addr_, kPort, &to);
+        sendto(fd, d.payload.data(), d.payload.size(), 0, reinterpret_cast<sockaddr *>(&to), len);
+        if (d.ce || d.no_csum)
+            SetEcnAndChecksum(fd, 0, 0);
     }
 
     std::optional<Datagram> Receive(Ms wait) override {
@@ -328,12 +329,13 @@ public:
         }
     }
 
+    // The 16-byte addresses, IPv4 ones v4-mapped: as they are kept.
     Addresses Addrs() const override {
         Addresses a;
-        a.qp = V4Mapped(reinterpret_cast<const uint8_t *>(&qp_addr_));
-        a.peer = V4Mapped(reinterpret_cast<const uint8_t *>(&peer_));
+        a.qp = Bytes(qp_addr_.s6_addr, qp_addr_.s6_addr + 16);
+        a.peer = Bytes(peer_.s6_addr, peer_.s6_addr + 16);
         if (has_foreign_)
-            a.foreign = V4Mapped(reinterpret_cast<const uint8_t *>(&foreign_));
+            a.foreign = Bytes(foreign_.s6_addr, foreign_.s6_addr + 16);
         return a;
     }
 
@@ -367,6 +369,56 @@ public:
     }
 
 private:
+    // @text as an IPv4 or IPv6 address: its family in *family, the address
+    // in *addr (IPv4: v4-mapped). An IPv4 address in IPv6 notation
+    // (::ffff:a.b.c.d) is IPv4.
+    static bool ParseIp(const std::string &text, int *family, in6_addr *addr) {
+        in_addr v4{};
+        *addr = in6_addr{};
+        if (inet_pton(AF_INET, text.c_str(), &v4) == 1) {
+            addr->s6_addr[10] = addr->s6_addr[11] = 0xff;
+            std::memcpy(&addr->s6_addr[12], &v4, 4);
+            *family = AF_INET;
+            return true;
+        }
+        if (inet_pton(AF_INET6, text.c_str(), addr) != 1)
+            return false;
+        *family = IN6_IS_ADDR_V4MAPPED(addr) ? AF_INET : AF_INET6;
+        return true;
+    }
+
+    // @addr (kept as 16 bytes) and @port as a socket address of the
+    // family; its length.
+    socklen_t SockAddr(const in6_addr &addr, uint16_t port, sockaddr_storage *out) const {
+        if (family_ == AF_INET) {
+            auto *a = reinterpret_cast<sockaddr_in *>(out);
+            a->sin_family = AF_INET;
+            a->sin_port = htons(port);
+            std::memcpy(&a->sin_addr, &addr.s6_addr[12], 4);
+            return sizeof(*a);
+        }
+        auto *a = reinterpret_cast<sockaddr_in6 *>(out);
+        a->sin6_family = AF_INET6;
+        a->sin6_port = htons(port);
+        a->sin6_addr = addr;
+        return sizeof(*a);
+    }
+
+    // The ECN bits of what @fd sends next (IPv4: the TOS byte, IPv6: the
+    // traffic class), and whether its UDP checksum is zero (IPv6:
+    // UDP_NO_CHECK6_TX, RFC 6935's exception; the QP's tunnel socket takes
+    // such a datagram, as udp_sock_create() sets UDP_NO_CHECK6_RX, and
+    // counts it rx_drop_no_csum).
+    void SetEcnAndChecksum(int fd, int tos, int no_check) const {
+        if (family_ == AF_INET) {
+            setsockopt(fd, IPPROTO_IP, IP_TOS, &tos, sizeof(tos));
+            setsockopt(fd, SOL_SOCKET, SO_NO_CHECK, &no_check, sizeof(no_check));
+        } else {
+            setsockopt(fd, IPPROTO_IPV6, IPV6_TCLASS, &tos, sizeof(tos));
+            setsockopt(fd, IPPROTO_UDP, UDP_NO_CHECK6_TX, &no_check, sizeof(no_check));
+        }
+    }
+
     bool ConnectUd(const ibv_gid &dgid, std::string *why) {
         ibv_qp_attr a{};
         a.qp_state = IBV_QPS_INIT;
@@ -403,19 +455,20 @@ private:
             return -1;
         if (netns_.get() >= 0 && setns(netns_.get(), CLONE_NEWNET))
             return -1;
-        Fd fd(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+        Fd fd(socket(family_, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
         if (netns_.get() >= 0)
             setns(self_ns_.get(), CLONE_NEWNET);
         const int one = 1;
         setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-        setsockopt(fd.get(), IPPROTO_IP, IP_RECVTOS, &one, sizeof(one));
+        if (family_ == AF_INET)
+            setsockopt(fd.get(), IPPROTO_IP, IP_RECVTOS, &one, sizeof(one));
+        else
+            setsockopt(fd.get(), IPPROTO_IPV6, IPV6_RECVTCLASS, &one, sizeof(one));
         // When the datagram arrived, not when the runner read it.
         setsockopt(fd.get(), SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
-        sockaddr_in a{};
-        a.sin_family = AF_INET;
-        a.sin_port = htons(port);
-        a.sin_addr = foreign ? foreign_ : peer_;
-        if (fd.get() < 0 || bind(fd.get(), reinterpret_cast<sockaddr *>(&a), sizeof(a)))
+        sockaddr_storage a{};
+        const socklen_t len = SockAddr(foreign ? foreign_ : peer_, port, &a);
+        if (fd.get() < 0 || bind(fd.get(), reinterpret_cast<sockaddr *>(&a), len))
             return -1;
         const int raw = fd.get();
         socks_.emplace(key, std::move(fd));
@@ -425,7 +478,7 @@ private:
     std::optional<Datagram> Read(int fd) {
         uint8_t buf[9216];
         char ctl[128];
-        sockaddr_in from{};
+        sockaddr_storage from{};
         iovec iov{buf, sizeof(buf)};
         msghdr m{};
         m.msg_name = &from;
@@ -439,7 +492,8 @@ private:
             return std::nullopt;
         Datagram d;
         d.payload.assign(buf, buf + n);
-        d.sport = ntohs(from.sin_port);
+        // sin_port and sin6_port are at the same place.
+        d.sport = ntohs(reinterpret_cast<const sockaddr_in *>(&from)->sin_port);
         for (cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
             if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
                 timespec ts, now;
@@ -452,12 +506,20 @@ private:
                 const uint8_t ecn = *CMSG_DATA(c) & 3;
                 d.ect = ecn == 2;
                 d.ce = ecn == 3;
+            } else if (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_TCLASS) {
+                int tclass = 0; // an int, not IPv4's byte
+                std::memcpy(&tclass, CMSG_DATA(c), sizeof(tclass));
+                const int ecn = tclass & 3;
+                d.ect = ecn == 2;
+                d.ce = ecn == 3;
             }
         return d;
     }
 
     std::string device_;
-    in_addr peer_{}, foreign_{}, qp_addr_{};
+    int family_ = AF_INET;
+    // 16 bytes each, IPv4 ones v4-mapped: a GID's form.
+    in6_addr peer_{}, foreign_{}, qp_addr_{};
     bool has_foreign_ = false;
     Fd netns_, self_ns_;
     RcEnd end_;

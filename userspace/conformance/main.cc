@@ -9,6 +9,9 @@
 //   mr-conform --target live --device DEV --peer-ip IP [--peer-netns NS]
 //              [--foreign-ip IP] [options] CASES...
 //
+// The live target's addresses are IPv4 or IPv6, both of one family: the
+// QP is reached in that family (the cases that say "needs ipv4" are
+// skipped over IPv6).
 // Options: --spec FILE (protocol.rst: every case's section must be one of
 // its headings), --match TEXT (cases whose name or section contains it),
 // --list, --verbose (every packet), --within MS, --tolerance MS, --psk HEX
@@ -39,6 +42,9 @@ int Usage() {
                  "[--peer-netns NS] [--foreign-ip IP]] [--spec FILE] [--match TEXT] "
                  "[--list] [--verbose] [--within MS] [--tolerance MS] [--psk HEX] "
                  "CASES...\n"
+                 "  --peer-ip IP, --foreign-ip IP  IPv4 or IPv6 addresses, both of one "
+                 "family;\n"
+                 "             the QP is reached by its RoCE v2 GID of that family\n"
                  "  --psk HEX  the device encrypts with this pre-shared key (64 hex digits, "
                  "as the\n"
                  "             module parameter psk): the runner seals every packet it "

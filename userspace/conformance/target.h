@@ -36,7 +36,7 @@ struct Datagram {
     bool ce = false;      // IP ECN field Congestion Experienced
     bool ect = false;     // (received) sent ECT(0)
     bool foreign = false; // from (to) another address than the peer's
-    bool no_csum = false; // (to the QP, IPv4) UDP checksum zero
+    bool no_csum = false; // (to the QP) UDP checksum zero (IPv6: UDP_NO_CHECK6_TX)
     double t_ms = -1;     // (from the QP) when it arrived, on NowMs()'s clock; -1: now
 };
 
@@ -148,7 +148,8 @@ inline uint8_t Pattern(uint32_t seed, uint64_t i) {
 std::unique_ptr<Target> MakeHostTarget();
 // The live target: @device (an RDMA device name) and @peer_netns, the
 // network namespace whose address @peer_ip the runner sends from (empty:
-// this one), @foreign_ip a second address there.
+// this one), @foreign_ip a second address there: IPv4 or IPv6 addresses,
+// both of one family, which is the one the QP is addressed in.
 std::unique_ptr<Target> MakeGuestTarget(const std::string &device, const std::string &peer_netns,
                                         const std::string &peer_ip, const std::string &foreign_ip,
                                         std::string *why);
