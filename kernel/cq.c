@@ -131,6 +131,29 @@ int mr_cq_poll(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 EXPORT_SYMBOL_IF_KUNIT(mr_cq_poll);
 
 /*
+ * @qp is being destroyed and posts no more: drop its completions, keeping
+ * the others in order. They point at it, and uverbs reads the QP number
+ * through that pointer when it copies a completion out after ib_core has
+ * freed the QP (mlx5 cleans its CQs of a destroyed QP likewise).
+ */
+void mr_cq_clean(struct mr_cq *cq, const struct ib_qp *qp)
+{
+	unsigned long flags;
+	u32 i, kept = 0;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	for (i = 0; i < cq->count; i++) {
+		const struct ib_wc *wc = &cq->ring[(cq->head + i) % cq->size];
+
+		if (wc->qp != qp)
+			cq->ring[(cq->head + kept++) % cq->size] = *wc;
+	}
+	cq->count = kept;
+	spin_unlock_irqrestore(&cq->lock, flags);
+}
+EXPORT_SYMBOL_IF_KUNIT(mr_cq_clean);
+
+/*
  * Arm for the next completion, or the next solicited one; an armed
  * NEXT_COMP is not narrowed to SOLICITED. With REPORT_MISSED_EVENTS, 1 says
  * that completions are already there, so the caller polls again.

@@ -14,5 +14,6 @@ int mr_cq_resize(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int mr_cq_poll(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int mr_cq_req_notify(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 int mr_cq_post(struct mr_cq *cq, const struct ib_wc *wc, bool solicited);
+void mr_cq_clean(struct mr_cq *cq, const struct ib_qp *qp);
 
 #endif /* METAROCE_CQ_H */

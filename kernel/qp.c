@@ -27,6 +27,7 @@
 #include <rdma/ib_addr.h>
 
 #include "ah.h"
+#include "cq.h"
 #include "crypt.h"
 #include "local.h"
 #include "mr.h"
@@ -371,6 +372,10 @@ int mr_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
 	else
 		mr_ud_qp_fini(qp);
 	mr_local_fini(qp);
+	/* Nothing completes for @qp any more: none of its completions stay. */
+	mr_cq_clean(qp->scq, ibqp);
+	if (qp->rcq != qp->scq)
+		mr_cq_clean(qp->rcq, ibqp);
 	kvfree(qp->sq.buf);
 	kvfree(qp->rq.buf);
 	mutex_destroy(&qp->state_lock);

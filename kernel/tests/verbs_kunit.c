@@ -193,6 +193,28 @@ static void cq_resize(struct kunit *test)
 	mr_cq_destroy(&cq->ibcq, NULL);
 }
 
+/* A destroyed QP's completions leave the CQ; the others stay, in order. */
+static void cq_clean(struct kunit *test)
+{
+	struct verbs_fixture *f = fixture(test);
+	struct mr_cq *cq = new_cq(test, f, 4);
+	struct ib_qp gone = { .device = &f->dev->ib_dev, .qp_num = 18 };
+	struct ib_wc wc = { .wr_id = 50, .qp = &gone };
+
+	/* Across the wrap: the head in the middle of the ring. */
+	KUNIT_EXPECT_EQ(test, post(f, cq, 100, false), 0);
+	KUNIT_EXPECT_EQ(test, post(f, cq, 101, false), 0);
+	expect_ids(test, cq, 100, 2);
+	KUNIT_EXPECT_EQ(test, post(f, cq, 1, false), 0);
+	KUNIT_EXPECT_EQ(test, mr_cq_post(cq, &wc, false), 0);
+	KUNIT_EXPECT_EQ(test, post(f, cq, 2, false), 0);
+	KUNIT_EXPECT_EQ(test, mr_cq_post(cq, &wc, false), 0);
+	mr_cq_clean(cq, &gone);
+	expect_ids(test, cq, 1, 2);
+	KUNIT_EXPECT_EQ(test, mr_cq_poll(&cq->ibcq, 1, &wc), 0);
+	mr_cq_destroy(&cq->ibcq, NULL);
+}
+
 /* The DMA MR: keys, lookups, rights and bounds, copies, stale keys. */
 static void mr_dma(struct kunit *test)
 {
@@ -342,6 +364,7 @@ static struct kunit_case verbs_cases[] = {
 	KUNIT_CASE(cq_ring_and_overrun),
 	KUNIT_CASE(cq_notify),
 	KUNIT_CASE(cq_resize),
+	KUNIT_CASE(cq_clean),
 	KUNIT_CASE(mr_dma),
 	KUNIT_CASE(mr_fast_reg),
 	{}

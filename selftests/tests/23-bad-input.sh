@@ -7,9 +7,10 @@
 # memory outside the target (guard zones around every MR); memory windows
 # refuse binds against the rules and accesses beyond their range or rights,
 # after invalidation (LOCAL_INV or the peer's SEND_WITH_INV) or through
-# another QP. mr_craft: crafted
-# and garbage datagrams to UDP 4792 are dropped and counted by reason
-# (`rdma statistic`), while ibv_rc_pingpong runs alongside and must pass;
+# another QP; a QP destroyed with completions unpolled takes them along (no
+# use after free in uverbs). mr_craft: crafted and garbage datagrams to
+# UDP 4792 are dropped and counted by reason (`rdma statistic`), while
+# ibv_rc_pingpong runs alongside and must pass;
 # those that must reach the target QP's engines carry its connection tag
 # (read with `metaroce -j -d qp show` in h2), and their twins with a wrong
 # tag from the same address are each dropped as rx_drop_bad_tag.
@@ -22,7 +23,7 @@ here=$(dirname "$0")
 . "$here/../lib/metaroce.sh"
 trap topo_teardown EXIT
 
-bad_cases=84
+bad_cases=85
 craft_cases=36
 drops="rx_drop_short rx_drop_version rx_drop_malformed rx_drop_no_csum rx_drop_no_qp rx_drop_bad_tag"
 
