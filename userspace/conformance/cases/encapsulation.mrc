@@ -49,3 +49,15 @@ case payload-is-datagram-minus-headers
 qp rc mtu=1024
 post_send wr=1 op=send off=0 len=1024
 > SEND length=1024 offset=0 payload=1024 src=0
+
+# An ACK goes from the port of the path it acknowledges (the source port of
+# the data it answers), so that ECMP hashes it as that path's packets.
+case ack-from-the-path-port
+post_recv wr=1 off=0 len=64
+< SEND msn=0 rsn=0 payload=8 flags=ack_req sport=50123
+> ACK cum_psn=$rq+1 sport=50123
+
+# ... and a NAK likewise.
+case nak-from-the-path-port
+< WRITE msn=0 rkey=$rkey+1 va=$va payload=64 sport=61234
+> NAK code=remote_access sport=61234

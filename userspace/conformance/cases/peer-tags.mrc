@@ -27,9 +27,9 @@ post_send wr=1 op=write off=0 len=16 rkey=1 va=0
 > WRITE msn=0 path=?p psn=?n
 < ACK path=$p psn=$n cum_psn=$n+1 msn_done=1 foreign
 cq none for=5
-counter rx_drop_not_peer 1
 < ACK path=$p psn=$n cum_psn=$n+1 msn_done=1
 cq wr=1 status=success opcode=rdma_write
+counter rx_drop_not_peer 1
 
 # A foreign HELLO draws no answer, even one the peer would get.
 case foreign-hello-unanswered

@@ -192,9 +192,9 @@ post_send wr=1 op=write off=0 len=64
 > WRITE msn=0 path=?a psn=?x
 < ACK path=$a psn=$x+1 cum_psn=$x+2 msn_done=1
 cq none for=5
-counter rx_drop_malformed 1
 < ACK path=$a psn=$x cum_psn=$x+1 msn_done=1
 cq wr=1 status=success within=1
+counter rx_drop_malformed 1
 
 # A SACK bit for a PSN never sent is rejected too.
 case sack-beyond-nxt-rejected
