@@ -1387,11 +1387,7 @@ public:
     std::optional<Completion> PollCq(Ms wait) override {
         if (!qp_)
             return std::nullopt;
-        uint64_t end = qp_->Now() + Ns(wait);
-        while (!qp_->HasCompletion() && qp_->Step(end)) {
-        }
-        if (!qp_->HasCompletion())
-            qp_->RunUntil(end);
+        Advance(wait, [this] { return qp_->HasCompletion(); });
         return qp_->PollCq();
     }
     Bytes ReadMem(uint32_t offset, uint32_t length) override {
@@ -1406,11 +1402,7 @@ public:
     std::optional<Datagram> Receive(Ms wait) override {
         if (!qp_)
             return std::nullopt;
-        uint64_t end = qp_->Now() + Ns(wait);
-        while (!qp_->HasOutput() && qp_->Step(end)) {
-        }
-        if (!qp_->HasOutput())
-            qp_->RunUntil(end);
+        Advance(wait, [this] { return qp_->HasOutput(); });
         return qp_->TakeOutput();
     }
     void Wait(Ms d) override {
@@ -1434,6 +1426,16 @@ public:
 
 private:
     static constexpr uint64_t kEpochNs = 1000000000ull;
+    // Runs the QP's timers until @ready() or @wait has passed, in virtual
+    // time: the clock stops at the event that made it ready.
+    template <typename Ready> void Advance(Ms wait, Ready ready) {
+        const uint64_t end = qp_->Now() + Ns(wait);
+        while (!ready() && qp_->Step(end)) {
+        }
+        if (!ready())
+            qp_->RunUntil(end);
+    }
+
     static uint64_t Ns(Ms d) { return static_cast<uint64_t>(std::max(0.0, d.count()) * 1e6); }
 
     std::mt19937_64 rng_{std::random_device{}()};
