@@ -50,35 +50,6 @@ private:
     int fd_;
 };
 
-const char *StatusName(ibv_wc_status s) {
-    switch (s) {
-    case IBV_WC_SUCCESS:
-        return "success";
-    case IBV_WC_LOC_LEN_ERR:
-        return "loc_len_err";
-    case IBV_WC_LOC_QP_OP_ERR:
-        return "loc_qp_op_err";
-    case IBV_WC_LOC_PROT_ERR:
-        return "loc_prot_err";
-    case IBV_WC_WR_FLUSH_ERR:
-        return "wr_flush_err";
-    case IBV_WC_REM_INV_REQ_ERR:
-        return "rem_inv_req_err";
-    case IBV_WC_REM_ACCESS_ERR:
-        return "rem_access_err";
-    case IBV_WC_REM_OP_ERR:
-        return "rem_op_err";
-    case IBV_WC_RETRY_EXC_ERR:
-        return "retry_exc_err";
-    case IBV_WC_RNR_RETRY_EXC_ERR:
-        return "rnr_retry_exc_err";
-    case IBV_WC_BAD_RESP_ERR:
-        return "bad_resp_err";
-    default:
-        return "general_err";
-    }
-}
-
 const char *OpcodeName(ibv_wc_opcode o) {
     switch (o) {
     case IBV_WC_SEND:
@@ -266,7 +237,7 @@ public:
             if (ibv_poll_cq(end_.scq.get(), 1, &wc_) > 0) {
                 Completion c;
                 c.wr_id = wc_.wr_id;
-                c.status = StatusName(wc_.status);
+                c.status = WcStatusName(wc_.status);
                 c.opcode = OpcodeName(wc_.opcode);
                 c.byte_len = wc_.byte_len;
                 if (wc_.wc_flags & IBV_WC_WITH_IMM)

@@ -62,15 +62,6 @@ enum WcStatus : uint32_t {
     kRnrRetryExcErr = 13,
 };
 
-const char *StatusName(uint32_t s) {
-    static const char *const names[] = {
-        "success",        "loc_len_err", "loc_qp_op_err", "loc_eec_op_err",    "loc_prot_err",
-        "wr_flush_err",   "mw_bind_err", "bad_resp_err",  "loc_access_err",    "rem_inv_req_err",
-        "rem_access_err", "rem_op_err",  "retry_exc_err", "rnr_retry_exc_err",
-    };
-    return s < std::size(names) ? names[s] : "general_err";
-}
-
 // Every device counter of kernel/counters.c, so that a case may expect 0.
 const char *const kCounterNames[] = {
     "rx_packets",
@@ -574,7 +565,7 @@ private:
         while (!sq_.empty()) {
             Completion c;
             c.wr_id = sq_.front().wr.wr_id;
-            c.status = StatusName(kWrFlushErr);
+            c.status = WcStatusName(kWrFlushErr);
             c.opcode = WcOpcode(sq_.front().wr.op);
             c.byte_len = sq_.front().length;
             sq_.pop_front();
@@ -586,7 +577,7 @@ private:
         while (!rq_.empty()) {
             Completion c;
             c.wr_id = rq_.front().wr_id;
-            c.status = StatusName(kWrFlushErr);
+            c.status = WcStatusName(kWrFlushErr);
             c.opcode = "recv";
             rq_.pop_front();
             Complete(c);
@@ -597,14 +588,14 @@ private:
 
     int PostUd(SendWqe &w) {
         if (state_ == "err" || state_ == "sqe") {
-            Complete({w.wr.wr_id, StatusName(kWrFlushErr), "send", w.length, {}, 0});
+            Complete({w.wr.wr_id, WcStatusName(kWrFlushErr), "send", w.length, {}, 0});
             return 0;
         }
         // mr_ud_xmit(): one datagram of at most the path MTU.
         if (w.length > spec_.mtu) {
             Count("ud_tx_too_long");
             state_ = "sqe";
-            Complete({w.wr.wr_id, StatusName(kLocLenErr), "send", w.length, {}, 0});
+            Complete({w.wr.wr_id, WcStatusName(kLocLenErr), "send", w.length, {}, 0});
             return 0;
         }
         mr_pkt pkt{};
@@ -646,7 +637,7 @@ private:
         c.src_qp = pkt.ud.src_qpn;
         if (kGrhLen + len > r.length) {
             Count("ud_rx_too_long");
-            c.status = StatusName(kLocLenErr);
+            c.status = WcStatusName(kLocLenErr);
         } else {
             uint8_t *g = mem_.data() + r.offset;
             std::memset(g, 0, kGrhLen);
@@ -977,7 +968,7 @@ public:
         c.opcode = "recv";
         uint32_t status = kRxDrops[error].status;
         if (status != kSuccess) {
-            c.status = StatusName(status);
+            c.status = WcStatusName(status);
             Complete(c);
             return true;
         }
@@ -988,7 +979,7 @@ public:
         if (flags & MR_WIRE_F_IMM)
             c.imm = m->imm;
         else if (flags & MR_WIRE_F_INVALIDATES)
-            c.status = StatusName(kLocProtErr); // our one MR is no fast-reg MR
+            c.status = WcStatusName(kLocProtErr); // our one MR is no fast-reg MR
         Complete(c);
         return true;
     }
@@ -1014,7 +1005,7 @@ private:
         c.wr_id = w.wr.wr_id;
         c.opcode = WcOpcode(w.wr.op);
         c.byte_len = w.length;
-        c.status = StatusName(status);
+        c.status = WcStatusName(status);
         bool rd_open = req_.msn_head != req_.msn_send && w.rd && !w.resp.done;
         sq_.pop_front();
         mr_requester_retire(&req_, rd_open);

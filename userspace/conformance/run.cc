@@ -247,8 +247,6 @@ private:
         if (o_.verbose)
             log_ += "  < " + Describe(p) + (d.foreign ? " (foreign)" : "") + how + "\n";
         t_.Inject(d);
-        if (o_.settle_ms > 0)
-            t_.Wait(Ms(o_.settle_ms));
     }
 
     void Pull(double wait_ms) {

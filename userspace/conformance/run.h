@@ -16,7 +16,6 @@ namespace conform {
 struct RunOptions {
     double within_ms = 1000; // how long a ">" or "cq" waits by default
     double tolerance_ms = 2; // around a "+MS" time of a ">"
-    double settle_ms = 0;    // after each injection (guest: its softirq)
     bool verbose = false;    // every packet, both ways
     // The target's device encrypts with it: the runner seals what it
     // sends and opens what it receives (protocol.rst, "Encryption").

@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
@@ -138,6 +139,17 @@ public:
         return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
     }
 };
+
+// A completion status by its value (enum ibv_wc_status, which is the
+// kernel's enum ib_wc_status), as ibv_wc_status_str() names it, short.
+inline const char *WcStatusName(uint32_t status) {
+    static const char *const names[] = {
+        "success",        "loc_len_err", "loc_qp_op_err", "loc_eec_op_err",    "loc_prot_err",
+        "wr_flush_err",   "mw_bind_err", "bad_resp_err",  "loc_access_err",    "rem_inv_req_err",
+        "rem_access_err", "rem_op_err",  "retry_exc_err", "rnr_retry_exc_err",
+    };
+    return status < std::size(names) ? names[status] : "general_err";
+}
 
 // The byte at offset @i of data made with @seed: what payload=N carries and
 // what a QP's region holds at first (seed 0).
