@@ -18,10 +18,10 @@ here=$(dirname "$0")
 . "$here/../lib/topology.sh"
 . "$here/../lib/metaroce.sh"
 . "$here/../lib/perftest.sh"
-mon_pid='' bg_pid=''
+mon_pid='' bg_pid='' cli_pid=''
 cleanup() {
 	[ -n "$mon_pid" ] && kill "$mon_pid" 2>/dev/null
-	[ -n "$bg_pid" ] && kill "$bg_pid" 2>/dev/null
+	[ -n "$bg_pid" ] && kill "$bg_pid" ${cli_pid:+"$cli_pid"} 2>/dev/null
 	wait 2>/dev/null
 	topo_teardown
 }
@@ -120,12 +120,14 @@ ktap_check "raw requests: ERANGE for a value out of range, EINVAL for the rest" 
 	"$(tr '\n' ' ' <<<"$raw")" = "paths-range 34 name-long 22 index-short 22 unknown-attr 22 read-only 22 truncated 22 no-selector 22 "
 
 # --- a live connection: its QP and its paths ---
-# Longer than the checks take on a slow guest: they end it when done.
-secs=120
-in_h2 timeout 150 ib_write_bw -d mrc1 -x "$gid2" -F -D "$secs" -s 65536 >"$tmp/srv" 2>&1 &
+# Far longer than the checks take on a slow guest (the debug kernel beside
+# host stages took over 120 s): they end it when done.
+secs=900
+in_h2 timeout 960 ib_write_bw -d mrc1 -x "$gid2" -F -D "$secs" -s 65536 >"$tmp/srv" 2>&1 &
 bg_pid=$!
 topo_wait_listen h2 18515
-in_h1 timeout 150 ib_write_bw -d mrc0 -x "$gid1" -F -D "$secs" -s 65536 "$TOPO_H2_IP" >"$tmp/cli" 2>&1 &
+in_h1 timeout 960 ib_write_bw -d mrc0 -x "$gid1" -F -D "$secs" -s 65536 "$TOPO_H2_IP" >"$tmp/cli" 2>&1 &
+cli_pid=$!
 qpn=
 for _ in $(seq 50); do
 	qpn=$(in_h1 "$mr" -j qp show dev mrc0 | mr_json '.[] | select(rc_rts and get("paths"; 0) != 0) | .qpn')
@@ -235,8 +237,8 @@ ktap_check "bound again: a new counter, from 0 again (0 < $c2 <= $((t3 - t2)))" 
 speer=$(rdma resource show qp link mrc0/1 lqpn "$qpn" | kv rqpn)
 kill "$(rdma resource show qp link mrc0/1 lqpn "$qpn" | kv pid)" \
 	"$(rdma resource show qp link mrc1/1 lqpn "$speer" | kv pid)"
-wait "$bg_pid"
-bg_pid=
+wait "$bg_pid" "$cli_pid"
+bg_pid='' cli_pid=''
 for _ in $(seq 50); do
 	[ "$(rtx)" = none ] && break
 	sleep 0.1
