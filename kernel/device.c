@@ -17,6 +17,7 @@
 #include "crypt.h"
 #include "device.h"
 #include "local.h"
+#include "mmap.h"
 #include "mr.h"
 #include "mw.h"
 #include "plane.h"
@@ -174,7 +175,11 @@ static void mr_device_dealloc_ucontext(struct ib_ucontext *ibuc)
 {
 }
 
-/* No mmaps yet, so there is nothing to revoke on netns moves or hot unplug. */
+/*
+ * Nothing to revoke on netns moves or hot unplug: mapped rings are
+ * vmalloc memory that lives until its last mapping goes, and a
+ * disassociated device writes to none.
+ */
 static void mr_device_disassociate_ucontext(struct ib_ucontext *ibuc)
 {
 }
@@ -269,6 +274,8 @@ static const struct ib_device_ops mr_device_ops = {
 	.get_link_layer = mr_device_link_layer,
 	.get_port_immutable = mr_device_port_immutable,
 	.map_mr_sg = mr_mr_map_sg,
+	.mmap = mr_mmap_map,
+	.mmap_free = mr_mmap_free,
 	.modify_qp = mr_qp_modify,
 	.modify_srq = mr_srq_modify,
 	.poll_cq = mr_cq_poll,
@@ -301,7 +308,7 @@ static void mr_device_init(struct mr_dev *dev, struct net_device *ndev)
 	dev->ib_dev.phys_port_cnt = 1;
 	mr_plane_dev_init(dev);
 	dev->ib_dev.num_comp_vectors = num_possible_cpus();
-	/* The data path goes through the kernel: no queue is mmapped. */
+	/* Commands for what a provider does not map, and older providers. */
 	dev->ib_dev.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POLL_CQ) |
 				       BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ) |
 				       BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |

@@ -133,14 +133,24 @@ struct mr_pd {
 };
 
 /* A completion queue: a ring of work completions (cq.c). */
+struct mr_mmap;
+
+/*
+ * A CQ keeps its completions in one of two rings: struct ib_wc in kernel
+ * memory, polled through commands (kernel CQs, older providers), or a ring
+ * mapped by user space (uapi's struct metaroce_cq_ring), polled there.
+ */
 struct mr_cq {
 	struct ib_cq ibcq;
 	spinlock_t lock;	/* the ring and notify; taken from softirq */
-	struct ib_wc *ring;
+	struct ib_wc *ring;	/* unmapped */
+	struct mr_mmap *map;	/* mapped: the shared ring's memory */
+	struct metaroce_cq_ring *uring;	/* mapped: map->buf */
+	u32 producer;		/* mapped: ours; uring's copy is for reading */
 	u32 size;		/* capacity: ibcq.cqe */
-	u32 head;		/* oldest completion */
-	u32 count;
-	u8 notify;		/* 0, IB_CQ_SOLICITED or IB_CQ_NEXT_COMP */
+	u32 head;		/* unmapped: oldest completion */
+	u32 count;		/* unmapped */
+	u8 notify;		/* unmapped: 0, IB_CQ_SOLICITED or NEXT_COMP */
 	bool overflow;		/* overrun: completions were lost */
 };
 
@@ -213,6 +223,17 @@ struct mr_wq {
 	u32 head;		/* oldest WQE */
 	u32 count;
 	bool flushing;
+	/*
+	 * A user RQ posts into a ring it maps (uapi's metaroce_wq_ring); its
+	 * WQEs are copied into buf when the transport needs one. @ucons is
+	 * ours; @ubad: the ring was hostile, nothing more is read from it.
+	 */
+	struct mr_mmap *map;
+	struct metaroce_wq_ring *uring;
+	u32 uentries;
+	u32 ustride;
+	u32 ucons;
+	bool ubad;
 };
 
 /* A shared receive queue (srq.c). */
@@ -220,6 +241,14 @@ struct mr_srq {
 	struct ib_srq ibsrq;
 	struct mr_wq rq;	/* struct mr_recv_wqe; rq.lock covers limit */
 	u32 limit;		/* armed limit, 0: disarmed */
+	u32 ring_error;		/* enum mr_srq_ring_error */
+};
+
+/* A hostile mapped SRQ ring: found under rq.lock, reported once after. */
+enum mr_srq_ring_error {
+	MR_SRQ_RING_OK,
+	MR_SRQ_RING_ERROR,
+	MR_SRQ_RING_REPORTED,
 };
 
 /* A local WR's completion, waiting for the send WQEs posted before it. */

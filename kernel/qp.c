@@ -21,6 +21,7 @@
  * number under RCU and takes a reference, which destroy_qp waits for.
  */
 #include <kunit/visibility.h>
+#include <linux/log2.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <net/ipv6.h>
@@ -30,6 +31,7 @@
 #include "cq.h"
 #include "crypt.h"
 #include "local.h"
+#include "mmap.h"
 #include "mr.h"
 #include "notify.h"
 #include "opcode.h"
@@ -245,6 +247,48 @@ static int mr_qp_queues_init(struct mr_qp *qp, struct ib_qp_init_attr *init)
 	return 0;
 }
 
+/*
+ * A user QP's rings, if its provider asks for them (an older one sends no
+ * request and posts by command): the receive queue, unless on an SRQ.
+ */
+static int mr_qp_map_rings(struct mr_qp *qp, const struct ib_qp_init_attr *init,
+			   struct ib_udata *udata)
+{
+	struct metaroce_create_qp_resp resp = {};
+	struct metaroce_create_qp_cmd cmd;
+	int err;
+
+	if (!udata || !udata->inlen)
+		return 0;
+	err = mr_mmap_read_request(qp->ibqp.device, udata, &cmd, sizeof(cmd));
+	if (err)
+		return err;
+	if (cmd.reserved) {
+		ibdev_dbg(qp->ibqp.device, "QP request: reserved bytes set\n");
+		return -EINVAL;
+	}
+	if ((cmd.flags & METAROCE_QP_RQ_RING) && !init->srq) {
+		if (udata->outlen < sizeof(resp))
+			return -EINVAL;
+		err = mr_wq_map_recv(&qp->rq, udata,
+				     roundup_pow_of_two(qp->rq.depth));
+		if (err)
+			return err;
+		resp = (struct metaroce_create_qp_resp) {
+			.rq_mmap_offset = mr_mmap_offset(qp->rq.map),
+			.rq_mmap_size = qp->rq.map->size,
+			.flags = METAROCE_QP_RQ_RING,
+			.rq_entries = qp->rq.uentries,
+			.rq_stride = qp->rq.ustride,
+			.rq_max_sge = qp->rq.max_sge,
+		};
+	}
+	err = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
+	if (err)
+		mr_wq_unmap(&qp->rq);
+	return err;
+}
+
 /* Locks, reference, state and attributes of a new QP, in RESET. */
 static void mr_qp_fields_init(struct mr_qp *qp,
 			      const struct ib_qp_init_attr *init)
@@ -329,6 +373,9 @@ int mr_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = mr_qp_queues_init(qp, init);
 	if (err)
 		goto err_count;
+	err = mr_qp_map_rings(qp, init, udata);
+	if (err)
+		goto err_rings;
 	mr_qp_fields_init(qp, init);
 	err = mr_qp_type_init(qp, init->qp_type);
 	if (err)
@@ -348,6 +395,8 @@ err_xport:
 err_queues:
 	mr_local_fini(qp);
 	mutex_destroy(&qp->state_lock);
+err_rings:
+	mr_wq_unmap(&qp->rq);
 	kvfree(qp->rq.buf);
 	kvfree(qp->sq.buf);
 err_count:
@@ -377,6 +426,7 @@ int mr_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
 	if (qp->rcq != qp->scq)
 		mr_cq_clean(qp->rcq, ibqp);
 	kvfree(qp->sq.buf);
+	mr_wq_unmap(&qp->rq);
 	kvfree(qp->rq.buf);
 	mutex_destroy(&qp->state_lock);
 	atomic_dec(&dev->num_qp);

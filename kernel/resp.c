@@ -52,8 +52,10 @@
 #include "counters.h"
 #include "cq.h"
 #include "mr.h"
+#include "qp.h"
 #include "resp.h"
 #include "srq.h"
+#include "wq.h"
 #include "proto/bounds.h"
 
 /*
@@ -221,8 +223,7 @@ static bool mr_resp_complete_recv(struct mr_xport *x,
 	}
 	wqe = mr_wq_slot(rq, rq->head);
 	wc.wr_id = wqe->wr_id;
-	rq->head = (rq->head + 1) % rq->depth;
-	rq->count--;
+	mr_wq_pop(rq);
 	spin_unlock_irqrestore(&rq->lock, flags);
 
 	wc.status = status;
@@ -350,6 +351,10 @@ bool mr_responder_env_posted(struct mr_responder *r, u32 recv)
 		return mr_srq_bind(x->qp, r->rsn_head, recv);
 	spin_lock_irqsave(&rq->lock, flags);
 	ok = recv - r->rsn_head < rq->count;
+	if (!ok && !mr_wq_pull(to_mr_dev(x->qp->ibqp.device), rq))
+		mr_qp_fatal(x->qp);
+	else if (!ok)
+		ok = recv - r->rsn_head < rq->count;
 	spin_unlock_irqrestore(&rq->lock, flags);
 	return ok;
 }

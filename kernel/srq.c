@@ -19,8 +19,10 @@
  * ib_core refuses to destroy an SRQ while a QP uses it (usecnt).
  */
 #include <kunit/visibility.h>
+#include <linux/log2.h>
 #include <linux/slab.h>
 
+#include "mmap.h"
 #include "srq.h"
 #include "wq.h"
 #include "xport.h"
@@ -44,6 +46,48 @@ static int mr_srq_check_size(struct ib_device *ibdev, u32 max_wr)
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/*
+ * A user SRQ's ring, if its provider asks for it (an older one sends no
+ * request and posts by command). Its slots are fixed for the SRQ's life;
+ * grown past them, the SRQ takes receives by command.
+ */
+static int mr_srq_map_ring(struct mr_srq *srq, struct ib_udata *udata)
+{
+	struct metaroce_create_srq_resp resp = {};
+	struct metaroce_create_srq_cmd cmd;
+	struct mr_wq *rq = &srq->rq;
+	int err;
+
+	if (!udata || !udata->inlen)
+		return 0;
+	err = mr_mmap_read_request(srq->ibsrq.device, udata, &cmd, sizeof(cmd));
+	if (err)
+		return err;
+	if (cmd.reserved) {
+		ibdev_dbg(srq->ibsrq.device, "SRQ request: reserved bytes set\n");
+		return -EINVAL;
+	}
+	if (cmd.flags & METAROCE_SRQ_RING) {
+		if (udata->outlen < sizeof(resp))
+			return -EINVAL;
+		err = mr_wq_map_recv(rq, udata, roundup_pow_of_two(rq->depth));
+		if (err)
+			return err;
+		resp = (struct metaroce_create_srq_resp) {
+			.mmap_offset = mr_mmap_offset(rq->map),
+			.mmap_size = rq->map->size,
+			.flags = METAROCE_SRQ_RING,
+			.entries = rq->uentries,
+			.stride = rq->ustride,
+			.max_sge = rq->max_sge,
+		};
+	}
+	err = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
+	if (err)
+		mr_wq_unmap(rq);
+	return err;
 }
 
 int mr_srq_create(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
@@ -79,6 +123,9 @@ int mr_srq_create(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 			 mr_srq_stride(max_sge));
 	if (err)
 		goto err_count;
+	err = mr_srq_map_ring(srq, udata);
+	if (err)
+		goto err_ring;
 	spin_lock_init(&srq->rq.lock);
 	/* The limit is armed by modify_srq only: create ignores it. */
 	srq->limit = 0;
@@ -86,6 +133,8 @@ int mr_srq_create(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	attr->srq_limit = 0;
 	return 0;
 
+err_ring:
+	kvfree(srq->rq.buf);
 err_count:
 	atomic_dec(&dev->num_srq);
 	return err;
@@ -95,6 +144,7 @@ int mr_srq_destroy(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
 	struct mr_srq *srq = to_mr_srq(ibsrq);
 
+	mr_wq_unmap(&srq->rq);
 	kvfree(srq->rq.buf);
 	atomic_dec(&to_mr_dev(ibsrq->device)->num_srq);
 	return 0;
@@ -118,6 +168,11 @@ static int mr_srq_resize(struct mr_srq *srq, u32 max_wr)
 		return -ENOMEM;
 
 	spin_lock_irqsave(&rq->lock, flags);
+	/*
+	 * Every WQE outstanding into count, in order: a provider that grows
+	 * the SRQ past its ring's slots posts by command from now on.
+	 */
+	mr_wq_pull(to_mr_dev(ibdev), rq);
 	if (rq->count > max_wr || srq->limit > max_wr) {
 		spin_unlock_irqrestore(&rq->lock, flags);
 		kvfree(buf);
@@ -202,13 +257,13 @@ int mr_srq_post_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 	return err;
 }
 
-static void mr_srq_limit_event(struct mr_srq *srq)
+static void mr_srq_event(struct mr_srq *srq, enum ib_event_type type)
 {
 	struct ib_srq *ibsrq = &srq->ibsrq;
 	struct ib_event ev = {
 		.device = ibsrq->device,
 		.element.srq = ibsrq,
-		.event = IB_EVENT_SRQ_LIMIT_REACHED,
+		.event = type,
 	};
 
 	if (ibsrq->event_handler)
@@ -228,14 +283,16 @@ VISIBLE_IF_KUNIT bool mr_srq_take(struct mr_srq *srq, struct mr_recv_wqe *dst,
 	unsigned long flags;
 
 	spin_lock_irqsave(&rq->lock, flags);
+	/* Every time, so that count, which the limit reads, is exact. */
+	if (!mr_wq_pull(to_mr_dev(srq->ibsrq.device), rq) && !srq->ring_error)
+		srq->ring_error = MR_SRQ_RING_ERROR;
 	if (!rq->count) {
 		spin_unlock_irqrestore(&rq->lock, flags);
 		return false;
 	}
 	wqe = mr_wq_slot(rq, rq->head);
 	memcpy(dst, wqe, mr_srq_stride(wqe->num_sge));
-	rq->head = (rq->head + 1) % rq->depth;
-	rq->count--;
+	mr_wq_pop(rq);
 	if (srq->limit && rq->count < srq->limit) {
 		srq->limit = 0;
 		*limit_hit = true;
@@ -276,7 +333,11 @@ bool mr_srq_bind(struct mr_qp *qp, u32 rsn_head, u32 rsn)
 	spin_unlock_irqrestore(&bound->lock, flags);
 
 	if (limit_hit)
-		mr_srq_limit_event(srq);
+		mr_srq_event(srq, IB_EVENT_SRQ_LIMIT_REACHED);
+	if (READ_ONCE(srq->ring_error) == MR_SRQ_RING_ERROR &&
+	    cmpxchg(&srq->ring_error, MR_SRQ_RING_ERROR,
+		    MR_SRQ_RING_REPORTED) == MR_SRQ_RING_ERROR)
+		mr_srq_event(srq, IB_EVENT_SRQ_ERR);
 	return ok;
 }
 

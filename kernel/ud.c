@@ -23,6 +23,7 @@
 #include "cq.h"
 #include "mr.h"
 #include "plane.h"
+#include "qp.h"
 #include "socket.h"
 #include "ud.h"
 #include "wq.h"
@@ -234,6 +235,8 @@ void mr_ud_rcv(struct mr_qp *qp, struct sk_buff *skb,
 	wc.network_hdr_type = mr_ud_grh(skb, &grh);
 
 	spin_lock_irqsave(&rq->lock, flags);
+	if (!rq->count && !mr_wq_pull(dev, rq))
+		mr_qp_fatal(qp);
 	if (!rq->count || (qp->state != IB_QPS_RTR &&
 			   qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQE)) {
 		spin_unlock_irqrestore(&rq->lock, flags);
@@ -256,8 +259,7 @@ void mr_ud_rcv(struct mr_qp *qp, struct sk_buff *skb,
 		wc.status = err ? IB_WC_LOC_PROT_ERR : IB_WC_SUCCESS;
 	}
 	wc.wr_id = wqe->wr_id;
-	rq->head = (rq->head + 1) % rq->depth;
-	rq->count--;
+	mr_wq_pop(rq);
 	spin_unlock_irqrestore(&rq->lock, flags);
 
 	if (qp->ibqp.qp_type == IB_QPT_GSI)

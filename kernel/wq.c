@@ -8,10 +8,13 @@
  * queue locks of the QP, so that either guards it for readers.
  */
 #include <kunit/visibility.h>
+#include <linux/log2.h>
 #include <linux/slab.h>
 
+#include "counters.h"
 #include "cq.h"
 #include "local.h"
+#include "mmap.h"
 #include "opcode.h"
 #include "wq.h"
 
@@ -26,6 +29,8 @@ int mr_wq_init(struct mr_wq *wq, u32 depth, u32 max_sge, size_t stride)
 	wq->head = 0;
 	wq->count = 0;
 	wq->flushing = false;
+	wq->map = NULL;
+	wq->uring = NULL;
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(mr_wq_init);
@@ -72,6 +77,127 @@ int mr_wq_recv_add(struct ib_device *ibdev, struct mr_wq *rq,
 }
 
 /*
+ * Give the receive ring @rq (a QP's or an SRQ's) a ring user space posts
+ * into, of @entries slots (a power of 2, at least its depth). Process
+ * context, before the queue is published. Its offset is mr_mmap_offset().
+ */
+int mr_wq_map_recv(struct mr_wq *rq, struct ib_udata *udata, u32 entries)
+{
+	size_t stride = struct_size_t(struct metaroce_recv_wqe, sge,
+				      rq->max_sge);
+	struct mr_mmap *map;
+
+	map = mr_mmap_create(udata, sizeof(struct metaroce_wq_ring) +
+				    (size_t)entries * stride);
+	if (IS_ERR(map))
+		return PTR_ERR(map);
+	rq->map = map;
+	rq->uring = map->buf;
+	rq->uentries = entries;
+	rq->ustride = stride;
+	rq->ucons = 0;
+	rq->ubad = false;
+	return 0;
+}
+
+void mr_wq_unmap(struct mr_wq *wq)
+{
+	if (wq->map)
+		mr_mmap_remove(wq->map);
+	wq->map = NULL;
+	wq->uring = NULL;
+}
+
+/* Slot @i of the user ring: read only through mr_wq_pull_one(). */
+static const u8 *mr_wq_user_slot(const struct mr_wq *rq, u32 i)
+{
+	return rq->uring->wqe + (size_t)(i & (rq->uentries - 1)) * rq->ustride;
+}
+
+/* Copy the user's slot @i once into the kernel ring; false if invalid. */
+static bool mr_wq_pull_one(struct mr_wq *rq, u32 i)
+{
+	const u8 *slot = mr_wq_user_slot(rq, i);
+	struct metaroce_recv_wqe hdr;
+	struct mr_recv_wqe *wqe;
+	u64 len = 0;
+	u32 s;
+
+	memcpy(&hdr, slot, sizeof(hdr));
+	if (hdr.num_sge > rq->max_sge)
+		return false;
+	wqe = mr_wq_slot(rq, rq->head + rq->count);
+	wqe->wr_id = hdr.wr_id;
+	wqe->num_sge = hdr.num_sge;
+	for (s = 0; s < hdr.num_sge; s++) {
+		struct ib_uverbs_sge sge;
+
+		memcpy(&sge, slot + sizeof(hdr) + s * sizeof(sge), sizeof(sge));
+		wqe->sge[s].addr = sge.addr;
+		wqe->sge[s].length = sge.length;
+		wqe->sge[s].lkey = sge.lkey;
+		len += sge.length;
+	}
+	if (len > MR_MAX_MSG_SIZE)
+		return false;
+	wqe->length = len;
+	return true;
+}
+
+/*
+ * Under @rq's lock: the receives user space has posted in its ring since
+ * the last call, copied once and checked, into the kernel ring. A slot
+ * goes back to user space when its WQE is retired (mr_wq_pop()), so an
+ * honest producer is at most depth (max_recv_wr) ahead of the retired
+ * ones, and the kernel ring has room for all it posted. False when the
+ * ring is hostile (an index out of range or an invalid WQE): counted, and
+ * nothing more is read from it; the caller moves the QP to ERR. True for
+ * a ring-less queue.
+ */
+bool mr_wq_pull(struct mr_dev *dev, struct mr_wq *rq)
+{
+	u32 producer, retired;
+
+	lockdep_assert_held(&rq->lock);
+	if (!rq->uring)
+		return true;
+	if (rq->ubad)
+		return false;
+	/* Slots before the index: user space writes them first. */
+	producer = smp_load_acquire(&rq->uring->producer);
+	retired = rq->ucons - rq->count;
+	if (producer - retired > rq->depth)
+		goto bad;
+	while (rq->ucons != producer) {
+		if (!mr_wq_pull_one(rq, rq->ucons))
+			goto bad;
+		rq->count++;
+		rq->ucons++;
+	}
+	return true;
+
+bad:
+	rq->ubad = true;
+	mr_stats_inc(dev, MR_CNT_RING_ERRORS);
+	ibdev_dbg(&dev->ib_dev,
+		  "mapped receive ring: WQE %u or an index out of range\n",
+		  rq->ucons);
+	return false;
+}
+
+/*
+ * In a flushing state the transport needs no WQE, so user space rings the
+ * doorbell after posting; set or clear the flag that tells it so.
+ */
+static void mr_wq_set_doorbell(struct mr_wq *rq, bool need)
+{
+	if (!rq->uring)
+		return;
+	WRITE_ONCE(rq->uring->flags, need ? METAROCE_WQ_NEED_DOORBELL : 0);
+	smp_mb();	/* the flag before the flush reads producer */
+}
+
+/*
  * Complete every WQE of the QP's queue @kind (MR_WQ_SQ or MR_WQ_RQ) with
  * IB_WC_WR_FLUSH_ERR while the QP is in a flushing state, oldest first,
  * whatever the WR's signalling. One context flushes a queue at a time and
@@ -90,7 +216,11 @@ void mr_wq_flush(struct mr_qp *qp, enum mr_wq_kind kind)
 	if (wq->flushing)
 		goto out;
 	wq->flushing = true;
-	while (wq->count && mr_wq_flushes(qp->state, kind)) {
+	for (;;) {
+		if (!send && !wq->count)
+			mr_wq_pull(to_mr_dev(qp->ibqp.device), wq);
+		if (!wq->count || !mr_wq_flushes(qp->state, kind))
+			break;
 		memset(&wc, 0, sizeof(wc));
 		wc.qp = &qp->ibqp;
 		wc.status = IB_WC_WR_FLUSH_ERR;
@@ -105,8 +235,7 @@ void mr_wq_flush(struct mr_qp *qp, enum mr_wq_kind kind)
 			wc.wr_id = wqe->wr_id;
 			wc.opcode = IB_WC_RECV;
 		}
-		wq->head = (wq->head + 1) % wq->depth;
-		wq->count--;
+		mr_wq_pop(wq);
 		spin_unlock_irqrestore(&wq->lock, flags);
 		mr_cq_post(cq, &wc, false);
 		if (send)
@@ -128,11 +257,20 @@ void mr_wq_set_state(struct mr_qp *qp, enum ib_qp_state state)
 	lockdep_assert_held(&qp->sq.lock);
 	spin_lock(&qp->rq.lock);
 	qp->state = state;
+	mr_wq_set_doorbell(&qp->rq, mr_wq_flushes(state, MR_WQ_RQ));
 	if (state == IB_QPS_RESET) {
 		qp->sq.head = 0;
 		qp->sq.count = 0;
 		qp->rq.head = 0;
 		qp->rq.count = 0;
+		/* What user space posted before is dropped, as in the ring. */
+		if (qp->rq.uring) {
+			qp->rq.ucons = READ_ONCE(qp->rq.uring->producer);
+			qp->rq.ubad = false;
+			/* Pairs with the provider's acquire of consumer. */
+			smp_store_release(&qp->rq.uring->consumer,
+					  qp->rq.ucons);
+		}
 	}
 	spin_unlock(&qp->rq.lock);
 }

@@ -2,11 +2,13 @@
 //
 // soft-MetaRoCE rdma-core provider.
 //
-// Every verb is kernel-mediated: each one is a uverbs write()/ioctl command
-// built by libibverbs' ibv_cmd_* helpers, with no driver-private udata and
-// no mmap()ed queues. The provider allocates the user-visible objects, maps
-// the extended APIs onto the same commands (ibv_wr_* batches become one
-// POST_SEND, ibv_cq_ex polling is POLL_CQ) and translates errors into the
+// A CQ's completions are in a ring the kernel shares through mmap(): it is
+// polled and armed there, with no system call (the kernel's ring layout is
+// uapi's struct metaroce_cq_ring). Every other verb is a uverbs write() or
+// ioctl command built by libibverbs' ibv_cmd_* helpers; so is every CQ
+// verb against a module that grants no ring. The provider allocates the
+// user-visible objects, maps the extended APIs onto the same commands
+// (ibv_wr_* batches become one POST_SEND) and translates errors into the
 // conventions libibverbs callers expect:
 //   * verbs returning a pointer return null and set errno;
 //   * verbs returning int return 0 or a positive errno value (errno is set
@@ -25,6 +27,7 @@
 #include <rdma/ib_user_ioctl_cmds.h>
 #include <rdma/rdma_user_ioctl_cmds.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 
 namespace metaroce {
 namespace {
@@ -176,46 +179,125 @@ int dereg_mr(verbs_mr *vmr) noexcept {
 
 // --- Completion queues --------------------------------------------------------
 
-ibv_cq *create_cq(ibv_context *ctx, int cqe, ibv_comp_channel *channel, int comp_vector) noexcept {
-    auto cq = zalloc<ibv_cq>();
-    if (!cq)
-        return fail_null<ibv_cq>(ENOMEM);
-    cmd::CreateCq cmd{};
-    ib_uverbs_create_cq_resp resp{};
-    if (int ret = ibv_cmd_create_cq(ctx, cqe, channel, comp_vector, cq.get(), &cmd, sizeof(cmd),
-                                    &resp, sizeof(resp)))
-        return fail_null<ibv_cq>(ret);
-    return cq.release();
+Cq *to_cq(ibv_cq *cq) noexcept {
+    static_assert(offsetof(Cq, cq) == 0 && offsetof(Cq, cq_ex) == 0);
+    return reinterpret_cast<Cq *>(cq);
 }
-
-// Also for extended CQs: a Cq is released with free() like an ibv_cq.
-int destroy_cq(ibv_cq *cq) noexcept {
-    return finish_destroy(ibv_cmd_destroy_cq(cq), cq);
-}
-
-int resize_cq(ibv_cq *cq, int cqe) noexcept {
-    cmd::ResizeCq cmd{};
-    ib_uverbs_resize_cq_resp resp{};
-    if (int ret = ibv_cmd_resize_cq(cq, cqe, &cmd, sizeof(cmd), &resp, sizeof(resp)))
-        return fail(ret);
-    return 0;
-}
-
-// --- Extended CQs: ibv_cq_ex over POLL_CQ --------------------------------
-
-// The ibv_wc fields the read_* accessors can give (IBV_WC_STANDARD_FLAGS);
-// no timestamps, VLAN, flow tag or tag matching.
-constexpr uint64_t kCqWcFlags =
-    IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM | IBV_WC_EX_WITH_QP_NUM | IBV_WC_EX_WITH_SRC_QP |
-    IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL | IBV_WC_EX_WITH_DLID_PATH_BITS;
 
 Cq *to_cq(ibv_cq_ex *cq_ex) noexcept {
-    static_assert(offsetof(Cq, cq) == 0 && offsetof(Cq, cq_ex) == 0);
     return reinterpret_cast<Cq *>(cq_ex);
 }
 
-const ibv_wc &current_wc(ibv_cq_ex *cq_ex) noexcept {
-    return to_cq(cq_ex)->wc;
+// A command or response with driver data after its core: the core ends
+// in a flexible array, so the two share one buffer.
+template <typename Base, typename Driver> struct WithDriverData {
+    alignas(8) unsigned char bytes[sizeof(Base) + sizeof(Driver)]{};
+    Base *base() noexcept { return reinterpret_cast<Base *>(bytes); }
+    void set_driver(const Driver &d) noexcept { std::memcpy(bytes + sizeof(Base), &d, sizeof(d)); }
+    Driver driver() const noexcept {
+        Driver d;
+        std::memcpy(&d, bytes + sizeof(Base), sizeof(d));
+        return d;
+    }
+};
+
+// The driver data of CREATE_CQ and RESIZE_CQ: what we ask for and what the
+// kernel grants. An older module answers nothing: the response stays zero.
+using CreateCqCmd = WithDriverData<cmd::CreateCq, metaroce_create_cq_cmd>;
+using CreateCqResp = WithDriverData<ib_uverbs_create_cq_resp, metaroce_create_cq_resp>;
+using ResizeCqResp = WithDriverData<ib_uverbs_resize_cq_resp, metaroce_create_cq_resp>;
+
+// Maps the ring the kernel granted, if it granted one; false on failure
+// (errno set). A ring too small for its entries is refused.
+bool map_cq_ring(Cq *cq, int cmd_fd, const metaroce_create_cq_resp &granted) noexcept {
+    cq->ring = nullptr;
+    if (!(granted.flags & METAROCE_CQ_RING)) {
+        debug("CQ %u: no mapped ring, completions by command", cq->cq.handle);
+        return true;
+    }
+    const uint32_t n = granted.entries;
+    if (n == 0 || (n & (n - 1)) ||
+        granted.mmap_size < sizeof(metaroce_cq_ring) + size_t{n} * sizeof(ib_uverbs_wc)) {
+        errno = EPROTO;
+        return false;
+    }
+    void *p = mmap(nullptr, granted.mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, cmd_fd,
+                   off_t(granted.mmap_offset));
+    if (p == MAP_FAILED)
+        return false;
+    cq->ring = static_cast<metaroce_cq_ring *>(p);
+    cq->map_offset = granted.mmap_offset;
+    cq->map_size = granted.mmap_size;
+    cq->entries = n;
+    cq->consumer = 0;
+    return true;
+}
+
+void unmap_cq_ring(Cq *cq) noexcept {
+    if (cq->ring)
+        munmap(cq->ring, cq->map_size);
+    cq->ring = nullptr;
+}
+
+// CREATE_CQ asking for a mapped ring; the CQ's lock is initialised.
+bool create_kernel_cq(ibv_context *ctx, int cqe, ibv_comp_channel *channel, int comp_vector,
+                      Cq *cq) noexcept {
+    CreateCqCmd cmd;
+    metaroce_create_cq_cmd ask{};
+    ask.flags = METAROCE_CQ_RING;
+    cmd.set_driver(ask);
+    CreateCqResp resp;
+    if (int ret = ibv_cmd_create_cq(ctx, cqe, channel, comp_vector, &cq->cq, cmd.base(),
+                                    sizeof(cmd), resp.base(), sizeof(resp))) {
+        errno = ret;
+        return false;
+    }
+    if (!map_cq_ring(cq, ctx->cmd_fd, resp.driver())) {
+        const int err = errno;
+        ibv_cmd_destroy_cq(&cq->cq);
+        errno = err;
+        return false;
+    }
+    pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+    return true;
+}
+
+ibv_cq *create_cq(ibv_context *ctx, int cqe, ibv_comp_channel *channel, int comp_vector) noexcept {
+    auto cq = zalloc<Cq>();
+    if (!cq)
+        return fail_null<ibv_cq>(ENOMEM);
+    if (!create_kernel_cq(ctx, cqe, channel, comp_vector, cq.get()))
+        return nullptr;
+    return &cq.release()->cq;
+}
+
+// Also for extended CQs: a Cq is released with free() like an ibv_cq.
+int destroy_cq(ibv_cq *ibcq) noexcept {
+    Cq *cq = to_cq(ibcq);
+    if (int ret = ibv_cmd_destroy_cq(ibcq))
+        return fail(ret);
+    unmap_cq_ring(cq);
+    pthread_spin_destroy(&cq->lock);
+    CPtr<Cq> release(cq);
+    return 0;
+}
+
+// A mapped CQ's completions move to a new ring, from its slot 0; the
+// old one goes. Nobody polls meanwhile: we hold the lock.
+int resize_cq(ibv_cq *ibcq, int cqe) noexcept {
+    Cq *cq = to_cq(ibcq);
+    cmd::ResizeCq cmd{};
+    ResizeCqResp resp;
+    pthread_spin_lock(&cq->lock);
+    int ret = ibv_cmd_resize_cq(ibcq, cqe, &cmd, sizeof(cmd), resp.base(), sizeof(resp));
+    if (!ret && cq->ring) {
+        unmap_cq_ring(cq);
+        errno = 0;
+        if (!map_cq_ring(cq, ibcq->context->cmd_fd, resp.driver()) || !cq->ring)
+            ret = errno ? errno : EPROTO; // the CQ is lost to us
+    }
+    pthread_spin_unlock(&cq->lock);
+    return ret ? fail(ret) : 0;
 }
 
 // ibv_cmd_poll_cq() copies the kernel's ib_wc_flags as they are, but from
@@ -234,37 +316,168 @@ unsigned int wc_flags_from_kernel(unsigned int kernel) noexcept {
     return flags;
 }
 
-int poll_cq(ibv_cq *cq, int num_entries, ibv_wc *wc) noexcept {
-    const int n = ibv_cmd_poll_cq(cq, num_entries, wc);
-    for (int i = 0; i < n; i++)
-        wc[i].wc_flags = wc_flags_from_kernel(wc[i].wc_flags);
+// A ring slot as POLL_CQ would have returned it.
+void wc_from_ring(const ib_uverbs_wc &k, ibv_wc &wc) noexcept {
+    wc.wr_id = k.wr_id;
+    wc.status = ibv_wc_status(k.status);
+    wc.opcode = ibv_wc_opcode(k.opcode);
+    wc.vendor_err = k.vendor_err;
+    wc.byte_len = k.byte_len;
+    wc.imm_data = k.ex.imm_data;
+    wc.qp_num = k.qp_num;
+    wc.src_qp = k.src_qp;
+    wc.wc_flags = wc_flags_from_kernel(k.wc_flags);
+    wc.pkey_index = k.pkey_index;
+    wc.slid = k.slid;
+    wc.sl = k.sl;
+    wc.dlid_path_bits = k.dlid_path_bits;
+}
+
+// Completions the kernel has produced and we have not read.
+uint32_t ring_ready(const Cq *cq) noexcept {
+    return __atomic_load_n(&cq->ring->producer, __ATOMIC_ACQUIRE) - cq->consumer;
+}
+
+// Hands the slots read so far back to the kernel.
+void ring_release(Cq *cq) noexcept {
+    __atomic_store_n(&cq->ring->consumer, cq->consumer, __ATOMIC_RELEASE);
+}
+
+void ring_read(Cq *cq, ibv_wc &wc) noexcept {
+    wc_from_ring(cq->ring->cqe[cq->consumer & (cq->entries - 1)], wc);
+    cq->consumer++;
+}
+
+int poll_cq(ibv_cq *ibcq, int num_entries, ibv_wc *wc) noexcept {
+    Cq *cq = to_cq(ibcq);
+    if (!cq->ring) {
+        const int n = ibv_cmd_poll_cq(ibcq, num_entries, wc);
+        for (int i = 0; i < n; i++)
+            wc[i].wc_flags = wc_flags_from_kernel(wc[i].wc_flags);
+        return n;
+    }
+    pthread_spin_lock(&cq->lock);
+    const uint32_t ready = ring_ready(cq);
+    int n = 0;
+    for (; n < num_entries && uint32_t(n) < ready; n++)
+        ring_read(cq, wc[n]);
+    if (n)
+        ring_release(cq);
+    pthread_spin_unlock(&cq->lock);
     return n;
 }
 
-// Fetches the next completion: 0, ENOENT when the CQ is empty, or an errno.
-int poll_one(ibv_cq_ex *cq_ex) noexcept {
+// Drops @qpn's completions from a mapped ring, keeping the others in order.
+// The kernel may append meanwhile: only the slots below the producer seen
+// here move (towards it), and the consumer then skips the dropped ones.
+void clean_cq(Cq *cq, uint32_t qpn) noexcept {
+    if (!cq->ring)
+        return;
+    pthread_spin_lock(&cq->lock);
+    const uint32_t mask = cq->entries - 1;
+    const uint32_t end = cq->consumer + ring_ready(cq);
+    uint32_t dropped = 0;
+    for (uint32_t i = end; i != cq->consumer; i--) {
+        const ib_uverbs_wc &wc = cq->ring->cqe[(i - 1) & mask];
+        if (wc.qp_num == qpn)
+            dropped++;
+        else if (dropped)
+            cq->ring->cqe[(i - 1 + dropped) & mask] = wc;
+    }
+    if (dropped) {
+        cq->consumer += dropped;
+        ring_release(cq);
+    }
+    pthread_spin_unlock(&cq->lock);
+}
+
+// Arms a mapped CQ by a store the kernel reads after each completion it
+// writes; an armed NEXT is not narrowed to SOLICITED. The fence pairs
+// with the kernel's between its producer store and its notify load: a
+// completion that raced the arming is found by the caller's next poll.
+int req_notify_cq(ibv_cq *ibcq, int solicited_only) noexcept {
+    Cq *cq = to_cq(ibcq);
+    if (!cq->ring)
+        return ibv_cmd_req_notify_cq(ibcq, solicited_only);
+    uint32_t *notify = &cq->ring->notify;
+    if (!solicited_only) {
+        __atomic_store_n(notify, uint32_t{METAROCE_CQ_NOTIFY_NEXT}, __ATOMIC_SEQ_CST);
+    } else {
+        uint32_t was = METAROCE_CQ_NOTIFY_NONE;
+        __atomic_compare_exchange_n(notify, &was, uint32_t{METAROCE_CQ_NOTIFY_SOLICITED}, false,
+                                    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    }
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    return 0;
+}
+
+// --- Extended CQs ---------------------------------------------------------
+
+// The ibv_wc fields the read_* accessors can give (IBV_WC_STANDARD_FLAGS);
+// no timestamps, VLAN, flow tag or tag matching.
+constexpr uint64_t kCqWcFlags =
+    IBV_WC_EX_WITH_BYTE_LEN | IBV_WC_EX_WITH_IMM | IBV_WC_EX_WITH_QP_NUM | IBV_WC_EX_WITH_SRC_QP |
+    IBV_WC_EX_WITH_SLID | IBV_WC_EX_WITH_SL | IBV_WC_EX_WITH_DLID_PATH_BITS;
+
+const ibv_wc &current_wc(ibv_cq_ex *cq_ex) noexcept {
+    return to_cq(cq_ex)->wc;
+}
+
+void set_current(ibv_cq_ex *cq_ex) noexcept {
+    const Cq *cq = to_cq(cq_ex);
+    cq_ex->status = cq->wc.status;
+    cq_ex->wr_id = cq->wc.wr_id;
+}
+
+// Without a ring: the next completion by command: 0, ENOENT when the CQ is
+// empty, or an errno.
+int poll_one_by_command(ibv_cq_ex *cq_ex) noexcept {
     Cq *cq = to_cq(cq_ex);
     const int n = poll_cq(&cq->cq, 1, &cq->wc);
     if (n < 0)
         return errno;
     if (n == 0)
         return ENOENT;
-    cq_ex->status = cq->wc.status;
-    cq_ex->wr_id = cq->wc.wr_id;
+    set_current(cq_ex);
     return 0;
 }
 
+// With a ring, the lock is held from a successful start_poll() to
+// end_poll(), and the slots read go back to the kernel at the end.
 int start_poll(ibv_cq_ex *cq_ex, ibv_poll_cq_attr *attr) noexcept {
     if (attr->comp_mask)
         return EINVAL;
-    return poll_one(cq_ex);
+    Cq *cq = to_cq(cq_ex);
+    if (!cq->ring)
+        return poll_one_by_command(cq_ex);
+    pthread_spin_lock(&cq->lock);
+    if (!ring_ready(cq)) {
+        pthread_spin_unlock(&cq->lock);
+        return ENOENT;
+    }
+    ring_read(cq, cq->wc);
+    set_current(cq_ex);
+    return 0;
 }
 
 int next_poll(ibv_cq_ex *cq_ex) noexcept {
-    return poll_one(cq_ex);
+    Cq *cq = to_cq(cq_ex);
+    if (!cq->ring)
+        return poll_one_by_command(cq_ex);
+    if (!ring_ready(cq))
+        return ENOENT;
+    ring_read(cq, cq->wc);
+    set_current(cq_ex);
+    return 0;
 }
 
-void end_poll(ibv_cq_ex *) noexcept {}
+void end_poll(ibv_cq_ex *cq_ex) noexcept {
+    Cq *cq = to_cq(cq_ex);
+    if (!cq->ring)
+        return;
+    ring_release(cq);
+    pthread_spin_unlock(&cq->lock);
+}
 
 ibv_wc_opcode read_opcode(ibv_cq_ex *cq_ex) noexcept {
     return current_wc(cq_ex).opcode;
@@ -313,11 +526,8 @@ ibv_cq_ex *create_cq_ex(ibv_context *ctx, ibv_cq_init_attr_ex *attr) noexcept {
     auto cq = zalloc<Cq>();
     if (!cq)
         return fail_null<ibv_cq_ex>(ENOMEM);
-    cmd::CreateCq cmd{};
-    ib_uverbs_create_cq_resp resp{};
-    if (int ret = ibv_cmd_create_cq(ctx, int(attr->cqe), attr->channel, int(attr->comp_vector),
-                                    &cq->cq, &cmd, sizeof(cmd), &resp, sizeof(resp)))
-        return fail_null<ibv_cq_ex>(ret);
+    if (!create_kernel_cq(ctx, int(attr->cqe), attr->channel, int(attr->comp_vector), cq.get()))
+        return nullptr;
     cq->cq.cq_context = attr->cq_context;
     ibv_cq_ex &cq_ex = cq->cq_ex;
     cq_ex.start_poll = start_poll;
@@ -336,6 +546,98 @@ ibv_cq_ex *create_cq_ex(ibv_context *ctx, ibv_cq_init_attr_ex *attr) noexcept {
     return &cq.release()->cq_ex;
 }
 
+// --- Receive rings, of QPs and SRQs ------------------------------------------
+
+// What the kernel granted for a receive ring: from CREATE_QP or CREATE_SRQ.
+struct RecvRingGrant {
+    bool granted;
+    uint64_t offset;
+    uint32_t size, entries, stride, max_sge;
+};
+
+// Maps the receive ring the kernel granted, if it did; false on failure
+// (errno set). @depth: the max_wr granted, the receives outstanding at
+// most. @what names the queue in debug lines.
+bool map_recv_ring(RecvRing &rq, int cmd_fd, const RecvRingGrant &g, uint32_t depth,
+                   const char *what, uint32_t num) noexcept {
+    rq.ring = nullptr;
+    debug("%s %u: receive ring %s, %u entries of %u bytes", what, num,
+          g.granted ? "granted" : "not granted", g.entries, g.stride);
+    if (!g.granted)
+        return true;
+    // libibverbs' write path for a uverbs ABI below 5 places the response
+    // elsewhere (the provider's unit tests take it): an answer that is not
+    // a ring leaves the receives to the command, which every module takes.
+    const uint32_t n = g.entries;
+    if (n == 0 || (n & (n - 1)) || depth > n || g.max_sge == 0 ||
+        g.stride < sizeof(metaroce_recv_wqe) + g.max_sge * sizeof(ib_uverbs_sge) ||
+        g.size < sizeof(metaroce_wq_ring) + size_t{n} * g.stride) {
+        debug("%s %u: no usable receive ring in the answer, receives by command", what, num);
+        return true;
+    }
+    void *p = mmap(nullptr, g.size, PROT_READ | PROT_WRITE, MAP_SHARED, cmd_fd, off_t(g.offset));
+    if (p == MAP_FAILED)
+        return false;
+    rq.ring = static_cast<metaroce_wq_ring *>(p);
+    rq.map_size = g.size;
+    rq.entries = n;
+    rq.stride = g.stride;
+    rq.max_sge = g.max_sge;
+    rq.depth = depth;
+    rq.producer = 0;
+    pthread_spin_init(&rq.lock, PTHREAD_PROCESS_PRIVATE);
+    return true;
+}
+
+void unmap_recv_ring(RecvRing &rq) noexcept {
+    if (!rq.ring)
+        return;
+    munmap(rq.ring, rq.map_size);
+    pthread_spin_destroy(&rq.lock);
+    rq.ring = nullptr;
+}
+
+// Writes @wr's receives into the ring; returns 0 or an errno with *bad_wr
+// set, and in *doorbell whether the kernel asked to be told.
+int post_to_ring(RecvRing &rq, ibv_recv_wr *wr, ibv_recv_wr **bad_wr, bool *doorbell) noexcept {
+    metaroce_wq_ring *ring = rq.ring;
+    int err = 0;
+    pthread_spin_lock(&rq.lock);
+    const uint32_t start = rq.producer;
+    for (; wr; wr = wr->next) {
+        if (wr->num_sge < 0 || uint32_t(wr->num_sge) > rq.max_sge) {
+            err = EINVAL;
+            break;
+        }
+        if (rq.producer - __atomic_load_n(&ring->consumer, __ATOMIC_ACQUIRE) >= rq.depth) {
+            err = ENOMEM;
+            break;
+        }
+        auto *slot = ring->wqe + size_t(rq.producer & (rq.entries - 1)) * rq.stride;
+        metaroce_recv_wqe hdr{};
+        hdr.wr_id = wr->wr_id;
+        hdr.num_sge = uint32_t(wr->num_sge);
+        std::memcpy(slot, &hdr, sizeof(hdr));
+        for (int i = 0; i < wr->num_sge; i++) {
+            ib_uverbs_sge sge{wr->sg_list[i].addr, wr->sg_list[i].length, wr->sg_list[i].lkey};
+            std::memcpy(slot + sizeof(hdr) + size_t(i) * sizeof(sge), &sge, sizeof(sge));
+        }
+        rq.producer++;
+    }
+    *doorbell = false;
+    if (rq.producer != start) {
+        __atomic_store_n(&ring->producer, rq.producer, __ATOMIC_RELEASE);
+        // Pairs with the kernel's barrier between setting the flag and
+        // reading producer: one of the two sees the other.
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        *doorbell = __atomic_load_n(&ring->flags, __ATOMIC_RELAXED) & METAROCE_WQ_NEED_DOORBELL;
+    }
+    pthread_spin_unlock(&rq.lock);
+    if (err)
+        *bad_wr = wr;
+    return err;
+}
+
 // --- Queue pairs ------------------------------------------------------------
 
 Qp *to_qp(ibv_qp *qp) noexcept {
@@ -351,6 +653,7 @@ Qp *to_qp(ibv_qp_ex *qpx) noexcept {
 // A QP and its batch arrays.
 struct QpRelease {
     void operator()(Qp *qp) const noexcept {
+        unmap_recv_ring(qp->rq);
         CPtr<ibv_send_wr> wrs(qp->wrs);
         CPtr<ibv_sge> sges(qp->sges);
         CPtr<uint8_t> inline_data(qp->inline_data);
@@ -358,6 +661,29 @@ struct QpRelease {
     }
 };
 using QpPtr = std::unique_ptr<Qp, QpRelease>;
+
+using CreateQpCmd = WithDriverData<cmd::CreateQp, metaroce_create_qp_cmd>;
+using CreateQpResp = WithDriverData<ib_uverbs_create_qp_resp, metaroce_create_qp_resp>;
+
+// Receives into the mapped ring, with no system call unless the kernel
+// asks for the doorbell (the QP is in ERR: they complete at once, flushed).
+int post_recv(ibv_qp *ibqp, ibv_recv_wr *wr, ibv_recv_wr **bad_wr) noexcept {
+    Qp *qp = to_qp(ibqp);
+    if (!qp->rq.ring)
+        return ibv_cmd_post_recv(ibqp, wr, bad_wr);
+    if (ibqp->state == IBV_QPS_RESET) {
+        *bad_wr = wr;
+        return fail(EINVAL);
+    }
+    bool doorbell = false;
+    int err = post_to_ring(qp->rq, wr, bad_wr, &doorbell);
+    if (doorbell) {
+        ibv_recv_wr *none = nullptr;
+        if (int ret = ibv_cmd_post_recv(ibqp, nullptr, &none); ret && !err)
+            err = ret;
+    }
+    return err ? fail(err) : 0;
+}
 
 // CREATE_QP for both ibv_create_qp() and ibv_create_qp_ex(); copies the
 // granted capabilities back into attr.
@@ -367,12 +693,29 @@ QpPtr create_kernel_qp(ibv_pd *pd, ibv_qp_init_attr *attr) noexcept {
         errno = ENOMEM;
         return nullptr;
     }
-    cmd::CreateQp cmd{};
-    ib_uverbs_create_qp_resp resp{};
-    if (int ret =
-            ibv_cmd_create_qp(pd, &qp->vqp.qp, attr, &cmd, sizeof(cmd), &resp, sizeof(resp))) {
+    CreateQpCmd cmd;
+    metaroce_create_qp_cmd ask{};
+    ask.flags = attr->srq ? 0 : METAROCE_QP_RQ_RING;
+    cmd.set_driver(ask);
+    CreateQpResp resp;
+    if (int ret = ibv_cmd_create_qp(pd, &qp->vqp.qp, attr, cmd.base(), sizeof(cmd), resp.base(),
+                                    sizeof(resp))) {
         // Nothing to undo in the kernel; release only our memory.
         errno = ret;
+        return nullptr;
+    }
+    const metaroce_create_qp_resp r = resp.driver();
+    const RecvRingGrant grant{bool(r.flags & METAROCE_QP_RQ_RING),
+                              r.rq_mmap_offset,
+                              r.rq_mmap_size,
+                              r.rq_entries,
+                              r.rq_stride,
+                              r.rq_max_sge};
+    if (!map_recv_ring(qp->rq, pd->context->cmd_fd, grant, attr->cap.max_recv_wr, "QP",
+                       qp->vqp.qp.qp_num)) {
+        const int err = errno;
+        ibv_cmd_destroy_qp(&qp->vqp.qp);
+        errno = err;
         return nullptr;
     }
     return qp;
@@ -826,30 +1169,86 @@ int query_qp(ibv_qp *qp, ibv_qp_attr *attr, int attr_mask, ibv_qp_init_attr *ini
 }
 
 int destroy_qp(ibv_qp *qp) noexcept {
+    const uint32_t qpn = qp->qp_num;
+    ibv_cq *send_cq = qp->send_cq, *recv_cq = qp->recv_cq;
     if (int ret = ibv_cmd_destroy_qp(qp))
         return fail(ret); // the QP stays valid, so that the caller may retry
+    // As with the command path, whose kernel cleans its CQs of them, no
+    // completion of a destroyed QP is polled after.
+    if (send_cq)
+        clean_cq(to_cq(send_cq), qpn);
+    if (recv_cq && recv_cq != send_cq)
+        clean_cq(to_cq(recv_cq), qpn);
     QpPtr release(to_qp(qp));
     return 0;
 }
 
 // --- Shared receive queues ---------------------------------------------------
 
-ibv_srq *create_srq(ibv_pd *pd, ibv_srq_init_attr *attr) noexcept {
-    auto srq = zalloc<ibv_srq>();
-    if (!srq)
-        return fail_null<ibv_srq>(ENOMEM);
-    cmd::CreateSrq cmd{};
-    ib_uverbs_create_srq_resp resp{};
-    if (int ret = ibv_cmd_create_srq(pd, srq.get(), attr, &cmd, sizeof(cmd), &resp, sizeof(resp)))
-        return fail_null<ibv_srq>(ret);
-    return srq.release();
+using CreateSrqCmd = WithDriverData<cmd::CreateSrq, metaroce_create_srq_cmd>;
+using CreateSrqResp = WithDriverData<ib_uverbs_create_srq_resp, metaroce_create_srq_resp>;
+
+Srq *to_srq(ibv_srq *srq) noexcept {
+    static_assert(offsetof(Srq, srq) == 0);
+    return reinterpret_cast<Srq *>(srq);
 }
 
-int modify_srq(ibv_srq *srq, ibv_srq_attr *attr, int attr_mask) noexcept {
+ibv_srq *create_srq(ibv_pd *pd, ibv_srq_init_attr *attr) noexcept {
+    auto srq = zalloc<Srq>();
+    if (!srq)
+        return fail_null<ibv_srq>(ENOMEM);
+    CreateSrqCmd cmd;
+    metaroce_create_srq_cmd ask{};
+    ask.flags = METAROCE_SRQ_RING;
+    cmd.set_driver(ask);
+    CreateSrqResp resp;
+    if (int ret = ibv_cmd_create_srq(pd, &srq->srq, attr, cmd.base(), sizeof(cmd), resp.base(),
+                                     sizeof(resp)))
+        return fail_null<ibv_srq>(ret);
+    const metaroce_create_srq_resp r = resp.driver();
+    const RecvRingGrant grant{bool(r.flags & METAROCE_SRQ_RING),
+                              r.mmap_offset,
+                              r.mmap_size,
+                              r.entries,
+                              r.stride,
+                              r.max_sge};
+    if (!map_recv_ring(srq->rq, pd->context->cmd_fd, grant, attr->attr.max_wr, "SRQ",
+                       srq->srq.handle)) {
+        const int err = errno;
+        ibv_cmd_destroy_srq(&srq->srq);
+        return fail_null<ibv_srq>(err);
+    }
+    return &srq.release()->srq;
+}
+
+// A mapped SRQ keeps its ring while max_wr fits in its slots; grown past
+// them, it posts by command (the kernel took the ring's WQEs first).
+int modify_srq(ibv_srq *ibsrq, ibv_srq_attr *attr, int attr_mask) noexcept {
+    Srq *srq = to_srq(ibsrq);
     cmd::ModifySrq cmd{};
-    if (int ret = ibv_cmd_modify_srq(srq, attr, attr_mask, &cmd, sizeof(cmd)))
+    if (int ret = ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd, sizeof(cmd)))
         return fail(ret);
+    if (srq->rq.ring && (attr_mask & IBV_SRQ_MAX_WR)) {
+        if (attr->max_wr > srq->rq.entries) {
+            debug("SRQ %u: %u WRs outgrow its ring, receives by command", ibsrq->handle,
+                  attr->max_wr);
+            unmap_recv_ring(srq->rq);
+        } else {
+            pthread_spin_lock(&srq->rq.lock);
+            srq->rq.depth = attr->max_wr;
+            pthread_spin_unlock(&srq->rq.lock);
+        }
+    }
     return 0;
+}
+
+int post_srq_recv(ibv_srq *ibsrq, ibv_recv_wr *wr, ibv_recv_wr **bad_wr) noexcept {
+    Srq *srq = to_srq(ibsrq);
+    if (!srq->rq.ring)
+        return ibv_cmd_post_srq_recv(ibsrq, wr, bad_wr);
+    bool doorbell = false;
+    const int err = post_to_ring(srq->rq, wr, bad_wr, &doorbell);
+    return err ? fail(err) : 0;
 }
 
 int query_srq(ibv_srq *srq, ibv_srq_attr *attr) noexcept {
@@ -859,8 +1258,13 @@ int query_srq(ibv_srq *srq, ibv_srq_attr *attr) noexcept {
     return 0;
 }
 
-int destroy_srq(ibv_srq *srq) noexcept {
-    return finish_destroy(ibv_cmd_destroy_srq(srq), srq);
+int destroy_srq(ibv_srq *ibsrq) noexcept {
+    Srq *srq = to_srq(ibsrq);
+    if (int ret = ibv_cmd_destroy_srq(ibsrq))
+        return fail(ret);
+    unmap_recv_ring(srq->rq);
+    CPtr<Srq> release(srq);
+    return 0;
 }
 
 // --- Address handles ----------------------------------------------------------
@@ -933,15 +1337,15 @@ const verbs_context_ops kContextOps = {
     .modify_qp = modify_qp,
     .modify_srq = modify_srq,
     .poll_cq = poll_cq,
-    .post_recv = ibv_cmd_post_recv,
+    .post_recv = post_recv,
     .post_send = post_send,
-    .post_srq_recv = ibv_cmd_post_srq_recv,
+    .post_srq_recv = post_srq_recv,
     .query_device_ex = query_device_ex,
     .query_port = query_port,
     .query_qp = query_qp,
     .query_srq = query_srq,
     .reg_mr = reg_mr,
-    .req_notify_cq = ibv_cmd_req_notify_cq,
+    .req_notify_cq = req_notify_cq,
     .resize_cq = resize_cq,
 };
 

@@ -7,6 +7,8 @@
 
 #include "verbs_private.h"
 
+#include "metaroce-abi.h"
+
 #include <cstdlib>
 #include <memory>
 #include <type_traits>
@@ -42,15 +44,24 @@ struct Context {
 
 static_assert(kCObject<Device> && kCObject<Context> && kCObject<verbs_mr> && kCObject<verbs_qp>);
 
-// Every CQ made by ibv_create_cq_ex(). The ibv_cq_ex API reads one
-// completion at a time: start_poll()/next_poll() fetch it with the ordinary
-// POLL_CQ command into wc, and the read_* accessors return its fields.
+// Every CQ. Its completions are in a ring the kernel shares through mmap()
+// (ring != nullptr), polled with no system call, or, with a module that
+// does not offer one, fetched by the POLL_CQ command. The ibv_cq_ex API
+// reads one completion at a time into wc, where the read_* accessors find
+// it; a batch of them between start_poll() and end_poll() releases its
+// slots to the kernel once, at the end.
 struct Cq {
     union {
         ibv_cq cq; // first: ibv_cq_ex begins with the fields of ibv_cq
         ibv_cq_ex cq_ex;
     };
     ibv_wc wc;
+    metaroce_cq_ring *ring; // mapped, or nullptr
+    uint64_t map_offset;    // where, on the context's cmd_fd
+    size_t map_size;
+    uint32_t entries;        // slots of the ring, a power of 2
+    uint32_t consumer;       // ours; the ring's copy is for the kernel
+    pthread_spinlock_t lock; // the consumer side of the ring
 };
 static_assert(kCObject<Cq>);
 // ibv_cq_ex_to_cq() and the ibv_cmd_*_cq helpers rely on the shared prefix.
@@ -58,6 +69,25 @@ static_assert(offsetof(ibv_cq_ex, handle) == offsetof(ibv_cq, handle) &&
               offsetof(ibv_cq_ex, mutex) == offsetof(ibv_cq, mutex) &&
               offsetof(ibv_cq_ex, async_events_completed) ==
                   offsetof(ibv_cq, async_events_completed));
+
+// A receive queue (a QP's or an SRQ's) in a ring shared with the kernel;
+// ring is nullptr when receives are posted by command. producer is ours;
+// the ring's consumer counts the receives the kernel has retired, so at
+// most depth (max_wr) are outstanding.
+struct RecvRing {
+    metaroce_wq_ring *ring;
+    size_t map_size;
+    uint32_t entries, stride, max_sge, depth;
+    uint32_t producer;
+    pthread_spinlock_t lock;
+};
+
+// Every SRQ.
+struct Srq {
+    ibv_srq srq; // first: libibverbs hands us &srq
+    RecvRing rq;
+};
+static_assert(kCObject<Srq>);
 
 // Every QP. Extended QPs batch the requests of their ibv_wr_* calls between
 // wr_start() and wr_complete() in arrays sized by the granted send queue
@@ -73,6 +103,7 @@ struct Qp {
     uint32_t max_wr, max_sge, max_inline;
     uint32_t count;  // requests in the batch
     int batch_error; // first error of the batch, reported by wr_complete()
+    RecvRing rq;
 };
 static_assert(kCObject<Qp>);
 

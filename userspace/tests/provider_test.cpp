@@ -60,12 +60,15 @@ TEST(ProviderTable, MatchDeviceKeepsTheTableVerdict) {
 
 TEST(ProviderTable, ImplementsTheKernelMediatedVerbs) {
     // The data path goes straight to libibverbs' command helpers, but for
-    // poll_cq, which translates the completions' flags.
+    // the CQ, which is polled and armed in its mapped ring when it has one.
     EXPECT_NE(kContextOps.poll_cq, nullptr);
     EXPECT_NE(kContextOps.poll_cq, &ibv_cmd_poll_cq);
-    EXPECT_EQ(kContextOps.post_recv, &ibv_cmd_post_recv);
-    EXPECT_EQ(kContextOps.post_srq_recv, &ibv_cmd_post_srq_recv);
-    EXPECT_EQ(kContextOps.req_notify_cq, &ibv_cmd_req_notify_cq);
+    EXPECT_NE(kContextOps.post_recv, nullptr);
+    EXPECT_NE(kContextOps.post_recv, &ibv_cmd_post_recv);
+    EXPECT_NE(kContextOps.post_srq_recv, nullptr);
+    EXPECT_NE(kContextOps.post_srq_recv, &ibv_cmd_post_srq_recv);
+    EXPECT_NE(kContextOps.req_notify_cq, nullptr);
+    EXPECT_NE(kContextOps.req_notify_cq, &ibv_cmd_req_notify_cq);
     EXPECT_EQ(kContextOps.attach_mcast, &ibv_cmd_attach_mcast);
     EXPECT_EQ(kContextOps.detach_mcast, &ibv_cmd_detach_mcast);
     for (auto op : {reinterpret_cast<const void *>(kContextOps.query_device_ex),
@@ -272,7 +275,9 @@ TEST_F(ProviderContext, UnimplementedKernelVerbsFailWithErrno) {
     ibv_pd pd{};
     pd.context = ctx_;
     pd.handle = 1;
-    ibv_cq cq{};
+    metaroce::Cq provider_cq{}; // as the provider allocates it, with no ring
+    pthread_spin_init(&provider_cq.lock, PTHREAD_PROCESS_PRIVATE);
+    ibv_cq &cq = provider_cq.cq;
     cq.context = ctx_;
     cq.handle = 2;
     verbs_qp vqp{};
@@ -471,8 +476,15 @@ TEST_F(ProviderContext, VerbsPassThroughTheKernel) {
     EXPECT_EQ(vmr->access, access);
 
     // Completion queue.
+    // The provider asks for a mapped ring; this kernel, like a module older
+    // than the rings, answers with no driver data: the CQ uses commands.
     k.on(IB_USER_VERBS_CMD_CREATE_CQ, [](const fake::Request &r) {
-        EXPECT_EQ(r.in_words * 4u, sizeof(metaroce::cmd::CreateCq));
+        EXPECT_EQ(r.in_words * 4u,
+                  sizeof(metaroce::cmd::CreateCq) + sizeof(metaroce_create_cq_cmd));
+        const auto drv = r.at<metaroce_create_cq_cmd>(sizeof(metaroce::cmd::CreateCq) -
+                                                      sizeof(ib_uverbs_cmd_hdr));
+        EXPECT_EQ(drv.flags, uint32_t{METAROCE_CQ_RING});
+        EXPECT_EQ(drv.reserved, 0u);
         const auto c = r.as<ib_uverbs_create_cq>();
         EXPECT_EQ(c.cqe, 16u);
         EXPECT_EQ(c.comp_vector, 1u);
@@ -548,7 +560,15 @@ TEST_F(ProviderContext, VerbsPassThroughTheKernel) {
 
     // Queue pair.
     k.on(IB_USER_VERBS_CMD_CREATE_QP, [](const fake::Request &r) {
-        EXPECT_EQ(r.in_words * 4u, sizeof(metaroce::cmd::CreateQp));
+        // It asks for a mapped receive ring. libibverbs reads this fake's
+        // answer as the oldest response (no uverbs ABI from sysfs), so the
+        // provider finds no usable ring there: receives by command.
+        EXPECT_EQ(r.in_words * 4u,
+                  sizeof(metaroce::cmd::CreateQp) + sizeof(metaroce_create_qp_cmd));
+        EXPECT_EQ(r.at<metaroce_create_qp_cmd>(sizeof(metaroce::cmd::CreateQp) -
+                                               sizeof(ib_uverbs_cmd_hdr))
+                      .flags,
+                  uint32_t{METAROCE_QP_RQ_RING});
         const auto c = r.as<ib_uverbs_create_qp>();
         EXPECT_EQ(c.pd_handle, 0x11u);
         EXPECT_EQ(c.send_cq_handle, 0x33u);
@@ -748,7 +768,13 @@ TEST_F(ProviderContext, SrqVerbsPassThroughTheKernel) {
     pd.handle = 0x11;
 
     k.on(IB_USER_VERBS_CMD_CREATE_SRQ, [](const fake::Request &r) {
-        EXPECT_EQ(r.in_words * 4u, sizeof(metaroce::cmd::CreateSrq));
+        // It asks for a mapped ring; no answer: receives by command.
+        EXPECT_EQ(r.in_words * 4u,
+                  sizeof(metaroce::cmd::CreateSrq) + sizeof(metaroce_create_srq_cmd));
+        EXPECT_EQ(r.at<metaroce_create_srq_cmd>(sizeof(metaroce::cmd::CreateSrq) -
+                                                sizeof(ib_uverbs_cmd_hdr))
+                      .flags,
+                  uint32_t{METAROCE_SRQ_RING});
         const auto c = r.as<ib_uverbs_create_srq>();
         EXPECT_EQ(c.pd_handle, 0x11u);
         EXPECT_EQ(c.max_wr, 100u);
@@ -842,7 +868,9 @@ TEST_F(ProviderContext, ExtendedQpBatchesWorkRequestsIntoOnePostSend) {
     ibv_pd pd{};
     pd.context = ctx_;
     pd.handle = 0x11;
-    ibv_cq cq{};
+    metaroce::Cq provider_cq{};
+    pthread_spin_init(&provider_cq.lock, PTHREAD_PROCESS_PRIVATE);
+    ibv_cq &cq = provider_cq.cq;
     cq.context = ctx_;
     cq.handle = 0x33;
     int create_qp_commands = 0;
