@@ -25,6 +25,8 @@
 # BENCH_INCAST, BENCH_INCAST_REPS: the incast and ECMP tables (incast.sh).
 # BENCH_ENCRYPT (0: none, only: nothing else), BENCH_ENCRYPT_REPS: the
 # encryption table, psk off against on (encrypt.sh).
+# BENCH_FASTPATH (0: none, only: nothing else), BENCH_FASTPATH_ROUNDS: the
+# fast path's latency and system-call tables.
 # Last, NVMe over Fabrics loss-free: nvmet-rdma on b exports a null_blk and
 # nvme-rdma on a reads and writes it with O_DIRECT dd, over each transport in
 # turn (rdma_cm picks the device by GID, so the other transport's devices are
@@ -103,6 +105,104 @@ RECOVERY=(retransmits sack_gaps spurious_resends out_of_order tail_probes rto_de
 
 . "$here/../lib/pair.sh"
 [ "${BENCH_PIN:-0}" = 1 ] && PIN_SERVER=(taskset -c 1) PIN_CLIENT=(taskset -c 0)
+
+# --- the fast path, loss-free (BENCH_FASTPATH=0 leaves it out, "only" runs
+# nothing else): ib_write_lat and ib_send_lat, 64 B and 4 KiB, metaroce and
+# rxe interleaved in BENCH_FASTPATH_ROUNDS rounds (default 3), typical and
+# 99th percentile; then the system calls metaroce's provider made per 1,000
+# data-path operations (METAROCE_STATS) in ib_write_bw and ib_send_bw.
+FASTPATH_TABLES=/tmp/bench-fastpath.md
+declare -A FP # "transport tool size typ|p99" -> each round's usec
+# med_range VALUES...: "median (lo–hi)" of the numeric ones, one decimal
+med_range() {
+	sorted_nums "$@" | awk '{ v[NR] = $1 } END {
+		if (!NR) { print "n/a"; exit }
+		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		printf "%.1f (%.1f–%.1f)", m, v[1], v[NR] }'
+}
+# fp_ratio KEY-A KEY-B: the median of the per-round ratios, with their range
+fp_ratio() {
+	local -a a b r=()
+	local i
+	read -ra a <<<"${FP[$1]}"
+	read -ra b <<<"${FP[$2]}"
+	for i in "${!a[@]}"; do r+=("$(ratio "${a[$i]}" "${b[$i]:-}")"); done
+	sorted_nums "${r[@]}" | awk '{ v[NR] = $1 } END {
+		if (!NR) { print "n/a"; exit }
+		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		printf "%.2f (%.2f–%.2f)", m, v[1], v[NR] }'
+}
+# fp_calls TOOL: "operations calls" summed over both ends of one run
+fp_calls() {
+	local out
+	out=$(METAROCE_STATS=1 perf metaroce "$1" -s "$BW_SIZE" -n 5000 -F --report_gbits 2>&1)
+	note "fastpath $1: $(grep 'metaroce: data path' <<<"$out" | tr '\n' ' ')"
+	awk '/metaroce: data path:/ {
+		for (i = 1; i <= NF; i++) {
+			if ($(i + 1) == "operations") ops += $i
+			if ($(i + 1) == "system" && $(i + 2) == "calls") calls += $i
+		} }
+		END { if (ops) print ops, calls }' <<<"$out"
+}
+fastpath() {
+	local rounds=${BENCH_FASTPATH_ROUNDS:-3} r t tool size out typ p99 key ops calls
+	local -A calls_of
+	for ((r = 1; r <= rounds; r++)); do
+		for tool in ib_write_lat ib_send_lat; do
+			for size in 64 4096; do
+				for t in metaroce rxe; do
+					out=$(perf "$t" "$tool" -s "$size" -n "$LAT_ITERS" -F 2>&1)
+					# "#bytes #iterations t_min t_max t_typical t_avg t_stdev 99% 99.9%"
+					read -r typ p99 < <(awk -v s="$size" -v n="$LAT_ITERS" \
+						'$1 == s && $2 == n && NF >= 8 { print $5, $8; exit }' <<<"$out")
+					key="$t $tool $size"
+					FP[$key typ]+=" ${typ:-n/a}"
+					FP[$key p99]+=" ${p99:-n/a}"
+					note "fastpath round $r: $key: typical ${typ:-?} p99 ${p99:-?} usec"
+					[ -n "$typ" ] || fail_diag "$out"
+				done
+			done
+		done
+	done
+	for tool in ib_write_bw ib_send_bw; do
+		read -r ops calls < <(fp_calls "$tool")
+		calls_of[$tool]=$(awk -v o="${ops:-0}" -v c="${calls:-0}" \
+			'BEGIN { if (o > 0) printf "%.1f (%d calls, %d operations)", c * 1000 / o, c, o; else print "n/a" }')
+	done
+	{
+		echo "Fast path, loss-free: perftest latency, $LAT_ITERS iterations, usec: the median of $rounds"
+		echo "interleaved rounds (their range in brackets); metaroce / rxe: the median of the per-round ratios."
+		echo
+		echo "| | metaroce typical | rxe typical | metaroce / rxe | metaroce p99 | rxe p99 | metaroce / rxe |"
+		echo "|---|---|---|---|---|---|---|"
+		# shellcheck disable=SC2086 # the rounds: one word each
+		for tool in ib_write_lat ib_send_lat; do
+			for size in 64 4096; do
+				echo "| ${tool#ib_} $size B | $(med_range ${FP[metaroce $tool $size typ]}) |" \
+					"$(med_range ${FP[rxe $tool $size typ]}) |" \
+					"$(fp_ratio "metaroce $tool $size typ" "rxe $tool $size typ") |" \
+					"$(med_range ${FP[metaroce $tool $size p99]}) |" \
+					"$(med_range ${FP[rxe $tool $size p99]}) |" \
+					"$(fp_ratio "metaroce $tool $size p99" "rxe $tool $size p99") |"
+			done
+		done
+		echo
+		echo "System calls of metaroce's provider per 1,000 data-path operations (posts and completions"
+		echo "polled, both ends; METAROCE_STATS), one run of 5,000 ${BW_SIZE} B messages:"
+		echo
+		echo "| | system calls / 1,000 operations |"
+		echo "|---|---|"
+		for tool in ib_write_bw ib_send_bw; do echo "| $tool | ${calls_of[$tool]} |"; done
+	} >"$FASTPATH_TABLES"
+}
+if [ "${BENCH_FASTPATH:-1}" = only ]; then
+	fastpath
+	echo "#@ table"
+	cat "$FASTPATH_TABLES"
+	echo "#@ end table"
+	exit 0
+fi
+[ "${BENCH_FASTPATH:-1}" = 0 ] || fastpath
 
 # Why a run failed, for the console: the last lines of its output.
 fail_diag() { tail -n 12 <<<"$1" | sed 's/^/#   | /'; }
@@ -339,6 +439,10 @@ fi
 if [ -s "$INCAST_TABLES" ]; then
 	echo
 	cat "$INCAST_TABLES"
+fi
+if [ -s "$FASTPATH_TABLES" ]; then
+	echo
+	cat "$FASTPATH_TABLES"
 fi
 echo "#@ end table"
 exit 0

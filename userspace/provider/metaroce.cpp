@@ -61,6 +61,59 @@ struct ContextRelease {
 };
 using ContextPtr = std::unique_ptr<Context, ContextRelease>;
 
+// --- Data-path accounting -----------------------------------------------------
+//
+// With METAROCE_STATS set, the last context to close prints how many data-
+// path operations the process made and how many system calls they cost:
+// the fast path's figure of merit, without strace.
+enum DataPathCounter : unsigned {
+    kSendWrs,
+    kRecvWrs,
+    kCompletions,
+    kCmdPostSend,
+    kCmdPostRecv,
+    kCmdPostSrqRecv,
+    kCmdPollCq,
+    kCmdReqNotify,
+    kCmdLocalWr,
+    kNumDataPathCounters
+};
+uint64_t g_data_path[kNumDataPathCounters];
+unsigned g_contexts; // open, for print_data_path() at the last close
+
+void count(DataPathCounter c, uint64_t n = 1) noexcept {
+    __atomic_fetch_add(&g_data_path[c], n, __ATOMIC_RELAXED);
+}
+
+void print_data_path() noexcept {
+    const char *v = std::getenv("METAROCE_STATS");
+    if (!v || !*v || (v[0] == '0' && v[1] == '\0'))
+        return;
+    uint64_t c[kNumDataPathCounters];
+    for (unsigned i = 0; i < kNumDataPathCounters; i++)
+        c[i] = __atomic_load_n(&g_data_path[i], __ATOMIC_RELAXED);
+    const uint64_t ops = c[kSendWrs] + c[kRecvWrs] + c[kCompletions];
+    const uint64_t calls = c[kCmdPostSend] + c[kCmdPostRecv] + c[kCmdPostSrqRecv] + c[kCmdPollCq] +
+                           c[kCmdReqNotify] + c[kCmdLocalWr];
+    std::fprintf(stderr,
+                 "metaroce: data path: %llu operations (%llu sends, %llu receives, %llu "
+                 "completions), %llu system calls (post_send %llu, post_recv %llu, "
+                 "post_srq_recv %llu, poll_cq %llu, req_notify_cq %llu, local_wr %llu)\n",
+                 (unsigned long long)ops, (unsigned long long)c[kSendWrs],
+                 (unsigned long long)c[kRecvWrs], (unsigned long long)c[kCompletions],
+                 (unsigned long long)calls, (unsigned long long)c[kCmdPostSend],
+                 (unsigned long long)c[kCmdPostRecv], (unsigned long long)c[kCmdPostSrqRecv],
+                 (unsigned long long)c[kCmdPollCq], (unsigned long long)c[kCmdReqNotify],
+                 (unsigned long long)c[kCmdLocalWr]);
+}
+
+unsigned list_length(const ibv_recv_wr *wr) noexcept {
+    unsigned n = 0;
+    for (; wr; wr = wr->next)
+        n++;
+    return n;
+}
+
 // Frees a provider object once its destroy command succeeded. On failure
 // the object stays valid, so that the caller may retry.
 template <typename T> int finish_destroy(int ret, T *owner) noexcept {
@@ -114,12 +167,15 @@ verbs_context *alloc_context(ibv_device *ibdev, int cmd_fd, void * /*private_dat
         return fail_null<verbs_context>(ret);
     }
     verbs_set_ops(&ctx->vctx, &kContextOps);
+    __atomic_add_fetch(&g_contexts, 1, __ATOMIC_RELAXED);
     debug("opened a context on %s", ibdev->name);
     return &ctx.release()->vctx;
 }
 
 void free_context(ibv_context *ibctx) noexcept {
     ContextPtr release(to_context(ibctx));
+    if (__atomic_sub_fetch(&g_contexts, 1, __ATOMIC_RELAXED) == 0)
+        print_data_path();
 }
 
 // --- Device and port queries ----------------------------------------------
@@ -351,9 +407,12 @@ void ring_read(Cq *cq, ibv_wc &wc) noexcept {
 int poll_cq(ibv_cq *ibcq, int num_entries, ibv_wc *wc) noexcept {
     Cq *cq = to_cq(ibcq);
     if (!cq->ring) {
+        count(kCmdPollCq);
         const int n = ibv_cmd_poll_cq(ibcq, num_entries, wc);
         for (int i = 0; i < n; i++)
             wc[i].wc_flags = wc_flags_from_kernel(wc[i].wc_flags);
+        if (n > 0)
+            count(kCompletions, unsigned(n));
         return n;
     }
     pthread_spin_lock(&cq->lock);
@@ -364,6 +423,8 @@ int poll_cq(ibv_cq *ibcq, int num_entries, ibv_wc *wc) noexcept {
     if (n)
         ring_release(cq);
     pthread_spin_unlock(&cq->lock);
+    if (n)
+        count(kCompletions, unsigned(n));
     return n;
 }
 
@@ -397,8 +458,10 @@ void clean_cq(Cq *cq, uint32_t qpn) noexcept {
 // completion that raced the arming is found by the caller's next poll.
 int req_notify_cq(ibv_cq *ibcq, int solicited_only) noexcept {
     Cq *cq = to_cq(ibcq);
-    if (!cq->ring)
+    if (!cq->ring) {
+        count(kCmdReqNotify);
         return ibv_cmd_req_notify_cq(ibcq, solicited_only);
+    }
     uint32_t *notify = &cq->ring->notify;
     if (!solicited_only) {
         __atomic_store_n(notify, uint32_t{METAROCE_CQ_NOTIFY_NEXT}, __ATOMIC_SEQ_CST);
@@ -457,6 +520,7 @@ int start_poll(ibv_cq_ex *cq_ex, ibv_poll_cq_attr *attr) noexcept {
     }
     ring_read(cq, cq->wc);
     set_current(cq_ex);
+    count(kCompletions);
     return 0;
 }
 
@@ -468,6 +532,7 @@ int next_poll(ibv_cq_ex *cq_ex) noexcept {
         return ENOENT;
     ring_read(cq, cq->wc);
     set_current(cq_ex);
+    count(kCompletions);
     return 0;
 }
 
@@ -669,8 +734,11 @@ using CreateQpResp = WithDriverData<ib_uverbs_create_qp_resp, metaroce_create_qp
 // asks for the doorbell (the QP is in ERR: they complete at once, flushed).
 int post_recv(ibv_qp *ibqp, ibv_recv_wr *wr, ibv_recv_wr **bad_wr) noexcept {
     Qp *qp = to_qp(ibqp);
-    if (!qp->rq.ring)
+    count(kRecvWrs, list_length(wr));
+    if (!qp->rq.ring) {
+        count(kCmdPostRecv);
         return ibv_cmd_post_recv(ibqp, wr, bad_wr);
+    }
     if (ibqp->state == IBV_QPS_RESET) {
         *bad_wr = wr;
         return fail(EINVAL);
@@ -679,6 +747,7 @@ int post_recv(ibv_qp *ibqp, ibv_recv_wr *wr, ibv_recv_wr **bad_wr) noexcept {
     int err = post_to_ring(qp->rq, wr, bad_wr, &doorbell);
     if (doorbell) {
         ibv_recv_wr *none = nullptr;
+        count(kCmdPostRecv);
         if (int ret = ibv_cmd_post_recv(ibqp, nullptr, &none); ret && !err)
             err = ret;
     }
@@ -769,6 +838,8 @@ int post_local_wr(ibv_qp *qp, const metaroce_local_wr &req) noexcept {
     attrs[1].data = reinterpret_cast<uintptr_t>(&req);
     std::memcpy(cmd.bytes, &hdr, sizeof(hdr));
     std::memcpy(cmd.bytes + sizeof(hdr), attrs, sizeof(attrs));
+    count(kSendWrs);
+    count(kCmdLocalWr);
     if (ioctl(qp->context->cmd_fd, RDMA_VERBS_IOCTL, cmd.bytes))
         return errno;
     return 0;
@@ -839,6 +910,11 @@ int post_send(ibv_qp *qp, ibv_send_wr *wr, ibv_send_wr **bad_wr) noexcept {
             last = last->next;
         // Cut the list after the run for the command, then mend it.
         ibv_send_wr *rest = std::exchange(last->next, nullptr);
+        unsigned n = 0;
+        for (const ibv_send_wr *w = wr; w; w = w->next)
+            n++;
+        count(kSendWrs, n);
+        count(kCmdPostSend);
         const int ret = ibv_cmd_post_send(qp, wr, bad_wr);
         last->next = rest;
         if (ret)
@@ -1244,8 +1320,11 @@ int modify_srq(ibv_srq *ibsrq, ibv_srq_attr *attr, int attr_mask) noexcept {
 
 int post_srq_recv(ibv_srq *ibsrq, ibv_recv_wr *wr, ibv_recv_wr **bad_wr) noexcept {
     Srq *srq = to_srq(ibsrq);
-    if (!srq->rq.ring)
+    count(kRecvWrs, list_length(wr));
+    if (!srq->rq.ring) {
+        count(kCmdPostSrqRecv);
         return ibv_cmd_post_srq_recv(ibsrq, wr, bad_wr);
+    }
     bool doorbell = false;
     const int err = post_to_ring(srq->rq, wr, bad_wr, &doorbell);
     return err ? fail(err) : 0;
