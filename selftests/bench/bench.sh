@@ -136,7 +136,8 @@ fp_ratio() {
 fp_calls() {
 	local out
 	out=$(METAROCE_STATS=1 perf metaroce "$1" -s "$BW_SIZE" -n 5000 -F --report_gbits 2>&1)
-	note "fastpath $1: $(grep 'metaroce: data path' <<<"$out" | tr '\n' ' ')"
+	# On stderr: stdout is the caller's answer.
+	note "fastpath $1: $(grep 'metaroce: data path' <<<"$out" | tr '\n' ' ')" >&2
 	awk '/metaroce: data path:/ {
 		for (i = 1; i <= NF; i++) {
 			if ($(i + 1) == "operations") ops += $i
