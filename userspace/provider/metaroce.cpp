@@ -505,6 +505,17 @@ int poll_one_by_command(ibv_cq_ex *cq_ex) noexcept {
     return 0;
 }
 
+// The ring's next completion, under the lock: 0 or ENOENT.
+int read_next(ibv_cq_ex *cq_ex) noexcept {
+    Cq *cq = to_cq(cq_ex);
+    if (!ring_ready(cq))
+        return ENOENT;
+    ring_read(cq, cq->wc);
+    set_current(cq_ex);
+    count(kCompletions);
+    return 0;
+}
+
 // With a ring, the lock is held from a successful start_poll() to
 // end_poll(), and the slots read go back to the kernel at the end.
 int start_poll(ibv_cq_ex *cq_ex, ibv_poll_cq_attr *attr) noexcept {
@@ -514,26 +525,14 @@ int start_poll(ibv_cq_ex *cq_ex, ibv_poll_cq_attr *attr) noexcept {
     if (!cq->ring)
         return poll_one_by_command(cq_ex);
     pthread_spin_lock(&cq->lock);
-    if (!ring_ready(cq)) {
+    const int ret = read_next(cq_ex);
+    if (ret)
         pthread_spin_unlock(&cq->lock);
-        return ENOENT;
-    }
-    ring_read(cq, cq->wc);
-    set_current(cq_ex);
-    count(kCompletions);
-    return 0;
+    return ret;
 }
 
 int next_poll(ibv_cq_ex *cq_ex) noexcept {
-    Cq *cq = to_cq(cq_ex);
-    if (!cq->ring)
-        return poll_one_by_command(cq_ex);
-    if (!ring_ready(cq))
-        return ENOENT;
-    ring_read(cq, cq->wc);
-    set_current(cq_ex);
-    count(kCompletions);
-    return 0;
+    return to_cq(cq_ex)->ring ? read_next(cq_ex) : poll_one_by_command(cq_ex);
 }
 
 void end_poll(ibv_cq_ex *cq_ex) noexcept {
