@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Queue memory shared with user space. An object (a CQ) creates its ring
- * here and removes it when destroyed; each mapping holds a reference on
- * the entry, so the memory outlives the object while user space still
- * maps it (destroy with mappings alive, fork()), and nothing the kernel
- * frees stays reachable from user space.
+ * Queue memory shared with user space. An object (a CQ, a receive queue)
+ * creates its ring here and removes it when destroyed; the memory is
+ * vfree()d when the entry's last reference goes. A mapping holds no
+ * reference on the entry, nor any code of ours (no vm_ops): it holds the
+ * pages themselves, which remap_vmalloc_range() references one by one, so
+ * they outlive the object, the ucontext and the module while user space
+ * still maps them (destroy with mappings alive, fork(), a device removed
+ * or the module unloaded under a running process), and the entry leaves
+ * the ucontext's table when the object does.
  */
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -77,26 +81,6 @@ u64 mr_mmap_offset(const struct mr_mmap *map)
 	return rdma_user_mmap_get_offset(&map->entry);
 }
 
-/* Each VMA, including those fork() copies, holds a reference. */
-static void mr_mmap_vma_open(struct vm_area_struct *vma)
-{
-	struct mr_mmap *map = vma->vm_private_data;
-
-	kref_get(&map->entry.ref);
-}
-
-static void mr_mmap_vma_close(struct vm_area_struct *vma)
-{
-	struct mr_mmap *map = vma->vm_private_data;
-
-	rdma_user_mmap_entry_put(&map->entry);
-}
-
-static const struct vm_operations_struct mr_mmap_vm_ops = {
-	.open = mr_mmap_vma_open,
-	.close = mr_mmap_vma_close,
-};
-
 /* ib_device_ops.mmap: a whole ring, shared, at the offset it was given. */
 int mr_mmap_map(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 {
@@ -113,17 +97,11 @@ int mr_mmap_map(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 	}
 	map = to_mr_mmap(entry);
 	err = remap_vmalloc_range(vma, map->buf, 0);
-	if (err) {
-		rdma_user_mmap_entry_put(entry);
-		return err;
-	}
-	/* The reference taken by _get() is the VMA's. */
-	vma->vm_private_data = map;
-	vma->vm_ops = &mr_mmap_vm_ops;
-	return 0;
+	rdma_user_mmap_entry_put(entry);
+	return err;
 }
 
-/* ib_device_ops.mmap_free: the last reference is gone. */
+/* ib_device_ops.mmap_free: the last reference is gone; mapped pages stay. */
 void mr_mmap_free(struct rdma_user_mmap_entry *entry)
 {
 	struct mr_mmap *map = to_mr_mmap(entry);

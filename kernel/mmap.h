@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * Queue memory shared with user space: vmalloc'd, offered through the
- * uverbs fd's mmap() and freed when both its object and the last mapping
- * are gone.
+ * uverbs fd's mmap(); its pages are freed when both its object and the
+ * last mapping are gone.
  */
 #ifndef METAROCE_MMAP_H
 #define METAROCE_MMAP_H
