@@ -30,29 +30,6 @@ static struct ib_wc *mr_cq_alloc_ring(int cqe)
 	return kvcalloc(cqe, sizeof(struct ib_wc), GFP_KERNEL_ACCOUNT);
 }
 
-/*
- * The provider's request in @udata: 0 when it asks for nothing (none
- * sent, or an older provider), METAROCE_CQ_RING for a mapped ring.
- */
-static int mr_cq_read_request(struct ib_device *ib_dev,
-			      struct ib_udata *udata, u32 *flags)
-{
-	struct metaroce_create_cq_cmd cmd;
-	int err;
-
-	*flags = 0;
-	err = mr_mmap_read_request(ib_dev, udata, &cmd, sizeof(cmd));
-	if (err)
-		return err;
-	if (cmd.reserved) {
-		ibdev_dbg(ib_dev, "CQ request: reserved bytes not zero\n");
-		return -EINVAL;
-	}
-	/* Unknown flags are not granted: the response says what is. */
-	*flags = cmd.flags & METAROCE_CQ_RING;
-	return 0;
-}
-
 /* A zeroed mapped ring of @entries (a power of 2), and its response. */
 static struct mr_mmap *mr_cq_map_ring(struct ib_udata *udata, u32 entries,
 				      struct metaroce_create_cq_resp *resp)
@@ -90,7 +67,8 @@ int mr_cq_create(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	}
 	err = mr_cq_check_size(&dev->ib_dev, attr->cqe);
 	if (!err)
-		err = mr_cq_read_request(&dev->ib_dev, udata, &want);
+		err = mr_mmap_read_request(&dev->ib_dev, udata,
+					   METAROCE_CQ_RING, &want);
 	if (err)
 		return err;
 	if (atomic_inc_return(&dev->num_cq) > MR_MAX_CQ) {

@@ -48,25 +48,33 @@ struct mr_mmap *mr_mmap_create(struct ib_udata *udata, size_t size)
 }
 
 /*
- * A provider's request for rings, @len bytes, from @udata: zeroed when it
- * sends none (an older provider). Bytes past what we know must be zero.
+ * The rings a provider asks for in @udata, from the request every object
+ * shares ({flags, reserved}): 0 when it sends none (an older provider).
+ * Only the flags in @known are granted; reserved and unknown trailing
+ * bytes must be zero.
  */
 int mr_mmap_read_request(struct ib_device *ibdev, struct ib_udata *udata,
-			 void *req, size_t len)
+			 u32 known, u32 *flags)
 {
+	struct metaroce_create_cq_cmd req = {};
 	int err;
 
-	memset(req, 0, len);
+	static_assert(sizeof(struct metaroce_create_qp_cmd) == sizeof(req) &&
+		      sizeof(struct metaroce_create_srq_cmd) == sizeof(req));
+	*flags = 0;
 	if (!udata || !udata->inlen)
 		return 0;
-	err = ib_copy_from_udata(req, udata, min(udata->inlen, len));
+	err = ib_copy_from_udata(&req, udata, min(udata->inlen, sizeof(req)));
 	if (err)
 		return err;
-	if (udata->inlen > len &&
-	    !ib_is_udata_cleared(udata, len, udata->inlen - len)) {
-		ibdev_dbg(ibdev, "ring request: unknown bytes set\n");
+	if (req.reserved ||
+	    (udata->inlen > sizeof(req) &&
+	     !ib_is_udata_cleared(udata, sizeof(req),
+				  udata->inlen - sizeof(req)))) {
+		ibdev_dbg(ibdev, "ring request: reserved bytes set\n");
 		return -EINVAL;
 	}
+	*flags = req.flags & known;
 	return 0;
 }
 

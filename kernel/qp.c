@@ -255,19 +255,16 @@ static int mr_qp_map_rings(struct mr_qp *qp, const struct ib_qp_init_attr *init,
 			   struct ib_udata *udata)
 {
 	struct metaroce_create_qp_resp resp = {};
-	struct metaroce_create_qp_cmd cmd;
+	u32 want;
 	int err;
 
 	if (!udata || !udata->inlen)
 		return 0;
-	err = mr_mmap_read_request(qp->ibqp.device, udata, &cmd, sizeof(cmd));
+	err = mr_mmap_read_request(qp->ibqp.device, udata, METAROCE_QP_RQ_RING,
+				   &want);
 	if (err)
 		return err;
-	if (cmd.reserved) {
-		ibdev_dbg(qp->ibqp.device, "QP request: reserved bytes set\n");
-		return -EINVAL;
-	}
-	if ((cmd.flags & METAROCE_QP_RQ_RING) && !init->srq) {
+	if (want && !init->srq) {
 		if (udata->outlen < sizeof(resp))
 			return -EINVAL;
 		err = mr_wq_map_recv(&qp->rq, udata,

@@ -56,20 +56,17 @@ static int mr_srq_check_size(struct ib_device *ibdev, u32 max_wr)
 static int mr_srq_map_ring(struct mr_srq *srq, struct ib_udata *udata)
 {
 	struct metaroce_create_srq_resp resp = {};
-	struct metaroce_create_srq_cmd cmd;
 	struct mr_wq *rq = &srq->rq;
+	u32 want;
 	int err;
 
 	if (!udata || !udata->inlen)
 		return 0;
-	err = mr_mmap_read_request(srq->ibsrq.device, udata, &cmd, sizeof(cmd));
+	err = mr_mmap_read_request(srq->ibsrq.device, udata, METAROCE_SRQ_RING,
+				   &want);
 	if (err)
 		return err;
-	if (cmd.reserved) {
-		ibdev_dbg(srq->ibsrq.device, "SRQ request: reserved bytes set\n");
-		return -EINVAL;
-	}
-	if (cmd.flags & METAROCE_SRQ_RING) {
+	if (want) {
 		if (udata->outlen < sizeof(resp))
 			return -EINVAL;
 		err = mr_wq_map_recv(rq, udata, roundup_pow_of_two(rq->depth));
