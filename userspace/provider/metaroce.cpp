@@ -79,15 +79,18 @@ enum DataPathCounter : unsigned {
     kNumDataPathCounters
 };
 uint64_t g_data_path[kNumDataPathCounters];
-unsigned g_contexts; // open, for print_data_path() at the last close
+unsigned g_contexts;  // open, for print_data_path() at the last close
+bool g_count_enabled; // METAROCE_STATS, read at the first open
 
+// Off by default: an atomic add on a line every thread shares would tax
+// each post and poll of the path it measures.
 void count(DataPathCounter c, uint64_t n = 1) noexcept {
-    __atomic_fetch_add(&g_data_path[c], n, __ATOMIC_RELAXED);
+    if (__atomic_load_n(&g_count_enabled, __ATOMIC_RELAXED))
+        __atomic_fetch_add(&g_data_path[c], n, __ATOMIC_RELAXED);
 }
 
 void print_data_path() noexcept {
-    const char *v = std::getenv("METAROCE_STATS");
-    if (!v || !*v || (v[0] == '0' && v[1] == '\0'))
+    if (!__atomic_load_n(&g_count_enabled, __ATOMIC_RELAXED))
         return;
     uint64_t c[kNumDataPathCounters];
     for (unsigned i = 0; i < kNumDataPathCounters; i++)
@@ -107,7 +110,8 @@ void print_data_path() noexcept {
                  (unsigned long long)c[kCmdLocalWr]);
 }
 
-unsigned list_length(const ibv_recv_wr *wr) noexcept {
+// WRs in a list of ibv_recv_wr or ibv_send_wr.
+template <typename Wr> unsigned list_length(const Wr *wr) noexcept {
     unsigned n = 0;
     for (; wr; wr = wr->next)
         n++;
@@ -167,7 +171,8 @@ verbs_context *alloc_context(ibv_device *ibdev, int cmd_fd, void * /*private_dat
         return fail_null<verbs_context>(ret);
     }
     verbs_set_ops(&ctx->vctx, &kContextOps);
-    __atomic_add_fetch(&g_contexts, 1, __ATOMIC_RELAXED);
+    if (__atomic_add_fetch(&g_contexts, 1, __ATOMIC_RELAXED) == 1)
+        __atomic_store_n(&g_count_enabled, env_enabled("METAROCE_STATS"), __ATOMIC_RELAXED);
     debug("opened a context on %s", ibdev->name);
     return &ctx.release()->vctx;
 }
@@ -668,12 +673,16 @@ int post_to_ring(RecvRing &rq, ibv_recv_wr *wr, ibv_recv_wr **bad_wr, bool *door
     int err = 0;
     pthread_spin_lock(&rq.lock);
     const uint32_t start = rq.producer;
+    // The kernel's consumer, read again only when the ring looks full.
+    uint32_t consumer = __atomic_load_n(&ring->consumer, __ATOMIC_ACQUIRE);
     for (; wr; wr = wr->next) {
         if (wr->num_sge < 0 || uint32_t(wr->num_sge) > rq.max_sge) {
             err = EINVAL;
             break;
         }
-        if (rq.producer - __atomic_load_n(&ring->consumer, __ATOMIC_ACQUIRE) >= rq.depth) {
+        if (rq.producer - consumer >= rq.depth &&
+            rq.producer - (consumer = __atomic_load_n(&ring->consumer, __ATOMIC_ACQUIRE)) >=
+                rq.depth) {
             err = ENOMEM;
             break;
         }
@@ -909,10 +918,7 @@ int post_send(ibv_qp *qp, ibv_send_wr *wr, ibv_send_wr **bad_wr) noexcept {
             last = last->next;
         // Cut the list after the run for the command, then mend it.
         ibv_send_wr *rest = std::exchange(last->next, nullptr);
-        unsigned n = 0;
-        for (const ibv_send_wr *w = wr; w; w = w->next)
-            n++;
-        count(kSendWrs, n);
+        count(kSendWrs, list_length(wr));
         count(kCmdPostSend);
         const int ret = ibv_cmd_post_send(qp, wr, bad_wr);
         last->next = rest;
@@ -1427,9 +1433,13 @@ const verbs_context_ops kContextOps = {
     .resize_cq = resize_cq,
 };
 
-bool debug_enabled() noexcept {
-    const char *v = std::getenv("METAROCE_DEBUG");
+bool env_enabled(const char *name) noexcept {
+    const char *v = std::getenv(name);
     return v && *v && !(v[0] == '0' && v[1] == '\0');
+}
+
+bool debug_enabled() noexcept {
+    return env_enabled("METAROCE_DEBUG");
 }
 
 void debug(const char *fmt, ...) noexcept {

@@ -114,7 +114,9 @@ extern const verbs_context_ops kContextOps;
 // kDeviceOps.match_table: exactly one driver-id entry plus the terminator.
 extern const verbs_match_ent kMatchTable[2];
 
-// True when METAROCE_DEBUG is set to something other than "" or "0".
+// True when the environment variable is set to something other than "" or "0".
+bool env_enabled(const char *name) noexcept;
+// True when METAROCE_DEBUG is.
 bool debug_enabled() noexcept;
 // printf-style line to stderr, prefixed "metaroce: ", only when debugging.
 void debug(const char *fmt, ...) noexcept __attribute__((format(printf, 1, 2)));
