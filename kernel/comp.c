@@ -20,6 +20,7 @@
 #include "plane.h"
 #include "trace.h"
 #include "tx.h"
+#include "wq.h"
 
 /* Pop the WQE at the head of the send ring and complete it. */
 static bool mr_comp_pop(struct mr_xport *x, enum ib_wc_status status)
@@ -47,8 +48,7 @@ static bool mr_comp_pop(struct mr_xport *x, enum ib_wc_status status)
 	rd_open = x->req.msn_head != x->req.msn_send &&
 		  mr_opcode_has(wqe->opcode, MR_OPC_RD) &&
 		  !x->wtx[sq->head].resp.done;
-	sq->head = (sq->head + 1) % sq->depth;
-	sq->count--;
+	mr_wq_pop(sq);
 	spin_unlock_irqrestore(&sq->lock, flags);
 	mr_requester_retire(&x->req, rd_open);
 	if (signal) {

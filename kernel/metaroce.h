@@ -224,9 +224,11 @@ struct mr_wq {
 	u32 count;
 	bool flushing;
 	/*
-	 * A user RQ posts into a ring it maps (uapi's metaroce_wq_ring); its
-	 * WQEs are copied into buf when the transport needs one. @ucons is
-	 * ours; @ubad: the ring was hostile, nothing more is read from it.
+	 * A user RQ or SQ posts into a ring it maps (uapi's metaroce_wq_ring);
+	 * its WQEs are copied into buf when the transport needs one. @ucons
+	 * is ours; @ubad: the ring was hostile, nothing more is read from it;
+	 * @udoorbell: what the ring's flags say. An SQ ring's WQEs are copied
+	 * once into @ucopy (sq.c) before they are checked.
 	 */
 	struct mr_mmap *map;
 	struct metaroce_wq_ring *uring;
@@ -234,6 +236,8 @@ struct mr_wq {
 	u32 ustride;
 	u32 ucons;
 	bool ubad;
+	bool udoorbell;
+	void *ucopy;
 };
 
 /* A shared receive queue (srq.c). */

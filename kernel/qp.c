@@ -37,14 +37,13 @@
 #include "opcode.h"
 #include "qp.h"
 #include "req.h"
+#include "sq.h"
 #include "srq.h"
 #include "ud.h"
 #include "wq.h"
 #include "xport.h"
 #include "proto/bounds.h"
 
-#define MR_SEND_FLAGS \
-	(IB_SEND_FENCE | IB_SEND_SIGNALED | IB_SEND_SOLICITED | IB_SEND_INLINE)
 #define MR_QP_ACCESS \
 	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 	 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)
@@ -249,7 +248,8 @@ static int mr_qp_queues_init(struct mr_qp *qp, struct ib_qp_init_attr *init)
 
 /*
  * A user QP's rings, if its provider asks for them (an older one sends no
- * request and posts by command): the receive queue, unless on an SRQ.
+ * request and posts by command): the receive queue, unless on an SRQ,
+ * and the send queue of an RC or UC QP. On failure it maps none.
  */
 static int mr_qp_map_rings(struct mr_qp *qp, const struct ib_qp_init_attr *init,
 			   struct ib_udata *udata)
@@ -260,29 +260,44 @@ static int mr_qp_map_rings(struct mr_qp *qp, const struct ib_qp_init_attr *init,
 
 	if (!udata || !udata->inlen)
 		return 0;
-	err = mr_mmap_read_request(qp->ibqp.device, udata, METAROCE_QP_RQ_RING,
-				   &want);
+	err = mr_mmap_read_request(qp->ibqp.device, udata,
+				   METAROCE_QP_RQ_RING | METAROCE_QP_SQ_RING, &want);
 	if (err)
 		return err;
-	if (want && !init->srq) {
-		if (udata->outlen < sizeof(resp))
+	if ((want & METAROCE_QP_RQ_RING) && !init->srq) {
+		if (udata->outlen < offsetofend(typeof(resp), reserved))
 			return -EINVAL;
 		err = mr_wq_map_recv(&qp->rq, udata,
 				     roundup_pow_of_two(qp->rq.depth));
 		if (err)
 			return err;
-		resp = (struct metaroce_create_qp_resp) {
-			.rq_mmap_offset = mr_mmap_offset(qp->rq.map),
-			.rq_mmap_size = qp->rq.map->size,
-			.flags = METAROCE_QP_RQ_RING,
-			.rq_entries = qp->rq.uentries,
-			.rq_stride = qp->rq.ustride,
-			.rq_max_sge = qp->rq.max_sge,
-		};
+		resp.rq_mmap_offset = mr_mmap_offset(qp->rq.map);
+		resp.rq_mmap_size = qp->rq.map->size;
+		resp.flags |= METAROCE_QP_RQ_RING;
+		resp.rq_entries = qp->rq.uentries;
+		resp.rq_stride = qp->rq.ustride;
+		resp.rq_max_sge = qp->rq.max_sge;
+	}
+	/* Datagrams name their AH, which the ring cannot carry. */
+	if ((want & METAROCE_QP_SQ_RING) && !mr_qp_is_ud_type(init->qp_type) &&
+	    udata->outlen >= sizeof(resp)) {
+		err = mr_sq_map(qp, udata);
+		if (err)
+			goto err_rq;
+		resp.sq_mmap_offset = mr_mmap_offset(qp->sq.map);
+		resp.sq_mmap_size = qp->sq.map->size;
+		resp.flags |= METAROCE_QP_SQ_RING;
+		resp.sq_entries = qp->sq.uentries;
+		resp.sq_stride = qp->sq.ustride;
+		resp.sq_max_sge = qp->sq.max_sge;
+		resp.sq_max_inline = qp->max_inline;
 	}
 	err = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
-	if (err)
-		mr_wq_unmap(&qp->rq);
+	if (!err)
+		return 0;
+	mr_sq_unmap(qp);
+err_rq:
+	mr_wq_unmap(&qp->rq);
 	return err;
 }
 
@@ -370,10 +385,10 @@ int mr_qp_create(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = mr_qp_queues_init(qp, init);
 	if (err)
 		goto err_count;
+	mr_qp_fields_init(qp, init);
 	err = mr_qp_map_rings(qp, init, udata);
 	if (err)
 		goto err_rings;
-	mr_qp_fields_init(qp, init);
 	err = mr_qp_type_init(qp, init->qp_type);
 	if (err)
 		goto err_queues;
@@ -391,9 +406,10 @@ err_xport:
 		mr_qp_xport_destroy(qp);
 err_queues:
 	mr_local_fini(qp);
-	mutex_destroy(&qp->state_lock);
-err_rings:
+	mr_sq_unmap(qp);
 	mr_wq_unmap(&qp->rq);
+err_rings:
+	mutex_destroy(&qp->state_lock);
 	kvfree(qp->rq.buf);
 	kvfree(qp->sq.buf);
 err_count:
@@ -422,6 +438,7 @@ int mr_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
 	mr_cq_clean(qp->scq, ibqp);
 	if (qp->rcq != qp->scq)
 		mr_cq_clean(qp->rcq, ibqp);
+	mr_sq_unmap(qp);
 	kvfree(qp->sq.buf);
 	mr_wq_unmap(&qp->rq);
 	kvfree(qp->rq.buf);
@@ -626,6 +643,7 @@ out:
 	mutex_unlock(&qp->state_lock);
 	/* Not under state_lock: completion handlers may modify the QP. */
 	if (flush) {
+		mr_sq_pull(qp);
 		mr_wq_flush(qp, MR_WQ_SQ);
 		mr_wq_flush(qp, MR_WQ_RQ);
 	}
@@ -719,213 +737,6 @@ EXPORT_SYMBOL_IF_KUNIT(mr_qp_post_recv);
 
 /* post_send */
 
-/* Gather the inline data of @wr into @dst: user or kernel addresses. */
-static int mr_qp_copy_inline(struct mr_qp *qp, const struct ib_send_wr *wr,
-			     u8 *dst)
-{
-	int i;
-
-	for (i = 0; i < wr->num_sge; i++) {
-		const struct ib_sge *sge = &wr->sg_list[i];
-
-		if (qp->ibqp.uobject) {
-			if (copy_from_user(dst, u64_to_user_ptr(sge->addr),
-					   sge->length)) {
-				ibdev_dbg(qp->ibqp.device,
-					  "QP %u: inline data at %#llx unreadable\n",
-					  qp->ibqp.qp_num, sge->addr);
-				return -EFAULT;
-			}
-		} else {
-			memcpy(dst, (void *)(uintptr_t)sge->addr, sge->length);
-		}
-		dst += sge->length;
-	}
-	return 0;
-}
-
-/* The checks every send WR passes, whatever its opcode; its length in *@len. */
-static int mr_qp_send_check(struct mr_qp *qp, const struct ib_send_wr *wr,
-			    const struct mr_opcode_info *o, u64 *len)
-{
-	static const char *const qpt_name[MR_OPC_NQPT] = {
-		[MR_OPC_RC] = "RC", [MR_OPC_UC] = "UC", [MR_OPC_UD] = "UD",
-	};
-	struct ib_device *ibdev = qp->ibqp.device;
-	u32 qpn = qp->ibqp.qp_num;
-	int i;
-
-	if (wr->num_sge < 0 || wr->num_sge > qp->sq.max_sge) {
-		ibdev_dbg(ibdev, "QP %u: %d SGEs, max_send_sge is %u\n", qpn,
-			  wr->num_sge, qp->sq.max_sge);
-		return -EINVAL;
-	}
-	if (wr->send_flags & ~MR_SEND_FLAGS) {
-		ibdev_dbg(ibdev, "QP %u: send flags %#x not supported\n", qpn,
-			  wr->send_flags & ~MR_SEND_FLAGS);
-		return -EINVAL;
-	}
-	*len = 0;
-	for (i = 0; i < wr->num_sge; i++)
-		*len += wr->sg_list[i].length;
-	if (*len > MR_MAX_MSG_SIZE) {
-		ibdev_dbg(ibdev, "QP %u: message of %llu bytes exceeds %lu\n",
-			  qpn, *len, MR_MAX_MSG_SIZE);
-		return -EINVAL;
-	}
-	if (!mr_opcode_wire(o, qp->ibqp.qp_type)) {
-		ibdev_dbg(ibdev, "QP %u: opcode %d not supported on %s\n", qpn,
-			  wr->opcode, qpt_name[mr_opcode_qpt(qp->ibqp.qp_type)]);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* A UD send WR's destination, copied: the AH may go before the WQE does. */
-static int mr_qp_send_build_ud(struct mr_qp *qp, const struct ib_send_wr *wr,
-			       struct mr_send_wqe *wqe)
-{
-	struct ib_device *ibdev = qp->ibqp.device;
-	u32 qpn = qp->ibqp.qp_num;
-
-	if (!ud_wr(wr)->ah || ud_wr(wr)->remote_qpn > MR_QPN_MAX) {
-		ibdev_dbg(ibdev, "QP %u: UD send WR without an AH or with QPN %#x\n",
-			  qpn, ud_wr(wr)->remote_qpn);
-		return -EINVAL;
-	}
-	/* One P_Key, at index 0: ib_mad passes the index it has. */
-	if (qp->ibqp.qp_type == IB_QPT_GSI && ud_wr(wr)->pkey_index) {
-		ibdev_dbg(ibdev, "QP %u: no P_Key index %u\n", qpn,
-			  ud_wr(wr)->pkey_index);
-		return -EINVAL;
-	}
-	wqe->ud.flow = to_mr_ah(ud_wr(wr)->ah)->flow;
-	wqe->ud.remote_qpn = ud_wr(wr)->remote_qpn;
-	wqe->ud.remote_qkey = ud_wr(wr)->remote_qkey;
-	return 0;
-}
-
-/* The fields of @wr that its opcode has: immediate, rkey, remote address. */
-static int mr_qp_send_build_opcode(struct mr_qp *qp,
-				   const struct ib_send_wr *wr,
-				   const struct mr_opcode_info *o, u64 len,
-				   struct mr_send_wqe *wqe)
-{
-	if (o->flags & MR_OPC_IMM)
-		wqe->ex.imm_data = wr->ex.imm_data;
-	if (o->flags & MR_OPC_INV)
-		wqe->ex.invalidate_rkey = wr->ex.invalidate_rkey;
-	if (o->flags & MR_OPC_ATOMIC) {
-		wqe->remote_addr = atomic_wr(wr)->remote_addr;
-		wqe->rkey = atomic_wr(wr)->rkey;
-		wqe->compare_add = atomic_wr(wr)->compare_add;
-		wqe->swap = atomic_wr(wr)->swap;
-		if (wr->num_sge != 1 || len != sizeof(u64) ||
-		    !IS_ALIGNED(wqe->remote_addr, sizeof(u64))) {
-			ibdev_dbg(qp->ibqp.device, "QP %u: atomic needs one 8-byte SGE and an aligned address\n",
-				  qp->ibqp.qp_num);
-			return -EINVAL;
-		}
-	} else if (o->flags & MR_OPC_REMOTE) {
-		wqe->remote_addr = rdma_wr(wr)->remote_addr;
-		wqe->rkey = rdma_wr(wr)->rkey;
-	}
-	return 0;
-}
-
-/* The data of @wr: its SGEs, or with IB_SEND_INLINE a copy of the bytes. */
-static int mr_qp_send_build_data(struct mr_qp *qp, const struct ib_send_wr *wr,
-				 const struct mr_opcode_info *o, u64 len,
-				 struct mr_send_wqe *wqe)
-{
-	struct ib_device *ibdev = qp->ibqp.device;
-	u32 qpn = qp->ibqp.qp_num;
-	int i;
-
-	if (!(wr->send_flags & IB_SEND_INLINE)) {
-		wqe->num_sge = wr->num_sge;
-		for (i = 0; i < wr->num_sge; i++) {
-			wqe->sge[i].addr = wr->sg_list[i].addr;
-			wqe->sge[i].length = wr->sg_list[i].length;
-			wqe->sge[i].lkey = wr->sg_list[i].lkey;
-		}
-		return 0;
-	}
-	if (!(o->flags & MR_OPC_INLINE)) {
-		ibdev_dbg(ibdev, "QP %u: opcode %d cannot be inline\n", qpn,
-			  wr->opcode);
-		return -EINVAL;
-	}
-	if (len > qp->max_inline) {
-		ibdev_dbg(ibdev, "QP %u: %llu bytes inline, max_inline_data is %u\n",
-			  qpn, len, qp->max_inline);
-		return -EINVAL;
-	}
-	return mr_qp_copy_inline(qp, wr, wqe->inline_data);
-}
-
-/* Check @wr as a send WR of the QP's type and copy it into @wqe (of sq.stride bytes). */
-static int mr_qp_send_build(struct mr_qp *qp, const struct ib_send_wr *wr,
-			    struct mr_send_wqe *wqe)
-{
-	const struct mr_opcode_info *o = mr_opcode_get(wr->opcode);
-	u64 len;
-	int err;
-
-	err = mr_qp_send_check(qp, wr, o, &len);
-	if (err)
-		return err;
-	memset(wqe, 0, sizeof(*wqe));
-	wqe->wr_id = wr->wr_id;
-	wqe->opcode = wr->opcode;
-	wqe->send_flags = wr->send_flags;
-	wqe->length = len;
-	if (mr_qp_is_ud(qp)) {
-		err = mr_qp_send_build_ud(qp, wr, wqe);
-		if (err)
-			return err;
-	}
-	err = mr_qp_send_build_opcode(qp, wr, o, len, wqe);
-	if (err)
-		return err;
-	return mr_qp_send_build_data(qp, wr, o, len, wqe);
-}
-
-/*
- * Check that each SGE of @wqe names an MR of the QP's PD that covers it
- * with the rights the operation needs. The transport looks the MRs up
- * again when it moves the data: they may be deregistered meanwhile.
- */
-static int mr_qp_check_sges(struct mr_qp *qp, const struct mr_send_wqe *wqe)
-{
-	struct mr_dev *dev = to_mr_dev(qp->ibqp.device);
-	u32 need = mr_opcode_has(wqe->opcode, MR_OPC_LOCAL_WRITE) ?
-		   MR_ACC_LOCAL_WRITE : MR_ACC_LOCAL_READ;
-	u32 i;
-
-	for (i = 0; i < wqe->num_sge; i++) {
-		const struct mr_sge *sge = &wqe->sge[i];
-		struct mr_mr *mr = mr_mr_get(dev, qp->ibqp.pd, sge->lkey, NULL);
-		int err;
-
-		if (!mr) {
-			ibdev_dbg(&dev->ib_dev, "QP %u: SGE %u: no MR with lkey %#x in the QP's PD\n",
-				  qp->ibqp.qp_num, i, sge->lkey);
-			return -EINVAL;
-		}
-		err = mr_mr_check(mr, sge->addr, sge->length, need);
-		mr_mr_put(mr);
-		if (err) {
-			ibdev_dbg(&dev->ib_dev, "QP %u: SGE %u (%#llx, %u bytes) %s MR %#x\n",
-				  qp->ibqp.qp_num, i, sge->addr, sge->length,
-				  err == -ERANGE ? "outside" : "needs rights not granted by",
-				  sge->lkey);
-			return -EINVAL;
-		}
-	}
-	return 0;
-}
-
 static int mr_qp_send_queue(struct mr_qp *qp, const struct mr_send_wqe *wqe,
 			    bool *flush, bool *kick)
 {
@@ -954,7 +765,7 @@ static int mr_qp_send_queue(struct mr_qp *qp, const struct mr_send_wqe *wqe,
 			qp->local.posted++;
 			*flush = true;
 		} else {
-			err = mr_qp_check_sges(qp, wqe);
+			err = mr_sq_check_sges(qp, wqe);
 			if (!err && qp->xp) {
 				err = mr_req_submit(qp, wqe);
 			} else if (!err) {
@@ -987,6 +798,19 @@ int mr_qp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	bool flush = false, kick = false;
 	int err = 0;
 
+	if (qp->sq.uring) {
+		/* The doorbell: its WRs are in the ring, none come with it. */
+		if (wr) {
+			ibdev_dbg(ibqp->device, "QP %u: posts through its send ring\n",
+				  ibqp->qp_num);
+			*bad_wr = wr;
+			return -EINVAL;
+		}
+		mr_sq_pull(qp);
+		mr_xport_kick(qp);
+		mr_wq_flush(qp, MR_WQ_SQ);
+		return 0;
+	}
 	wqe = kmalloc(qp->sq.stride, ibqp->uobject ? GFP_KERNEL : GFP_ATOMIC);
 	if (!wqe) {
 		*bad_wr = wr;
@@ -996,7 +820,7 @@ int mr_qp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		if (wr->opcode == IB_WR_REG_MR || wr->opcode == IB_WR_LOCAL_INV) {
 			err = mr_local_post(qp, wr);
 		} else {
-			err = mr_qp_send_build(qp, wr, wqe);
+			err = mr_sq_build(qp, wr, !!ibqp->uobject, wqe);
 			if (!err)
 				err = mr_qp_send_queue(qp, wqe, &flush, &kick);
 		}

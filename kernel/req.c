@@ -17,6 +17,7 @@
 #include "plane.h"
 #include "req.h"
 #include "resp.h"
+#include "sq.h"
 #include "trace.h"
 #include "tx.h"
 
@@ -163,6 +164,8 @@ void mr_req_push(struct mr_xport *x)
 {
 	if (!x->snd.on)
 		return;
+	/* What a user QP posted in its send ring since (sq.c). */
+	mr_sq_pull(x->qp);
 	mr_req_planes(x);
 	if (!mr_hello_ready(&x->hello)) {
 		if (mr_wq_count(&x->qp->sq))

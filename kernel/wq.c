@@ -31,6 +31,8 @@ int mr_wq_init(struct mr_wq *wq, u32 depth, u32 max_sge, size_t stride)
 	wq->flushing = false;
 	wq->map = NULL;
 	wq->uring = NULL;
+	wq->ucopy = NULL;
+	wq->udoorbell = false;
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(mr_wq_init);
@@ -249,6 +251,22 @@ out:
 EXPORT_SYMBOL_IF_KUNIT(mr_wq_flush);
 
 /*
+ * RESET: the queue is empty, and what user space posted in its ring
+ * before is dropped.
+ */
+static void mr_wq_reset(struct mr_wq *wq)
+{
+	wq->head = 0;
+	wq->count = 0;
+	if (!wq->uring)
+		return;
+	wq->ucons = READ_ONCE(wq->uring->producer);
+	wq->ubad = false;
+	/* Pairs with the provider's acquire of consumer. */
+	smp_store_release(&wq->uring->consumer, wq->ucons);
+}
+
+/*
  * Set the QP state, with sq.lock held; rq.lock is taken too, as either
  * lock guards it for readers. RESET empties both rings.
  */
@@ -258,19 +276,14 @@ void mr_wq_set_state(struct mr_qp *qp, enum ib_qp_state state)
 	spin_lock(&qp->rq.lock);
 	qp->state = state;
 	mr_wq_set_doorbell(&qp->rq, mr_wq_flushes(state, MR_WQ_RQ));
+	/* In RTS the send ring's reads set it (sq.c); elsewhere nothing reads. */
+	if (state != IB_QPS_RTS && !qp->sq.udoorbell) {
+		qp->sq.udoorbell = true;
+		mr_wq_set_doorbell(&qp->sq, true);
+	}
 	if (state == IB_QPS_RESET) {
-		qp->sq.head = 0;
-		qp->sq.count = 0;
-		qp->rq.head = 0;
-		qp->rq.count = 0;
-		/* What user space posted before is dropped, as in the ring. */
-		if (qp->rq.uring) {
-			qp->rq.ucons = READ_ONCE(qp->rq.uring->producer);
-			qp->rq.ubad = false;
-			/* Pairs with the provider's acquire of consumer. */
-			smp_store_release(&qp->rq.uring->consumer,
-					  qp->rq.ucons);
-		}
+		mr_wq_reset(&qp->sq);
+		mr_wq_reset(&qp->rq);
 	}
 	spin_unlock(&qp->rq.lock);
 }

@@ -136,6 +136,7 @@ struct metaroce_cq_ring {
 /* create_qp request and response flags */
 enum metaroce_qp_flags {
 	METAROCE_QP_RQ_RING = 1 << 0,	/* receives posted in a mapped ring */
+	METAROCE_QP_SQ_RING = 1 << 1,	/* sends posted in a mapped ring (RC, UC) */
 };
 
 struct metaroce_create_qp_cmd {
@@ -151,6 +152,14 @@ struct metaroce_create_qp_resp {
 	__u32 rq_stride;		/* bytes per slot */
 	__u32 rq_max_sge;		/* SGEs a slot holds */
 	__u32 reserved;
+	/* Since the send ring: a response this long, or none is granted. */
+	__aligned_u64 sq_mmap_offset;	/* the send ring's mmap() offset */
+	__u32 sq_mmap_size;
+	__u32 sq_entries;		/* slots, a power of 2 */
+	__u32 sq_stride;		/* bytes per slot */
+	__u32 sq_max_sge;		/* SGEs a slot holds */
+	__u32 sq_max_inline;		/* inline bytes a slot holds */
+	__u32 sq_reserved;
 };
 
 /* create_srq request and response flags */
@@ -190,6 +199,14 @@ enum metaroce_wq_ring_flags {
 };
 
 /*
+ * A send ring's flags use the same bit: the kernel reads a send ring
+ * while it has sends in flight, as their acknowledgements come in; when
+ * it has none, or the QP is in a flushing state, it sets
+ * METAROCE_WQ_NEED_DOORBELL, and user space then rings the doorbell after
+ * posting: a POST_SEND command with no WR.
+ */
+
+/*
  * A ring of work requests user space posts: it writes a slot, then
  * producer (release); the kernel copies each slot once, checks it, and
  * writes consumer. After producer, and a full barrier, user space reads
@@ -212,6 +229,28 @@ struct metaroce_recv_wqe {
 	__u32 num_sge;			/* at most rq_max_sge */
 	__u32 reserved;
 	struct ib_uverbs_sge sge[];
+};
+
+/*
+ * A slot of a send ring: the fields of an ib_uverbs_send_wr that RC and UC
+ * use, then data[]: num_sge ib_uverbs_sge, or with IB_UVERBS_SEND_INLINE
+ * inline_len bytes of data. opcode and send_flags take the values of
+ * enum ib_uverbs_wr_opcode and enum ib_uverbs_send_flags. Binds and local
+ * invalidations are not posted here (METAROCE_METHOD_QP_LOCAL_WR).
+ */
+struct metaroce_send_wqe {
+	__aligned_u64 wr_id;
+	__u32 opcode;
+	__u32 send_flags;
+	__u32 num_sge;			/* at most sq_max_sge; 0 when inline */
+	__u32 inline_len;		/* at most sq_max_inline */
+	__u32 ex;			/* imm_data (as posted) or invalidate_rkey */
+	__u32 rkey;			/* RDMA and atomics */
+	__aligned_u64 remote_addr;
+	__aligned_u64 compare_add;	/* atomics */
+	__aligned_u64 swap;
+	__u32 reserved[2];		/* 0 */
+	__u8 data[];
 };
 
 #endif /* METAROCE_ABI_H */

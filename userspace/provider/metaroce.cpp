@@ -55,6 +55,8 @@ Context *to_context(ibv_context *ibctx) noexcept {
 // verbs_uninit_context() (which closes the fds) and free().
 struct ContextRelease {
     void operator()(Context *ctx) const noexcept {
+        pthread_rwlock_destroy(&ctx->mrs.lock);
+        std::free(ctx->mrs.mrs);
         verbs_uninit_context(&ctx->vctx);
         std::free(ctx);
     }
@@ -162,6 +164,7 @@ verbs_context *alloc_context(ibv_device *ibdev, int cmd_fd, void * /*private_dat
         METAROCE_DRIVER_ID)));
     if (!ctx)
         return nullptr;
+    pthread_rwlock_init(&ctx->mrs.lock, nullptr);
 
     cmd::GetContext cmd{};
     ib_uverbs_get_context_resp resp{};
@@ -222,6 +225,46 @@ int dealloc_pd(ibv_pd *pd) noexcept {
     return finish_destroy(ibv_cmd_dealloc_pd(pd), pd);
 }
 
+// --- The MRs of a context, for checking sends posted in a ring -------------
+
+// The first entry whose lkey is not below @lkey.
+MrInfo *mr_table_lower(MrTable &t, uint32_t lkey) noexcept {
+    return std::lower_bound(t.mrs, t.mrs + t.count, lkey,
+                            [](const MrInfo &m, uint32_t key) { return m.lkey < key; });
+}
+
+bool mr_table_add(MrTable &t, const MrInfo &mr) noexcept {
+    pthread_rwlock_wrlock(&t.lock);
+    bool ok = true;
+    if (t.count == t.capacity) {
+        const size_t cap = std::max<size_t>(16, t.capacity * 2);
+        if (auto *p = static_cast<MrInfo *>(std::realloc(t.mrs, cap * sizeof(MrInfo)))) {
+            t.mrs = p;
+            t.capacity = cap;
+        } else {
+            ok = false;
+        }
+    }
+    if (ok) {
+        MrInfo *at = mr_table_lower(t, mr.lkey);
+        std::memmove(at + 1, at, size_t(t.mrs + t.count - at) * sizeof(MrInfo));
+        *at = mr;
+        t.count++;
+    }
+    pthread_rwlock_unlock(&t.lock);
+    return ok;
+}
+
+void mr_table_remove(MrTable &t, uint32_t lkey) noexcept {
+    pthread_rwlock_wrlock(&t.lock);
+    MrInfo *at = mr_table_lower(t, lkey);
+    if (at != t.mrs + t.count && at->lkey == lkey) {
+        std::memmove(at, at + 1, size_t(t.mrs + t.count - at - 1) * sizeof(MrInfo));
+        t.count--;
+    }
+    pthread_rwlock_unlock(&t.lock);
+}
+
 ibv_mr *reg_mr(ibv_pd *pd, void *addr, size_t length, uint64_t hca_va, int access) noexcept {
     auto vmr = zalloc<verbs_mr>();
     if (!vmr)
@@ -231,11 +274,22 @@ ibv_mr *reg_mr(ibv_pd *pd, void *addr, size_t length, uint64_t hca_va, int acces
     if (int ret = ibv_cmd_reg_mr(pd, addr, length, hca_va, access, vmr.get(), &cmd, sizeof(cmd),
                                  &resp, sizeof(resp)))
         return fail_null<ibv_mr>(ret);
+    if (!mr_table_add(to_context(pd->context)->mrs,
+                      MrInfo{vmr->mr.lkey, access, pd, hca_va, length})) {
+        ibv_cmd_dereg_mr(vmr.get());
+        return fail_null<ibv_mr>(ENOMEM);
+    }
     return &vmr.release()->mr;
 }
 
 int dereg_mr(verbs_mr *vmr) noexcept {
-    return finish_destroy(ibv_cmd_dereg_mr(vmr), vmr);
+    const uint32_t lkey = vmr->mr.lkey;
+    MrTable &mrs = to_context(vmr->mr.context)->mrs;
+    if (int ret = ibv_cmd_dereg_mr(vmr))
+        return fail(ret);
+    mr_table_remove(mrs, lkey);
+    CPtr<verbs_mr> release(vmr);
+    return 0;
 }
 
 // --- Completion queues --------------------------------------------------------
@@ -711,6 +765,50 @@ int post_to_ring(RecvRing &rq, ibv_recv_wr *wr, ibv_recv_wr **bad_wr, bool *door
     return err;
 }
 
+// --- Send rings, of RC and UC QPs ---------------------------------------------
+
+// Maps the send ring of CREATE_QP's answer, if granted; false on failure
+// (errno set). @depth: the max_send_wr granted.
+bool map_send_ring(SendRing &sq, int cmd_fd, const metaroce_create_qp_resp &r, uint32_t depth,
+                   uint32_t num) noexcept {
+    sq.ring = nullptr;
+    debug("QP %u: send ring %s, %u entries of %u bytes", num,
+          r.flags & METAROCE_QP_SQ_RING ? "granted" : "not granted", r.sq_entries, r.sq_stride);
+    if (!(r.flags & METAROCE_QP_SQ_RING))
+        return true;
+    const uint32_t n = r.sq_entries;
+    if (n == 0 || (n & (n - 1)) || depth > n || r.sq_max_sge == 0 ||
+        r.sq_stride < sizeof(metaroce_send_wqe) +
+                          std::max<size_t>(r.sq_max_sge * sizeof(ib_uverbs_sge), r.sq_max_inline) ||
+        r.sq_mmap_size < sizeof(metaroce_wq_ring) + size_t{n} * r.sq_stride) {
+        debug("QP %u: no usable send ring in the answer, sends by command", num);
+        return true;
+    }
+    void *p = mmap(nullptr, r.sq_mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, cmd_fd,
+                   off_t(r.sq_mmap_offset));
+    if (p == MAP_FAILED)
+        return false;
+    sq.ring = static_cast<metaroce_wq_ring *>(p);
+    sq.map_offset = r.sq_mmap_offset;
+    sq.map_size = r.sq_mmap_size;
+    sq.entries = n;
+    sq.stride = r.sq_stride;
+    sq.max_sge = r.sq_max_sge;
+    sq.max_inline = r.sq_max_inline;
+    sq.depth = depth;
+    sq.producer = 0;
+    pthread_spin_init(&sq.lock, PTHREAD_PROCESS_PRIVATE);
+    return true;
+}
+
+void unmap_send_ring(SendRing &sq) noexcept {
+    if (!sq.ring)
+        return;
+    munmap(sq.ring, sq.map_size);
+    pthread_spin_destroy(&sq.lock);
+    sq.ring = nullptr;
+}
+
 // --- Queue pairs ------------------------------------------------------------
 
 Qp *to_qp(ibv_qp *qp) noexcept {
@@ -727,6 +825,7 @@ Qp *to_qp(ibv_qp_ex *qpx) noexcept {
 struct QpRelease {
     void operator()(Qp *qp) const noexcept {
         unmap_recv_ring(qp->rq);
+        unmap_send_ring(qp->sq);
         CPtr<ibv_send_wr> wrs(qp->wrs);
         CPtr<ibv_sge> sges(qp->sges);
         CPtr<uint8_t> inline_data(qp->inline_data);
@@ -772,7 +871,9 @@ QpPtr create_kernel_qp(ibv_pd *pd, ibv_qp_init_attr *attr) noexcept {
     }
     CreateQpCmd cmd;
     metaroce_create_qp_cmd ask{};
-    ask.flags = attr->srq ? 0 : METAROCE_QP_RQ_RING;
+    ask.flags =
+        (attr->srq ? 0 : METAROCE_QP_RQ_RING) |
+        (attr->qp_type == IBV_QPT_RC || attr->qp_type == IBV_QPT_UC ? METAROCE_QP_SQ_RING : 0);
     cmd.set_driver(ask);
     CreateQpResp resp;
     if (int ret = ibv_cmd_create_qp(pd, &qp->vqp.qp, attr, cmd.base(), sizeof(cmd), resp.base(),
@@ -789,7 +890,8 @@ QpPtr create_kernel_qp(ibv_pd *pd, ibv_qp_init_attr *attr) noexcept {
                               r.rq_stride,
                               r.rq_max_sge};
     if (!map_recv_ring(qp->rq, pd->context->cmd_fd, grant, attr->cap.max_recv_wr, "QP",
-                       qp->vqp.qp.qp_num)) {
+                       qp->vqp.qp.qp_num) ||
+        !map_send_ring(qp->sq, pd->context->cmd_fd, r, attr->cap.max_send_wr, qp->vqp.qp.qp_num)) {
         const int err = errno;
         ibv_cmd_destroy_qp(&qp->vqp.qp);
         errno = err;
@@ -901,9 +1003,181 @@ int post_local_send_wr(ibv_qp *qp, const ibv_send_wr *wr) noexcept {
         qp, bind_request(wr->wr_id, wr->send_flags, mw, wr->bind_mw.rkey, wr->bind_mw.bind_info));
 }
 
+constexpr unsigned kSendFlags =
+    IBV_SEND_FENCE | IBV_SEND_SIGNALED | IBV_SEND_SOLICITED | IBV_SEND_INLINE;
+constexpr uint64_t kMaxMessage = uint64_t{1} << 31;
+
+bool is_atomic(ibv_wr_opcode op) noexcept {
+    return op == IBV_WR_ATOMIC_CMP_AND_SWP || op == IBV_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+// The opcodes a ring takes per QP type, as the kernel's opcode table does.
+bool ring_opcode(ibv_qp_type type, ibv_wr_opcode op) noexcept {
+    switch (op) {
+    case IBV_WR_SEND:
+    case IBV_WR_SEND_WITH_IMM:
+    case IBV_WR_RDMA_WRITE:
+    case IBV_WR_RDMA_WRITE_WITH_IMM:
+        return true;
+    case IBV_WR_SEND_WITH_INV:
+    case IBV_WR_RDMA_READ:
+    case IBV_WR_ATOMIC_CMP_AND_SWP:
+    case IBV_WR_ATOMIC_FETCH_AND_ADD:
+        return type == IBV_QPT_RC;
+    default:
+        return false;
+    }
+}
+
+// Each SGE names an MR of @pd that covers it with the rights @op needs
+// (a READ or an atomic writes its local buffer).
+bool sges_valid(MrTable &t, const ibv_pd *pd, const ibv_send_wr *wr) noexcept {
+    const bool writes = wr->opcode == IBV_WR_RDMA_READ || is_atomic(wr->opcode);
+    bool ok = true;
+    pthread_rwlock_rdlock(&t.lock);
+    for (int i = 0; ok && i < wr->num_sge; i++) {
+        const ibv_sge &sge = wr->sg_list[i];
+        const MrInfo *mr = mr_table_lower(t, sge.lkey);
+        ok = mr != t.mrs + t.count && mr->lkey == sge.lkey && mr->pd == pd &&
+             (!writes || (mr->access & IBV_ACCESS_LOCAL_WRITE)) && sge.addr >= mr->iova &&
+             sge.addr - mr->iova <= mr->length && sge.length <= mr->length - (sge.addr - mr->iova);
+    }
+    pthread_rwlock_unlock(&t.lock);
+    return ok;
+}
+
+// The checks of the kernel's post_send (kernel/sq.c) that do not need the
+// kernel: a WR that fails one is refused here with EINVAL, as by command.
+int check_send_wr(const SendRing &sq, ibv_qp *qp, const ibv_send_wr *wr) noexcept {
+    if (wr->num_sge < 0 || uint32_t(wr->num_sge) > sq.max_sge || (wr->send_flags & ~kSendFlags) ||
+        !ring_opcode(qp->qp_type, wr->opcode))
+        return EINVAL;
+    uint64_t len = 0;
+    for (int i = 0; i < wr->num_sge; i++)
+        len += wr->sg_list[i].length;
+    if (len > kMaxMessage)
+        return EINVAL;
+    if (wr->send_flags & IBV_SEND_INLINE)
+        return is_atomic(wr->opcode) || wr->opcode == IBV_WR_RDMA_READ || len > sq.max_inline
+                   ? EINVAL
+                   : 0;
+    if (is_atomic(wr->opcode) &&
+        (wr->num_sge != 1 || len != sizeof(uint64_t) || wr->wr.atomic.remote_addr % 8))
+        return EINVAL;
+    return sges_valid(to_context(qp->context)->mrs, qp->pd, wr) ? 0 : EINVAL;
+}
+
+// Writes @wr into the next slot.
+void write_send_slot(SendRing &sq, const ibv_send_wr *wr) noexcept {
+    uint8_t *slot = sq.ring->wqe + size_t(sq.producer & (sq.entries - 1)) * sq.stride;
+    metaroce_send_wqe w{};
+    w.wr_id = wr->wr_id;
+    w.opcode = wr->opcode;
+    w.send_flags = wr->send_flags;
+    w.ex = wr->opcode == IBV_WR_SEND_WITH_INV ? wr->invalidate_rkey : wr->imm_data;
+    if (is_atomic(wr->opcode)) {
+        w.remote_addr = wr->wr.atomic.remote_addr;
+        w.rkey = wr->wr.atomic.rkey;
+        w.compare_add = wr->wr.atomic.compare_add;
+        w.swap = wr->wr.atomic.swap;
+    } else {
+        w.remote_addr = wr->wr.rdma.remote_addr;
+        w.rkey = wr->wr.rdma.rkey;
+    }
+    uint8_t *data = slot + sizeof(w);
+    if (wr->send_flags & IBV_SEND_INLINE) {
+        for (int i = 0; i < wr->num_sge; i++) {
+            const ibv_sge &sge = wr->sg_list[i];
+            std::memcpy(data + w.inline_len, reinterpret_cast<const void *>(sge.addr), sge.length);
+            w.inline_len += sge.length;
+        }
+    } else {
+        w.num_sge = uint32_t(wr->num_sge);
+        for (int i = 0; i < wr->num_sge; i++) {
+            const ib_uverbs_sge sge{wr->sg_list[i].addr, wr->sg_list[i].length,
+                                    wr->sg_list[i].lkey};
+            std::memcpy(data + size_t(i) * sizeof(sge), &sge, sizeof(sge));
+        }
+    }
+    std::memcpy(slot, &w, sizeof(w));
+}
+
+// Publishes the slots written since @start; true when the kernel asked for
+// the doorbell.
+bool publish_send_ring(SendRing &sq, uint32_t start) noexcept {
+    if (sq.producer == start)
+        return false;
+    __atomic_store_n(&sq.ring->producer, sq.producer, __ATOMIC_RELEASE);
+    // Pairs with the kernel's barrier between setting the flag and reading
+    // producer: one of the two sees the other.
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    return __atomic_load_n(&sq.ring->flags, __ATOMIC_RELAXED) & METAROCE_WQ_NEED_DOORBELL;
+}
+
+// The doorbell: a POST_SEND with no WR; the kernel reads the ring.
+int ring_send_doorbell(ibv_qp *qp) noexcept {
+    ibv_send_wr *none = nullptr;
+    count(kCmdPostSend);
+    return ibv_cmd_post_send(qp, nullptr, &none);
+}
+
+// ibv_post_send() on a QP with a send ring: no system call while the
+// kernel has sends in flight, whose ACKs make it read the ring. Binds and
+// LOCAL_INV go by their command, after the doorbell for the sends before
+// them, so that the kernel orders their completions after those.
+int post_send_ring(ibv_qp *qp, ibv_send_wr *wr, ibv_send_wr **bad_wr) noexcept {
+    SendRing &sq = to_qp(qp)->sq;
+    if (qp->state == IBV_QPS_RESET || qp->state == IBV_QPS_INIT || qp->state == IBV_QPS_RTR) {
+        *bad_wr = wr;
+        return fail(EINVAL);
+    }
+    count(kSendWrs, list_length(wr));
+    int err = 0;
+    pthread_spin_lock(&sq.lock);
+    uint32_t start = sq.producer;
+    // The kernel's consumer, read again only when the ring looks full.
+    uint32_t consumer = __atomic_load_n(&sq.ring->consumer, __ATOMIC_ACQUIRE);
+    for (; wr; wr = wr->next) {
+        if (is_local_wr(wr)) {
+            if (sq.producer != start) {
+                publish_send_ring(sq, start);
+                err = ring_send_doorbell(qp);
+                start = sq.producer;
+            }
+            if (!err)
+                err = post_local_send_wr(qp, wr);
+            if (err)
+                break;
+            continue;
+        }
+        if ((err = check_send_wr(sq, qp, wr)))
+            break;
+        if (sq.producer - consumer >= sq.depth &&
+            sq.producer - (consumer = __atomic_load_n(&sq.ring->consumer, __ATOMIC_ACQUIRE)) >=
+                sq.depth) {
+            err = ENOMEM;
+            break;
+        }
+        write_send_slot(sq, wr);
+        sq.producer++;
+    }
+    const bool doorbell = publish_send_ring(sq, start);
+    pthread_spin_unlock(&sq.lock);
+    if (doorbell)
+        if (int ret = ring_send_doorbell(qp); ret && !err)
+            err = ret;
+    if (err) {
+        *bad_wr = wr;
+        return fail(err);
+    }
+    return 0;
+}
+
 // ibv_post_send(): runs of ordinary WRs go with POST_SEND, local WRs
 // between them one by one, so the list keeps its order.
 int post_send(ibv_qp *qp, ibv_send_wr *wr, ibv_send_wr **bad_wr) noexcept {
+    if (to_qp(qp)->sq.ring)
+        return post_send_ring(qp, wr, bad_wr);
     while (wr) {
         if (is_local_wr(wr)) {
             if (int ret = post_local_send_wr(qp, wr)) {

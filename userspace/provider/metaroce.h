@@ -38,8 +38,24 @@ struct Device {
     verbs_device vdev; // first: libibverbs hands us &vdev.device
 };
 
+// What a send posted in a ring is checked against: the MRs this context
+// registered, by lkey. The kernel checks every slot again; this answers a
+// wrong lkey at post time, with EINVAL, as the POST_SEND command does.
+struct MrInfo {
+    uint32_t lkey;
+    int access;
+    const ibv_pd *pd;
+    uint64_t iova, length;
+};
+struct MrTable {
+    pthread_rwlock_t lock;
+    MrInfo *mrs; // sorted by lkey; malloc()ed
+    size_t count, capacity;
+};
+
 struct Context {
     verbs_context vctx; // first: libibverbs hands us &vctx.context
+    MrTable mrs;
 };
 
 static_assert(kCObject<Device> && kCObject<Context> && kCObject<verbs_mr> && kCObject<verbs_qp>);
@@ -82,6 +98,19 @@ struct RecvRing {
     pthread_spinlock_t lock;
 };
 
+// A send queue in a ring shared with the kernel (RC and UC QPs); ring is
+// nullptr when sends are posted by command. As for a receive ring, the
+// ring's consumer counts the sends the kernel has retired, so at most
+// depth (max_send_wr) are outstanding.
+struct SendRing {
+    metaroce_wq_ring *ring;
+    uint64_t map_offset; // where, on the context's cmd_fd
+    size_t map_size;
+    uint32_t entries, stride, max_sge, max_inline, depth;
+    uint32_t producer;
+    pthread_spinlock_t lock;
+};
+
 // Every SRQ.
 struct Srq {
     ibv_srq srq; // first: libibverbs hands us &srq
@@ -104,6 +133,7 @@ struct Qp {
     uint32_t count;  // requests in the batch
     int batch_error; // first error of the batch, reported by wr_complete()
     RecvRing rq;
+    SendRing sq;
 };
 static_assert(kCObject<Qp>);
 

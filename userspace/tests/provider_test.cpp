@@ -560,15 +560,16 @@ TEST_F(ProviderContext, VerbsPassThroughTheKernel) {
 
     // Queue pair.
     k.on(IB_USER_VERBS_CMD_CREATE_QP, [](const fake::Request &r) {
-        // It asks for a mapped receive ring. libibverbs reads this fake's
-        // answer as the oldest response (no uverbs ABI from sysfs), so the
-        // provider finds no usable ring there: receives by command.
+        // An RC QP asks for mapped receive and send rings. libibverbs reads
+        // this fake's answer as the oldest response (no uverbs ABI from
+        // sysfs), so the provider finds no usable ring there: both queues
+        // by command.
         EXPECT_EQ(r.in_words * 4u,
                   sizeof(metaroce::cmd::CreateQp) + sizeof(metaroce_create_qp_cmd));
         EXPECT_EQ(r.at<metaroce_create_qp_cmd>(sizeof(metaroce::cmd::CreateQp) -
                                                sizeof(ib_uverbs_cmd_hdr))
                       .flags,
-                  uint32_t{METAROCE_QP_RQ_RING});
+                  uint32_t{METAROCE_QP_RQ_RING | METAROCE_QP_SQ_RING});
         const auto c = r.as<ib_uverbs_create_qp>();
         EXPECT_EQ(c.pd_handle, 0x11u);
         EXPECT_EQ(c.send_cq_handle, 0x33u);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 //
-// mr_ring DEVICE: the completion ring a CQ shares with the kernel through
-// mmap(), used as the provider uses it and as a hostile process would.
-// Completions come from an RC QP in the error state: each receive posted
-// to it completes at once, flushed, so no peer is needed.
+// mr_ring DEVICE PEER: the rings a CQ, a receive queue and a send queue
+// share with the kernel through mmap(), used as the provider uses them and
+// as a hostile process would. Completions come from an RC QP in the error
+// state: each receive posted to it completes at once, flushed. The send
+// ring's cases connect DEVICE to PEER.
 //
 // The kernel must treat the ring as hostile memory: a consumer index out
 // of range or a garbage notify word costs the process its own CQ (an
@@ -17,6 +18,7 @@
 #include <atomic>
 #include <fcntl.h>
 #include <poll.h>
+#include <random>
 #include <sys/wait.h>
 #include <thread>
 
@@ -435,17 +437,212 @@ void fork_cases(Ktap &t, ibv_context *ctx) {
             "child status %#x, parent polled %zu then %zu", status, ids.size(), more.size());
 }
 
+// ---- The send ring ---------------------------------------------------------
+
+metaroce::SendRing &send_ring(ibv_qp *qp) {
+    return reinterpret_cast<metaroce::Qp *>(qp)->sq;
+}
+
+// A registered buffer of @size bytes, each byte a function of its offset
+// and @seed.
+struct Buffer {
+    std::vector<uint8_t> bytes;
+    Mr mr;
+    Buffer(ibv_pd *pd, size_t size, uint8_t seed) : bytes(size) {
+        for (size_t i = 0; i < size; i++)
+            bytes[i] = uint8_t(i * 7 + seed + (i >> 12));
+        mr.reset(
+            ibv_reg_mr(pd, bytes.data(), size,
+                       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ));
+    }
+};
+
+// A WRITE of @len bytes from @src at @off to the same offset of @dst.
+int post_write(ibv_qp *qp, uint64_t wr_id, Buffer &src, Buffer &dst, size_t off, uint32_t len) {
+    ibv_sge sge{reinterpret_cast<uintptr_t>(src.bytes.data() + off), len, src.mr->lkey};
+    ibv_send_wr wr = send_wr(wr_id, IBV_WR_RDMA_WRITE, &sge);
+    wr.wr.rdma.remote_addr = reinterpret_cast<uintptr_t>(dst.bytes.data() + off);
+    wr.wr.rdma.rkey = dst.mr->rkey;
+    return post_send_wr(qp, wr);
+}
+
+// Writes a slot the kernel must refuse and rings: ring_errors grows by one
+// and the QP goes to ERR. @producer: where to put the producer index (0:
+// one past the slot).
+bool refused(Ktap &t, RcEnd &a, RcEnd &b, const char *dev, uint32_t producer, const char *what) {
+    RcPair p(a, b);
+    metaroce::SendRing &sq = send_ring(p[0]);
+    if (p.error() || !sq.ring)
+        return t.check(false, what, "no pair (%d) or no send ring", p.error());
+    const long before = ring_errors(dev);
+    metaroce_send_wqe w{};
+    w.wr_id = 1;
+    w.opcode = 0x77; // no such opcode
+    std::memcpy(sq.ring->wqe, &w, sizeof(w));
+    store(sq.ring->producer, producer ? producer : 1);
+    ibv_send_wr *none = nullptr;
+    const int rc = ibv_cmd_post_send(p[0], nullptr, &none);
+    const bool err = p.wait_state(0, IBV_QPS_ERR);
+    const long after = ring_errors(dev);
+    return t.check(rc == 0 && err && before >= 0 && after == before + 1 &&
+                       load(sq.ring->consumer) == 0,
+                   what, "doorbell %d, QP state %d, ring_errors %ld -> %ld, consumer %u", rc,
+                   p.state(0), before, after, load(sq.ring->consumer));
+}
+
+void send_ring_cases(Ktap &t, const char *dev, const char *peer) {
+    RcEnd a, b;
+    open_rc_ends(a, dev, b, peer);
+    RcPairOptions o;
+    o.max_wr = 64;
+    o.max_inline = 128;
+    {
+        RcPair p(a, b, o);
+        metaroce::SendRing &sq = send_ring(p[0]);
+        t.check(!p.error() && sq.ring && sq.entries == 64 && sq.depth == 64 &&
+                    sq.max_inline == 128 && (load(sq.ring->flags) & METAROCE_WQ_NEED_DOORBELL),
+                "RC QP: a mapped send ring of 64; idle, the kernel asks for the doorbell",
+                "pair %d ring %p entries %u depth %u inline %u", p.error(),
+                static_cast<void *>(sq.ring), sq.entries, sq.depth, sq.max_inline);
+        if (p.error() || !sq.ring)
+            return;
+
+        // A stream, 32 in flight: the kernel reads the ring as ACKs come.
+        constexpr size_t kSize = 1 << 20, kMsg = 4096;
+        constexpr int kWrites = 1000, kInFlight = 32;
+        Buffer src(a.pd.get(), kSize, 1), dst(b.pd.get(), kSize, 2);
+        int posted = 0, done = 0, err = 0;
+        uint64_t next_id = 0;
+        bool ordered = true;
+        for (int spins = 0; done < kWrites && !err && spins < 200000; spins++) {
+            while (!err && posted < kWrites && posted - done < kInFlight) {
+                err = post_write(p[0], uint64_t(posted), src, dst, (posted * kMsg) % kSize, kMsg);
+                posted += !err;
+            }
+            ibv_wc wc[16];
+            const int n = ibv_poll_cq(a.scq.get(), 16, wc);
+            for (int i = 0; i < n; i++) {
+                ordered &= wc[i].status == IBV_WC_SUCCESS && wc[i].wr_id == next_id++;
+                done++;
+            }
+            if (n <= 0)
+                usleep(50);
+        }
+        t.check(!err && done == kWrites && ordered && src.bytes == dst.bytes,
+                "1000 WRITEs of 4 KiB through the send ring, 32 in flight: in order, data right",
+                "post err %d, %d posted, %d completed, in order %d, data %s", err, posted, done,
+                ordered, src.bytes == dst.bytes ? "right" : "wrong");
+
+        // Inline data is copied into the slot.
+        char msg[100], got[100] = {};
+        for (size_t i = 0; i < sizeof(msg); i++)
+            msg[i] = char('a' + i % 26);
+        Mr rmr(ibv_reg_mr(b.pd.get(), got, sizeof(got), IBV_ACCESS_LOCAL_WRITE));
+        ibv_sge rsge{reinterpret_cast<uintptr_t>(got), sizeof(got), rmr ? rmr->lkey : 0};
+        ibv_sge isge{reinterpret_cast<uintptr_t>(msg), sizeof(msg), 0};
+        ibv_send_wr iwr = send_wr(9000, IBV_WR_SEND, &isge);
+        iwr.send_flags = IBV_SEND_INLINE;
+        const int rrc = post_recv_wr(p[1], 1, &rsge);
+        const int src_rc = post_send_wr(p[0], iwr);
+        std::memset(msg, 0, sizeof(msg)); // the bytes were taken at post time
+        const auto rwc = poll_wcs(b.rcq.get(), 1);
+        const auto swc = poll_wcs(a.scq.get(), 1);
+        bool same = true;
+        for (size_t i = 0; i < sizeof(got); i++)
+            same &= got[i] == char('a' + i % 26);
+        t.check(rrc == 0 && src_rc == 0 && rwc.size() == 1 && rwc[0].status == IBV_WC_SUCCESS &&
+                    rwc[0].byte_len == 100 && swc.size() == 1 && swc[0].wr_id == 9000 && same,
+                "an inline SEND of 100 bytes through the ring: received byte for byte",
+                "recv %d send %d, completions %s / %s", rrc, src_rc, wcs_str(rwc).c_str(),
+                wcs_str(swc).c_str());
+    }
+
+    refused(t, a, b, dev, 0, "a send slot with no valid opcode: ring_errors + 1, QP to ERR");
+    refused(t, a, b, dev, 100000, "a send producer 100000 ahead: ring_errors + 1, QP to ERR");
+
+    // A hostile thread writes random slots and indices and rings, through a
+    // mapping of its own, while the QP is destroyed under it.
+    {
+        const long before = ring_errors(dev);
+        auto p = std::make_unique<RcPair>(a, b, o);
+        metaroce::SendRing &sq = send_ring((*p)[0]);
+        void *map = mmap(nullptr, sq.map_size, PROT_READ | PROT_WRITE, MAP_SHARED, a.ctx->cmd_fd,
+                         off_t(sq.map_offset));
+        ibv_qp shadow = *(*p)[0]; // context and handle, for the doorbell
+        std::atomic<bool> stop{false};
+        std::atomic<int> doorbells{0};
+        std::thread scribbler([&] {
+            if (map == MAP_FAILED)
+                return;
+            auto *ring = static_cast<metaroce_wq_ring *>(map);
+            const size_t slots = size_t{sq.entries} * sq.stride;
+            std::mt19937 rng(7);
+            while (!stop.load()) {
+                for (int i = 0; i < 64; i++)
+                    ring->wqe[rng() % slots] = uint8_t(rng());
+                store(ring->producer, rng() % 4 ? load(ring->producer) + rng() % 8 : rng());
+                ibv_send_wr *none = nullptr;
+                doorbells += ibv_cmd_post_send(&shadow, nullptr, &none) == 0;
+            }
+        });
+        usleep(200000);
+        p.reset(); // destroy_qp while the thread writes and rings
+        usleep(50000);
+        stop = true;
+        scribbler.join();
+        const bool mapped = map != MAP_FAILED;
+        if (mapped)
+            munmap(map, sq.map_size);
+        RcPair fresh(a, b, o);
+        Buffer src(a.pd.get(), 8192, 3), dst(b.pd.get(), 8192, 4);
+        const int rc = fresh.error() ? -1 : post_write(fresh[0], 1, src, dst, 0, 8192);
+        const auto wc = poll_wcs(a.scq.get(), 1);
+        t.check(mapped && doorbells > 0 && ring_errors(dev) > before && rc == 0 && wc.size() == 1 &&
+                    wc[0].status == IBV_WC_SUCCESS && src.bytes == dst.bytes,
+                "random send slots and indices, rung while the QP is destroyed: counted, and a "
+                "new QP works",
+                "mapped %d, %d doorbells, ring_errors %ld -> %ld, then write %d %s", mapped,
+                doorbells.load(), before, ring_errors(dev), rc, wcs_str(wc).c_str());
+    }
+
+    // A process that exits with its sends in flight.
+    const pid_t pid = fork();
+    if (pid == 0) {
+        RcEnd ca, cb;
+        std::string why;
+        if (!open_rc_end(ca, dev, &why) || !open_rc_end(cb, peer, &why))
+            _exit(2);
+        RcPair p(ca, cb, o);
+        Buffer src(ca.pd.get(), 1 << 20, 5), dst(cb.pd.get(), 1 << 20, 6);
+        for (int i = 0; !p.error() && i < 32; i++)
+            if (post_write(p[0], uint64_t(i), src, dst, size_t(i) * 32768, 32768))
+                _exit(3);
+        _exit(p.error() ? 4 : 0);
+    }
+    int status = -1;
+    waitpid(pid, &status, 0);
+    RcPair after(a, b, o);
+    Buffer src(a.pd.get(), 8192, 7), dst(b.pd.get(), 8192, 8);
+    const int rc = after.error() ? -1 : post_write(after[0], 2, src, dst, 0, 8192);
+    const auto wc = poll_wcs(a.scq.get(), 1);
+    t.check(WIFEXITED(status) && WEXITSTATUS(status) == 0 && rc == 0 && wc.size() == 1 &&
+                wc[0].status == IBV_WC_SUCCESS && src.bytes == dst.bytes,
+            "a process exits with 32 WRITEs of 32 KiB in its send ring: a new QP works",
+            "child status %#x, then write %d %s", status, rc, wcs_str(wc).c_str());
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
-    start(argc, argv, 1, "DEVICE");
+    start(argc, argv, 2, "DEVICE PEER");
     Context ctx = open_device(argv[1]);
     if (!ctx)
         bail(std::string("no device ") + argv[1]);
-    Ktap t(20);
+    Ktap t(27);
     use_cases(t, ctx.get());
     hostile_cases(t, ctx.get());
     recv_ring_cases(t, ctx.get(), argv[1]);
     fork_cases(t, ctx.get());
+    send_ring_cases(t, argv[1], argv[2]);
     return t.passed() ? 0 : 1;
 }
