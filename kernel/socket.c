@@ -371,49 +371,115 @@ struct sk_buff *mr_socket_new_pkt(struct mr_dev *dev, const struct mr_pkt *pkt,
 	return skb;
 }
 
+/* Drop the route @route keeps, if any. */
+void mr_socket_route_put(struct mr_route *route)
+{
+	dst_release(route->dst);
+	route->dst = NULL;
+}
+
+/*
+ * The route @route keeps for @flow out of @oif, with a reference for the
+ * packet, if it still holds: the same flow, and not obsoleted since (a
+ * route, address or device change). NULL otherwise, and it is dropped.
+ */
+static struct dst_entry *mr_socket_route_get(struct mr_route *route,
+					     const struct mr_flow *flow, int oif)
+{
+	struct dst_entry *dst;
+
+	if (!route || !route->dst)
+		return NULL;
+	if (route->oif == oif && route->sport == flow->sport &&
+	    ipv6_addr_equal(&route->daddr, &flow->daddr) &&
+	    ipv6_addr_equal(&route->saddr, &flow->saddr)) {
+		dst = dst_check(route->dst, route->cookie);
+		if (dst) {
+			dst_hold(dst);
+			return dst;
+		}
+	}
+	mr_socket_route_put(route);
+	return NULL;
+}
+
+/* Keep @dst, just looked up for @flow out of @oif, in @route. */
+static void mr_socket_route_set(struct mr_route *route, struct dst_entry *dst,
+				u32 cookie, const struct mr_flow *flow, int oif)
+{
+	if (!route)
+		return;
+	dst_hold(dst);
+	*route = (struct mr_route){
+		.dst = dst,
+		.cookie = cookie,
+		.oif = oif,
+		.sport = flow->sport,
+		.saddr = flow->saddr,
+		.daddr = flow->daddr,
+	};
+}
+
 static int mr_socket_xmit4(struct mr_dev *dev, struct socket *sock,
 			   struct sk_buff *skb, const struct mr_flow *flow,
-			   __be16 dport)
+			   __be16 dport, struct mr_route *route)
 {
-	struct flowi4 fl4 = {
-		.flowi4_oif = flow->oif ?: dev->ndev->ifindex,
-		.flowi4_proto = IPPROTO_UDP,
-		.daddr = flow->daddr.s6_addr32[3],
-		.saddr = flow->saddr.s6_addr32[3],
-		.fl4_sport = flow->sport,
-		.fl4_dport = dport,
-	};
+	int oif = flow->oif ?: dev->ndev->ifindex;
+	struct dst_entry *dst = mr_socket_route_get(route, flow, oif);
 	struct rtable *rt;
 
-	rt = ip_route_output_key(sock_net(sock->sk), &fl4);
-	if (IS_ERR(rt))
-		return PTR_ERR(rt);
+	if (dst) {
+		rt = container_of(dst, struct rtable, dst);
+	} else {
+		struct flowi4 fl4 = {
+			.flowi4_oif = oif,
+			.flowi4_proto = IPPROTO_UDP,
+			.daddr = flow->daddr.s6_addr32[3],
+			.saddr = flow->saddr.s6_addr32[3],
+			.fl4_sport = flow->sport,
+			.fl4_dport = dport,
+		};
+
+		rt = ip_route_output_key(sock_net(sock->sk), &fl4);
+		if (IS_ERR(rt))
+			return PTR_ERR(rt);
+		mr_socket_route_set(route, &rt->dst, 0, flow, oif);
+	}
 	/* ECT(0): ECN-capable, for congestion control. DF: we size packets. */
-	udp_tunnel_xmit_skb(rt, sock->sk, skb, fl4.saddr, fl4.daddr,
-			    INET_ECN_ECT_0, ip4_dst_hoplimit(&rt->dst),
-			    htons(IP_DF), flow->sport, dport, false, false);
+	udp_tunnel_xmit_skb(rt, sock->sk, skb, flow->saddr.s6_addr32[3],
+			    flow->daddr.s6_addr32[3], INET_ECN_ECT_0,
+			    ip4_dst_hoplimit(&rt->dst), htons(IP_DF),
+			    flow->sport, dport, false, false);
 	return 0;
 }
 
 static int mr_socket_xmit6(struct mr_dev *dev, struct socket *sock,
 			   struct sk_buff *skb, const struct mr_flow *flow,
-			   __be16 dport)
+			   __be16 dport, struct mr_route *route)
 {
-	struct flowi6 fl6 = {
-		.flowi6_oif = flow->oif ?: dev->ndev->ifindex,
-		.flowi6_proto = IPPROTO_UDP,
-		.daddr = flow->daddr,
-		.saddr = flow->saddr,
-		.fl6_sport = flow->sport,
-		.fl6_dport = dport,
-	};
-	struct dst_entry *dst;
+	int oif = flow->oif ?: dev->ndev->ifindex;
+	struct dst_entry *dst = mr_socket_route_get(route, flow, oif);
+	struct in6_addr saddr = flow->saddr, daddr = flow->daddr;
 
-	dst = ipv6_stub->ipv6_dst_lookup_flow(sock_net(sock->sk), sock->sk,
-					      &fl6, NULL);
-	if (IS_ERR(dst))
-		return PTR_ERR(dst);
-	udp_tunnel6_xmit_skb(dst, sock->sk, skb, NULL, &fl6.saddr, &fl6.daddr,
+	if (!dst) {
+		struct flowi6 fl6 = {
+			.flowi6_oif = oif,
+			.flowi6_proto = IPPROTO_UDP,
+			.daddr = flow->daddr,
+			.saddr = flow->saddr,
+			.fl6_sport = flow->sport,
+			.fl6_dport = dport,
+		};
+
+		dst = ipv6_stub->ipv6_dst_lookup_flow(sock_net(sock->sk),
+						      sock->sk, &fl6, NULL);
+		if (IS_ERR(dst))
+			return PTR_ERR(dst);
+		mr_socket_route_set(route, dst,
+				    rt6_get_cookie((struct rt6_info *)dst),
+				    flow, oif);
+	}
+	udp_tunnel6_xmit_skb(dst, sock->sk, skb, NULL, &saddr, &daddr,
 			     INET_ECN_ECT_0, ip6_dst_hoplimit(dst), 0,
 			     flow->sport, dport, false);
 	return 0;
@@ -425,6 +491,8 @@ static int mr_socket_xmit6(struct mr_dev *dev, struct socket *sock,
  * @skb: MetaRoCE headers and payload, from mr_socket_new_pkt(); always
  *	 consumed
  * @flow: addresses and ports
+ * @route: the route kept for @flow, looked up and kept again when it no
+ *	   longer holds; or NULL, to look it up for this packet only
  *
  * Encrypts the packet if the device does (crypt.c; a packet it cannot
  * encrypt is dropped and counted there), then builds UDP (checksum always
@@ -435,7 +503,7 @@ static int mr_socket_xmit6(struct mr_dev *dev, struct socket *sock,
  * Return: 0 when the packet went to the IP layer, else a negative errno.
  */
 int mr_socket_xmit(struct mr_dev *dev, struct sk_buff *skb,
-		   const struct mr_flow *flow)
+		   const struct mr_flow *flow, struct mr_route *route)
 {
 	bool v4 = ipv6_addr_v4mapped(&flow->daddr);
 	struct socket *sock = NULL;
@@ -464,8 +532,8 @@ int mr_socket_xmit(struct mr_dev *dev, struct sk_buff *skb,
 	if (v4 != ipv6_addr_v4mapped(&flow->saddr))
 		err = -EAFNOSUPPORT;
 	else if (sock)
-		err = v4 ? mr_socket_xmit4(dev, sock, skb, flow, dport) :
-			   mr_socket_xmit6(dev, sock, skb, flow, dport);
+		err = v4 ? mr_socket_xmit4(dev, sock, skb, flow, dport, route) :
+			   mr_socket_xmit6(dev, sock, skb, flow, dport, route);
 	rcu_read_unlock();
 
 	trace_metaroce_tx(dev, flow, dport, len, err);

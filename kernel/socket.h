@@ -27,7 +27,22 @@ u16 mr_socket_dev_port(struct mr_dev *dev);
 int mr_socket_dev_set_port(struct mr_dev *dev, u16 n);
 struct sk_buff *mr_socket_new_pkt(struct mr_dev *dev, const struct mr_pkt *pkt,
 				  gfp_t gfp);
+/*
+ * A route kept for one flow, a path of a connection, and what it was
+ * looked up for: its user serializes its use (the transport lock) and
+ * frees it with mr_socket_route_put().
+ */
+struct mr_route {
+	struct dst_entry *dst;
+	u32 cookie;		/* IPv6: the fib serial dst_check() wants */
+	int oif;
+	__be16 sport;
+	struct in6_addr saddr;
+	struct in6_addr daddr;
+};
+
 int mr_socket_xmit(struct mr_dev *dev, struct sk_buff *skb,
-		   const struct mr_flow *flow);
+		   const struct mr_flow *flow, struct mr_route *route);
+void mr_socket_route_put(struct mr_route *route);
 
 #endif /* METAROCE_SOCKET_H */

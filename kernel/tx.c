@@ -222,7 +222,7 @@ int mr_tx_send(struct mr_xport *x, u32 id, u32 psn, const struct mr_tx_pkt *tp,
 				    kind != MR_TX_FIRST_SEND,
 				    mr_sender_path_nxt(&x->snd, id));
 	err = skb->len;
-	if (!mr_socket_xmit(dev, skb, &flow))
+	if (!mr_socket_xmit(dev, skb, &flow, &x->routes[id]))
 		mr_plane_sent(dev, plane, err);
 	return err;
 }
@@ -236,6 +236,7 @@ void mr_tx_control(struct mr_xport *x, struct mr_pkt *pkt, __be16 sport)
 	struct mr_qp *qp = x->qp;
 	struct mr_dev *dev = to_mr_dev(qp->ibqp.device);
 	u32 path = pkt->base.path, len;
+	struct mr_route *route = NULL;
 	int arrived = -1, plane;
 	struct mr_flow flow;
 	struct sk_buff *skb;
@@ -258,8 +259,11 @@ void mr_tx_control(struct mr_xport *x, struct mr_pkt *pkt, __be16 sport)
 		path = x->hello.n_sent;
 	else if (pkt->base.path < MR_PATH_MAX)
 		arrived = x->ack.plane_arrived[pkt->base.path];
+	/* A HELLO goes now and then: its route is looked up each time. */
+	if (pkt->base.opcode != MR_OP_HELLO)
+		route = &x->routes[x->snd.npaths + pkt->base.path % x->snd.npaths];
 	flow.oif = mr_plane_route(dev, arrived, path, x->plane_reach, &plane);
 	len = skb->len;
-	if (!mr_socket_xmit(dev, skb, &flow))
+	if (!mr_socket_xmit(dev, skb, &flow, route))
 		mr_plane_sent(dev, plane, len);
 }

@@ -97,7 +97,7 @@ static enum ib_wc_status mr_ud_xmit(struct mr_qp *qp,
 	flow.oif = mr_plane_route(dev, -1, pkt.base.psn, U32_MAX, &plane);
 	len = skb->len;
 	/* A datagram that finds no route is lost, as on the wire: counted. */
-	if (!mr_socket_xmit(dev, skb, &flow))
+	if (!mr_socket_xmit(dev, skb, &flow, NULL))
 		mr_plane_sent(dev, plane, len);
 	if (qp->ibqp.qp_type == IB_QPT_GSI)
 		mr_stats_inc(dev, MR_CNT_GSI_TX_PACKETS);

@@ -19,6 +19,7 @@
 #include "req.h"
 #include "resp.h"
 #include "share.h"
+#include "socket.h"
 #include "timers.h"
 #include "xport.h"
 
@@ -56,9 +57,11 @@ int mr_xport_create(struct mr_qp *qp)
 	set.cc.enabled = mr_congestion_dev_enabled(&set);
 	path = kvcalloc(npaths, sizeof(*path), GFP_KERNEL_ACCOUNT);
 	rq = kvcalloc(mr_requeue_slots(npaths), sizeof(*rq), GFP_KERNEL_ACCOUNT);
-	if (!path || !rq || mr_req_create(x, qp->sq.depth)) {
+	x->routes = kvcalloc(2 * npaths, sizeof(*x->routes), GFP_KERNEL_ACCOUNT);
+	if (!path || !rq || !x->routes || mr_req_create(x, qp->sq.depth)) {
 		kvfree(path);
 		kvfree(rq);
+		kvfree(x->routes);
 		kvfree(x);
 		return -ENOMEM;
 	}
@@ -94,9 +97,14 @@ void mr_xport_destroy(struct mr_qp *qp)
 {
 	struct mr_xport *x = qp->xp;
 
+	u32 i;
+
 	mr_share_leave(x);
 	mr_resp_free(x);
 	mr_req_free(x);
+	for (i = 0; i < 2 * x->snd.npaths; i++)
+		mr_socket_route_put(&x->routes[i]);
+	kvfree(x->routes);
 	kvfree(x->snd.path);
 	kvfree(x->snd.requeue.slot);
 	kvfree(x);

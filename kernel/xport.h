@@ -113,6 +113,11 @@ struct mr_xport {
 	struct mr_plane_track planes;
 	u32 plane_gen;		/* the device's planes_gen req.c last saw */
 	u32 plane_reach;	/* the planes with a route to the peer */
+	/*
+	 * The routes kept (socket.c): a data path's at its id, then the
+	 * ACKs' and NAKs' for the peer's path at npaths + its id % npaths.
+	 */
+	struct mr_route *routes;
 
 	/* responder */
 	struct mr_ack_state ack;

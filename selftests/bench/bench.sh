@@ -139,15 +139,54 @@ fp_calls() {
 	# On stderr: stdout is the caller's answer.
 	note "fastpath $1: $(grep 'metaroce: data path' <<<"$out" | tr '\n' ' ')" >&2
 	awk '/metaroce: data path:/ {
-		for (i = 1; i <= NF; i++) {
+		gsub(/[(),]/, "")
+		for (i = 1; i < NF; i++) {
 			if ($(i + 1) == "operations") ops += $i
+			if ($(i + 1) == "sends") sends += $i
 			if ($(i + 1) == "system" && $(i + 2) == "calls") calls += $i
+			if ($i == "post_send") post += $(i + 1)
 		} }
-		END { if (ops) print ops, calls }' <<<"$out"
+		END { if (ops) print ops, calls, sends, post }' <<<"$out"
+}
+# fp_bw TRANSPORT: Gb/s of one loss-free ib_write_bw of BW_SIZE, SECS long
+# (TCP: one iperf3 stream).
+fp_bw() {
+	local out
+	if [ "$1" = tcp ]; then
+		tcp fastpath >/dev/null
+		echo "${RUNS[tcp:tcp:fastpath]}"
+		return
+	fi
+	out=$(perf "$1" ib_write_bw -s "$BW_SIZE" -D "$SECS" -F --report_gbits 2>&1)
+	perf_gbps "$out" "$BW_SIZE" "$SECS" || fail_diag "$out" >&2
+}
+# fp_pinned TRANSPORT CPU PORT_OFFSET: a loss-free ib_write_bw whose two
+# processes run on CPU (in a subshell: perf's globals stay as they are).
+fp_pinned() (
+	port=$((port + $3))
+	# shellcheck disable=SC2034 # perf (lib/pair.sh) reads them
+	PIN_SERVER=(taskset -c "$2")
+	PIN_CLIENT=(taskset -c "$2")
+	perf "$1" ib_write_bw -s "$BW_SIZE" -D "$SECS" -F --report_gbits
+)
+# fp_bw2 TRANSPORT: the Gb/s of two ib_write_bw at once, a QP each, the
+# first pair of processes on CPU 0 and the second on CPU 1, summed.
+fp_bw2() {
+	local f1 f2 g1 g2
+	f1=$(mktemp) f2=$(mktemp)
+	fp_pinned "$1" 0 0 >"$f1" 2>&1 &
+	fp_pinned "$1" 1 50 >"$f2" 2>&1 &
+	wait
+	port=$((port + 60))
+	g1=$(perf_gbps "$(cat "$f1")" "$BW_SIZE" "$SECS") g2=$(perf_gbps "$(cat "$f2")" "$BW_SIZE" "$SECS")
+	[ -n "$g1" ] || fail_diag "$(cat "$f1")" >&2
+	[ -n "$g2" ] || fail_diag "$(cat "$f2")" >&2
+	rm -f "$f1" "$f2"
+	[ -n "$g1" ] && [ -n "$g2" ] && awk -v a="$g1" -v b="$g2" 'BEGIN { printf "%.4f", a + b }'
 }
 fastpath() {
-	local rounds=${BENCH_FASTPATH_ROUNDS:-3} r t tool size out typ p99 key ops calls
-	local -A calls_of
+	local rounds=${BENCH_FASTPATH_ROUNDS:-3} r t tool size out typ p99 key ops calls sends posts g
+	local -A calls_of posts_of
 	for ((r = 1; r <= rounds; r++)); do
 		for tool in ib_write_lat ib_send_lat; do
 			for size in 64 4096; do
@@ -165,10 +204,24 @@ fastpath() {
 			done
 		done
 	done
+	for ((r = 1; r <= rounds; r++)); do
+		for t in metaroce rxe tcp; do
+			g=$(fp_bw "$t")
+			FP[$t bw]+=" ${g:-n/a}"
+			note "fastpath round $r: $t ib_write_bw ${BW_SIZE} B, 1 QP: ${g:-n/a} Gb/s"
+		done
+		for t in metaroce rxe; do
+			g=$(fp_bw2 "$t")
+			FP[$t bw2]+=" ${g:-n/a}"
+			note "fastpath round $r: $t ib_write_bw ${BW_SIZE} B, 2 QPs on 2 CPUs: ${g:-n/a} Gb/s"
+		done
+	done
 	for tool in ib_write_bw ib_send_bw; do
-		read -r ops calls < <(fp_calls "$tool")
+		read -r ops calls sends posts < <(fp_calls "$tool")
 		calls_of[$tool]=$(awk -v o="${ops:-0}" -v c="${calls:-0}" \
 			'BEGIN { if (o > 0) printf "%.1f (%d calls, %d operations)", c * 1000 / o, c, o; else print "n/a" }')
+		posts_of[$tool]=$(awk -v s="${sends:-0}" -v p="${posts:-0}" \
+			'BEGIN { if (s > 0) printf "%.2f (%d calls, %d sends)", p * 100 / s, p, s; else print "n/a" }')
 	done
 	{
 		echo "Fast path, loss-free: perftest latency, $LAT_ITERS iterations, usec: the median of $rounds"
@@ -188,22 +241,29 @@ fastpath() {
 			done
 		done
 		echo
+		echo "Loss-free ib_write_bw, ${BW_SIZE} B, -D $SECS, Gb/s: the median of $rounds interleaved rounds"
+		echo "(their range); TCP: one iperf3 stream. 2 QPs: two ib_write_bw at once, each pair of"
+		echo "processes pinned to its own CPU, summed."
+		echo
+		echo "| | metaroce | rxe | TCP | metaroce / rxe | metaroce / TCP |"
+		echo "|---|---|---|---|---|---|"
+		# shellcheck disable=SC2086 # the rounds: one word each
+		echo "| 1 QP | $(med_range ${FP[metaroce bw]}) | $(med_range ${FP[rxe bw]}) |" \
+			"$(med_range ${FP[tcp bw]}) | $(fp_ratio "metaroce bw" "rxe bw") |" \
+			"$(fp_ratio "metaroce bw" "tcp bw") |"
+		# shellcheck disable=SC2086
+		echo "| 2 QPs on 2 CPUs | $(med_range ${FP[metaroce bw2]}) | $(med_range ${FP[rxe bw2]}) | |" \
+			"$(fp_ratio "metaroce bw2" "rxe bw2") | |"
+		echo "| 2 QPs / 1 QP | $(fp_ratio "metaroce bw2" "metaroce bw") | $(fp_ratio "rxe bw2" "rxe bw") | | | |"
+		echo
 		echo "System calls of metaroce's provider per 1,000 data-path operations (posts and completions"
 		echo "polled, both ends; METAROCE_STATS), one run of 5,000 ${BW_SIZE} B messages:"
 		echo
-		echo "| | system calls / 1,000 operations |"
-		echo "|---|---|"
-		for tool in ib_write_bw ib_send_bw; do echo "| $tool | ${calls_of[$tool]} |"; done
+		echo "| | system calls / 1,000 operations | post_send's system calls / 100 sends |"
+		echo "|---|---|---|"
+		for tool in ib_write_bw ib_send_bw; do echo "| $tool | ${calls_of[$tool]} | ${posts_of[$tool]} |"; done
 	} >"$FASTPATH_TABLES"
 }
-if [ "${BENCH_FASTPATH:-1}" = only ]; then
-	fastpath
-	echo "#@ table"
-	cat "$FASTPATH_TABLES"
-	echo "#@ end table"
-	exit 0
-fi
-[ "${BENCH_FASTPATH:-1}" = 0 ] || fastpath
 
 # Why a run failed, for the console: the last lines of its output.
 fail_diag() { tail -n 12 <<<"$1" | sed 's/^/#   | /'; }
@@ -266,6 +326,15 @@ tcp() {
 	note "tcp ${loss}%: $gbps Gb/s (exit $rc)"
 	num "$gbps" || fail_diag "$out"
 }
+
+if [ "${BENCH_FASTPATH:-1}" = only ]; then
+	fastpath
+	echo "#@ table"
+	cat "$FASTPATH_TABLES"
+	echo "#@ end table"
+	exit 0
+fi
+[ "${BENCH_FASTPATH:-1}" = 0 ] || fastpath
 
 set_loss() {
 	if [ "$1" = 0 ]; then topo_netem_clear both; else topo_netem both loss "$1%"; fi
