@@ -87,6 +87,9 @@ void mr_ack_init(struct mr_xport *x)
 /* ERR, RESET, destroy: the responder takes no more packets. */
 void mr_ack_stop(struct mr_xport *x)
 {
+	/* The peer may wait for a held ACK, or for the spare. */
+	if (x->ack.rx_on)
+		mr_receiver_flush(&x->rcv);
 	x->ack.rx_on = false;
 }
 

@@ -35,6 +35,7 @@ void mr_receiver_start(struct mr_receiver *r, u32 psn)
 		mr_sack_rx_init(&r->path[i].win, psn);
 	}
 	r->ack_due = 0;
+	r->spare_due = 0;
 }
 
 /* Acknowledge path @id: its whole window, naming packet @psn. */
@@ -155,28 +156,47 @@ void mr_receiver_coalesce(struct mr_receiver *r, u32 id, u32 psn,
 	mr_receiver_hold(r, now);
 }
 
-/* The held ACKs, when due: every path with packets unacknowledged. */
+/*
+ * The held ACKs, when due: every path with packets unacknowledged; and
+ * the spare ACK, when due.
+ */
 void mr_receiver_timeout(struct mr_receiver *r, u64 now)
 {
 	u32 i;
 
-	if (!r->ack_due || now < r->ack_due)
-		return;
-	r->ack_due = 0;
-	for (i = 0; i < MR_WIRE_MAX_PATHS; i++) {
-		struct mr_rx_path *p = &r->path[i];
+	if (r->ack_due && now >= r->ack_due) {
+		r->ack_due = 0;
+		for (i = 0; i < MR_WIRE_MAX_PATHS; i++) {
+			struct mr_rx_path *p = &r->path[i];
 
-		if (mr_receiver_live(p) && p->unacked)
-			mr_receiver_ack(r, i, p->last_psn);
+			if (mr_receiver_live(p) && p->unacked)
+				mr_receiver_ack(r, i, p->last_psn);
+		}
 	}
+	if (r->spare_due && now >= r->spare_due) {
+		r->spare_due = 0;
+		if (mr_receiver_live(&r->path[r->spare]))
+			mr_receiver_ack(r, r->spare, r->path[r->spare].last_psn);
+	}
+}
+
+/*
+ * The QP stops (ERR, RESET, destroy): what is held goes now, since a
+ * peer may wait for it and nothing will send it later.
+ */
+void mr_receiver_flush(struct mr_receiver *r)
+{
+	mr_receiver_timeout(r, ~(u64)0);
 }
 
 /*
  * Acknowledge every path with packets not yet acknowledged, after a
  * completion. When that is one ACK (a one-packet message), another path
- * carries its "MSN done" too: a peer that leaves as soon as it has our
- * reply (ibv_rc_pingpong's last pong) would never answer a resend, so a
- * lost lone ACK would fail the QP with a retry error. At most
+ * carries its "MSN done" too, the ACK delay later unless another lone ACK
+ * has gone by then (which then has its own spare): a peer that leaves as
+ * soon as it has our reply (ibv_rc_pingpong's last pong) would never
+ * answer a resend, so a lost lone ACK would fail the QP with a retry
+ * error; a ping-pong sends one ACK per message, not two. At most
  * MR_ACK_BURST go now, so that one packet cannot draw an ACK on each of
  * 64 paths; the others are held (and counted).
  */
@@ -198,8 +218,12 @@ void mr_receiver_ack_all(struct mr_receiver *r, u64 now)
 			spare = i;
 		}
 	}
-	if (acks == 1 && spare < MR_WIRE_MAX_PATHS)
-		mr_receiver_ack(r, spare, r->path[spare].last_psn);
+	if (acks == 1 && spare < MR_WIRE_MAX_PATHS) {
+		r->spare = spare;
+		r->spare_due = now + mr_receiver_env_ack_delay(r) ?: 1;
+	} else if (acks > 1) {
+		r->spare_due = 0;	/* several paths carry it now */
+	}
 	if (held) {
 		mr_receiver_env_event(r, MR_REV_ACKS_HELD, held);
 		mr_receiver_hold(r, now);

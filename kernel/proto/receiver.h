@@ -37,6 +37,8 @@ struct mr_rx_path {
 struct mr_receiver {
 	struct mr_rx_path path[MR_WIRE_MAX_PATHS];
 	u64 ack_due;		/* when the held ACKs go; 0: none held */
+	u64 spare_due;		/* when the spare ACK goes; 0: none waits */
+	u32 spare;		/* the path it goes on */
 };
 
 /* What the engine reports for the host's counters. */
@@ -65,6 +67,7 @@ void mr_receiver_env_event(struct mr_receiver *r, enum mr_receiver_event ev,
 			   u32 arg);
 
 void mr_receiver_start(struct mr_receiver *r, u32 psn);
+void mr_receiver_flush(struct mr_receiver *r);
 enum mr_sack_rx_res mr_receiver_arrival(struct mr_receiver *r,
 					const struct mr_pkt *pkt, u16 sport,
 					bool ce, bool *ack_now);
@@ -81,7 +84,9 @@ u16 mr_receiver_rnr_delay(u8 rnr_timer);
 /* When mr_receiver_timeout() is next due; 0: nothing held. */
 static inline u64 mr_receiver_expiry(const struct mr_receiver *r)
 {
-	return r->ack_due;
+	if (!r->spare_due || (r->ack_due && r->ack_due < r->spare_due))
+		return r->ack_due;
+	return r->spare_due;
 }
 
 #endif /* METAROCE_PROTO_RECEIVER_H */

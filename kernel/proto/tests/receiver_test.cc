@@ -199,7 +199,9 @@ TEST(ReceiverEngine, CompletionAcksAllPathsInBursts)
 }
 
 // A completion drawing a single ACK sends a second on another path, so
-// that one lost ACK cannot leave the peer's last message unanswered.
+// that one lost ACK cannot leave the peer's last message unanswered: the
+// ACK delay later, unless another lone ACK goes first, and at once when
+// the QP stops.
 TEST(ReceiverEngine, LoneCompletionAckHasASpare)
 {
 	Receiver rx;
@@ -207,11 +209,30 @@ TEST(ReceiverEngine, LoneCompletionAckHasASpare)
 	rx.Data(1, 100);
 	rx.sent.clear();
 	rx.Data(1, 101, 0, false, true);
-	ASSERT_EQ(rx.sent.size(), 2u);
+	ASSERT_EQ(rx.sent.size(), 1u);
 	EXPECT_EQ(rx.sent[0].base.path, 1);
 	EXPECT_EQ(rx.sent[0].base.psn, 101u);
+	const u64 due = mr_receiver_expiry(rx.R());
+	ASSERT_NE(due, 0u) << "the spare waits";
+	mr_receiver_timeout(rx.R(), due - 1);
+	EXPECT_EQ(rx.sent.size(), 1u);
+	mr_receiver_timeout(rx.R(), due);
+	ASSERT_EQ(rx.sent.size(), 2u);
 	EXPECT_EQ(rx.sent[1].base.path, 0) << "the spare";
 	EXPECT_EQ(rx.sent[1].ack.msn_done, 7u);
+	EXPECT_EQ(mr_receiver_expiry(rx.R()), 0u);
+
+	// The next lone ACK moves the spare: one ACK per message in a ping-pong.
+	rx.sent.clear();
+	rx.Data(1, 102, 0, false, true);
+	const u64 first = mr_receiver_expiry(rx.R());
+	rx.Data(1, 103, 0, false, true);
+	EXPECT_EQ(rx.sent.size(), 2u);
+	EXPECT_GE(mr_receiver_expiry(rx.R()), first);
+	mr_receiver_flush(rx.R());
+	ASSERT_EQ(rx.sent.size(), 3u) << "stopping sends the spare at once";
+	EXPECT_EQ(rx.sent[2].base.path, 0);
+	EXPECT_EQ(mr_receiver_expiry(rx.R()), 0u);
 }
 
 // NAKs: sent to the refused packet's port, naming it; RNR carries the
