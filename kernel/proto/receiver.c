@@ -174,6 +174,13 @@ void mr_receiver_timeout(struct mr_receiver *r, u64 now)
 		}
 	}
 	if (r->spare_due && now >= r->spare_due) {
+		u64 due = r->lone_ns + mr_receiver_env_ack_delay(r);
+
+		/* A lone ACK went since: its spare waits the delay from it. */
+		if (now < due) {
+			r->spare_due = due;
+			return;
+		}
 		r->spare_due = 0;
 		if (mr_receiver_live(&r->path[r->spare]))
 			mr_receiver_ack(r, r->spare, r->path[r->spare].last_psn);
@@ -192,8 +199,8 @@ void mr_receiver_flush(struct mr_receiver *r)
 /*
  * Acknowledge every path with packets not yet acknowledged, after a
  * completion. When that is one ACK (a one-packet message), another path
- * carries its "MSN done" too, the ACK delay later unless another lone ACK
- * has gone by then (which then has its own spare): a peer that leaves as
+ * carries its "MSN done" too, the ACK delay after the last lone ACK (its
+ * timer moves only when it fires, not with each lone ACK): a peer that leaves as
  * soon as it has our reply (ibv_rc_pingpong's last pong) would never
  * answer a resend, so a lost lone ACK would fail the QP with a retry
  * error; a ping-pong sends one ACK per message, not two. At most
@@ -219,8 +226,11 @@ void mr_receiver_ack_all(struct mr_receiver *r, u64 now)
 		}
 	}
 	if (acks == 1 && spare < MR_WIRE_MAX_PATHS) {
+		/* A spare that waits already moves when due, not now. */
 		r->spare = spare;
-		r->spare_due = now + mr_receiver_env_ack_delay(r) ?: 1;
+		r->lone_ns = now;
+		if (!r->spare_due)
+			r->spare_due = now + mr_receiver_env_ack_delay(r) ?: 1;
 	} else if (acks > 1) {
 		r->spare_due = 0;	/* several paths carry it now */
 	}

@@ -38,6 +38,7 @@ struct mr_receiver {
 	struct mr_rx_path path[MR_WIRE_MAX_PATHS];
 	u64 ack_due;		/* when the held ACKs go; 0: none held */
 	u64 spare_due;		/* when the spare ACK goes; 0: none waits */
+	u64 lone_ns;		/* when the last lone ACK went */
 	u32 spare;		/* the path it goes on */
 };
 

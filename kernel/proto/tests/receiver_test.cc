@@ -222,13 +222,18 @@ TEST(ReceiverEngine, LoneCompletionAckHasASpare)
 	EXPECT_EQ(rx.sent[1].ack.msn_done, 7u);
 	EXPECT_EQ(mr_receiver_expiry(rx.R()), 0u);
 
-	// The next lone ACK moves the spare: one ACK per message in a ping-pong.
+	// A later lone ACK moves the spare when it is due: one ACK per
+	// message in a ping-pong, and one timer per ACK delay.
 	rx.sent.clear();
 	rx.Data(1, 102, 0, false, true);
 	const u64 first = mr_receiver_expiry(rx.R());
+	rx.now += 50;
 	rx.Data(1, 103, 0, false, true);
 	EXPECT_EQ(rx.sent.size(), 2u);
-	EXPECT_GE(mr_receiver_expiry(rx.R()), first);
+	EXPECT_EQ(mr_receiver_expiry(rx.R()), first) << "not re-armed per ACK";
+	mr_receiver_timeout(rx.R(), first);
+	EXPECT_EQ(rx.sent.size(), 2u) << "the last lone ACK is 50 ns younger";
+	EXPECT_EQ(mr_receiver_expiry(rx.R()), first + 50);
 	mr_receiver_flush(rx.R());
 	ASSERT_EQ(rx.sent.size(), 3u) << "stopping sends the spare at once";
 	EXPECT_EQ(rx.sent[2].base.path, 0);
