@@ -18,7 +18,6 @@
 #include <linux/uaccess.h>
 
 #include "counters.h"
-#include "mmap.h"
 #include "mr.h"
 #include "opcode.h"
 #include "qp.h"
@@ -259,26 +258,19 @@ int mr_sq_map(struct mr_qp *qp, struct ib_udata *udata)
 			    qp->max_inline);
 	size_t stride = ALIGN(sizeof(struct metaroce_send_wqe) + data,
 			      METAROCE_RING_INDEX_ALIGN);
-	struct mr_mmap *map;
+	int err;
 
 	/* A slot's copy, its SGEs as ib_sge, the WQE built from them. */
 	sq->ucopy = kzalloc(stride + sq->max_sge * sizeof(struct ib_sge) +
 			    sq->stride, GFP_KERNEL_ACCOUNT);
 	if (!sq->ucopy)
 		return -ENOMEM;
-	map = mr_mmap_create(udata, sizeof(struct metaroce_wq_ring) +
-				    (size_t)entries * stride);
-	if (IS_ERR(map)) {
+	err = mr_wq_map(sq, udata, entries, stride);
+	if (err) {
 		kfree(sq->ucopy);
 		sq->ucopy = NULL;
-		return PTR_ERR(map);
+		return err;
 	}
-	sq->map = map;
-	sq->uring = map->buf;
-	sq->uentries = entries;
-	sq->ustride = stride;
-	sq->ucons = 0;
-	sq->ubad = false;
 	/* Nothing in flight: the first post rings. */
 	sq->udoorbell = true;
 	sq->uring->flags = METAROCE_WQ_NEED_DOORBELL;
@@ -289,10 +281,7 @@ void mr_sq_unmap(struct mr_qp *qp)
 {
 	struct mr_wq *sq = &qp->sq;
 
-	if (sq->map)
-		mr_mmap_remove(sq->map);
-	sq->map = NULL;
-	sq->uring = NULL;
+	mr_wq_unmap(sq);
 	kfree(sq->ucopy);
 	sq->ucopy = NULL;
 }

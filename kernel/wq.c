@@ -79,27 +79,34 @@ int mr_wq_recv_add(struct ib_device *ibdev, struct mr_wq *rq,
 }
 
 /*
- * Give the receive ring @rq (a QP's or an SRQ's) a ring user space posts
- * into, of @entries slots (a power of 2, at least its depth). Process
- * context, before the queue is published. Its offset is mr_mmap_offset().
+ * Give @wq a ring user space posts into, of @entries slots (a power of 2,
+ * at least its depth) of @stride bytes. Process context, before the queue
+ * is published. Its offset is mr_mmap_offset().
  */
-int mr_wq_map_recv(struct mr_wq *rq, struct ib_udata *udata, u32 entries)
+int mr_wq_map(struct mr_wq *wq, struct ib_udata *udata, u32 entries,
+	      size_t stride)
 {
-	size_t stride = struct_size_t(struct metaroce_recv_wqe, sge,
-				      rq->max_sge);
 	struct mr_mmap *map;
 
 	map = mr_mmap_create(udata, sizeof(struct metaroce_wq_ring) +
 				    (size_t)entries * stride);
 	if (IS_ERR(map))
 		return PTR_ERR(map);
-	rq->map = map;
-	rq->uring = map->buf;
-	rq->uentries = entries;
-	rq->ustride = stride;
-	rq->ucons = 0;
-	rq->ubad = false;
+	wq->map = map;
+	wq->uring = map->buf;
+	wq->uentries = entries;
+	wq->ustride = stride;
+	wq->ucons = 0;
+	wq->ubad = false;
 	return 0;
+}
+
+/* A receive ring (a QP's or an SRQ's): slots of metaroce_recv_wqe. */
+int mr_wq_map_recv(struct mr_wq *rq, struct ib_udata *udata, u32 entries)
+{
+	return mr_wq_map(rq, udata, entries,
+			 struct_size_t(struct metaroce_recv_wqe, sge,
+				       rq->max_sge));
 }
 
 void mr_wq_unmap(struct mr_wq *wq)

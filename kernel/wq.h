@@ -54,6 +54,8 @@ static inline u32 mr_wq_count(struct mr_wq *wq)
 int mr_wq_init(struct mr_wq *wq, u32 depth, u32 max_sge, size_t stride);
 int mr_wq_recv_add(struct ib_device *ibdev, struct mr_wq *rq,
 		   const struct ib_recv_wr *wr, const char *owner, u32 num);
+int mr_wq_map(struct mr_wq *wq, struct ib_udata *udata, u32 entries,
+	      size_t stride);
 int mr_wq_map_recv(struct mr_wq *rq, struct ib_udata *udata, u32 entries);
 void mr_wq_unmap(struct mr_wq *wq);
 bool mr_wq_pull(struct mr_dev *dev, struct mr_wq *rq);
