@@ -113,12 +113,14 @@ RECOVERY=(retransmits sack_gaps spurious_resends out_of_order tail_probes rto_de
 # data-path operations (METAROCE_STATS) in ib_write_bw and ib_send_bw.
 FASTPATH_TABLES=/tmp/bench-fastpath.md
 declare -A FP # "transport tool size typ|p99" -> each round's usec
-# med_range VALUES...: "median (lo–hi)" of the numeric ones, one decimal
+# med_range VALUES...: "median (lo–hi)" of the numeric ones, with
+# MED_DIGITS decimals (default one)
 med_range() {
-	sorted_nums "$@" | awk '{ v[NR] = $1 } END {
+	sorted_nums "$@" | awk -v d="${MED_DIGITS:-1}" '{ v[NR] = $1 } END {
 		if (!NR) { print "n/a"; exit }
 		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-		printf "%.1f (%.1f–%.1f)", m, v[1], v[NR] }'
+		f = "%." d "f"
+		printf f " (" f "–" f ")", m, v[1], v[NR] }'
 }
 # fp_ratio KEY-A KEY-B: the median of the per-round ratios, with their range
 fp_ratio() {
@@ -248,11 +250,13 @@ fastpath() {
 		echo "| | metaroce | rxe | TCP | metaroce / rxe | metaroce / TCP |"
 		echo "|---|---|---|---|---|---|"
 		# shellcheck disable=SC2086 # the rounds: one word each
-		echo "| 1 QP | $(med_range ${FP[metaroce bw]}) | $(med_range ${FP[rxe bw]}) |" \
-			"$(med_range ${FP[tcp bw]}) | $(fp_ratio "metaroce bw" "rxe bw") |" \
+		echo "| 1 QP | $(MED_DIGITS=3 med_range ${FP[metaroce bw]}) |" \
+			"$(MED_DIGITS=3 med_range ${FP[rxe bw]}) |" \
+			"$(MED_DIGITS=3 med_range ${FP[tcp bw]}) | $(fp_ratio "metaroce bw" "rxe bw") |" \
 			"$(fp_ratio "metaroce bw" "tcp bw") |"
 		# shellcheck disable=SC2086
-		echo "| 2 QPs on 2 CPUs | $(med_range ${FP[metaroce bw2]}) | $(med_range ${FP[rxe bw2]}) | |" \
+		echo "| 2 QPs on 2 CPUs | $(MED_DIGITS=3 med_range ${FP[metaroce bw2]}) |" \
+			"$(MED_DIGITS=3 med_range ${FP[rxe bw2]}) | |" \
 			"$(fp_ratio "metaroce bw2" "rxe bw2") | |"
 		echo "| 2 QPs / 1 QP | $(fp_ratio "metaroce bw2" "metaroce bw") | $(fp_ratio "rxe bw2" "rxe bw") | | | |"
 		echo
