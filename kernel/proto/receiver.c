@@ -174,7 +174,7 @@ void mr_receiver_timeout(struct mr_receiver *r, u64 now)
 		}
 	}
 	if (r->spare_due && now >= r->spare_due) {
-		u64 due = r->lone_ns + mr_receiver_env_ack_delay(r);
+		u64 due = r->lone_ns + MR_ACK_SPARE_NS;
 
 		/* A lone ACK went since: its spare waits the delay from it. */
 		if (now < due) {
@@ -199,8 +199,8 @@ void mr_receiver_flush(struct mr_receiver *r)
 /*
  * Acknowledge every path with packets not yet acknowledged, after a
  * completion. When that is one ACK (a one-packet message), another path
- * carries its "MSN done" too, the ACK delay after the last lone ACK (its
- * timer moves only when it fires, not with each lone ACK): a peer that leaves as
+ * carries its "MSN done" too, MR_ACK_SPARE_NS after the last lone ACK
+ * (its timer moves only when it fires, not with each lone ACK): a peer that leaves as
  * soon as it has our reply (ibv_rc_pingpong's last pong) would never
  * answer a resend, so a lost lone ACK would fail the QP with a retry
  * error; a ping-pong sends one ACK per message, not two. At most
@@ -230,7 +230,7 @@ void mr_receiver_ack_all(struct mr_receiver *r, u64 now)
 		r->spare = spare;
 		r->lone_ns = now;
 		if (!r->spare_due)
-			r->spare_due = now + mr_receiver_env_ack_delay(r) ?: 1;
+			r->spare_due = now + MR_ACK_SPARE_NS;
 	} else if (acks > 1) {
 		r->spare_due = 0;	/* several paths carry it now */
 	}

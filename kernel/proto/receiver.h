@@ -23,6 +23,13 @@
 
 /* The longest a held ACK waits by default (the kernel's ack_delay_us). */
 #define MR_ACK_DELAY_NS 200000ull
+/*
+ * When a lone ACK's spare goes: before the peer's tail probe (at least
+ * MR_PTO_MIN_NS, 2 ms) would resend, and rarely enough that a ping-pong's
+ * timer fires once a millisecond, not once per ACK delay (which doubled
+ * ib_write_lat's p99 in the guest).
+ */
+#define MR_ACK_SPARE_NS 1000000ull
 
 struct mr_rx_path {
 	struct mr_sack_rx win;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "receiver_host.hh"
+#include "sender.h"
 
 namespace
 {
@@ -213,7 +214,8 @@ TEST(ReceiverEngine, LoneCompletionAckHasASpare)
 	EXPECT_EQ(rx.sent[0].base.path, 1);
 	EXPECT_EQ(rx.sent[0].base.psn, 101u);
 	const u64 due = mr_receiver_expiry(rx.R());
-	ASSERT_NE(due, 0u) << "the spare waits";
+	ASSERT_EQ(due, rx.now + MR_ACK_SPARE_NS) << "the spare waits, less than a tail probe";
+	static_assert(MR_ACK_SPARE_NS < MR_PTO_MIN_NS);
 	mr_receiver_timeout(rx.R(), due - 1);
 	EXPECT_EQ(rx.sent.size(), 1u);
 	mr_receiver_timeout(rx.R(), due);
