@@ -806,9 +806,12 @@ int mr_qp_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			*bad_wr = wr;
 			return -EINVAL;
 		}
-		mr_sq_pull(qp);
+		/* In RTS the push reads the ring; in ERR it completes flushed. */
 		mr_xport_kick(qp);
-		mr_wq_flush(qp, MR_WQ_SQ);
+		if (mr_wq_flushes(READ_ONCE(qp->state), MR_WQ_SQ)) {
+			mr_sq_pull(qp);
+			mr_wq_flush(qp, MR_WQ_SQ);
+		}
 		return 0;
 	}
 	wqe = kmalloc(qp->sq.stride, ibqp->uobject ? GFP_KERNEL : GFP_ATOMIC);
