@@ -18,6 +18,7 @@
 #include "notify.h"
 #include "opcode.h"
 #include "plane.h"
+#include "resp.h"
 #include "trace.h"
 #include "tx.h"
 #include "wq.h"
@@ -238,6 +239,9 @@ enum mr_xport_next mr_comp_ack_rcv(struct mr_xport *x, const struct mr_pkt *pkt)
 	}
 	if (!x->snd.on)
 		return MR_NEXT_NONE;
+	/* Every response is delivered: the responder may give memory back. */
+	if (x->rsp.resp && mr_sender_drained(&x->snd))
+		mr_resp_trim(x);
 	mr_requester_peer_done(&x->req, pkt->ack.msn_done);
 	mr_comp_complete(x);
 	return MR_NEXT_PUSH;
@@ -314,14 +318,48 @@ int mr_sender_env_xmit(struct mr_sender *s, u32 id, u32 psn,
 	}
 	/* The region went since the READ was checked: refuse it. */
 	if (n == -EACCES) {
-		const struct mr_resp *r = &x->rsp.resp[tp->msn % MR_MSG_WINDOW];
+		const struct mr_resp *r = mr_responder_resp(&x->rsp, tp->msn);
 
 		if (!x->ack.fatal)
 			mr_ack_refuse_late(x, tp->msn, MR_NAK_REMOTE_ACCESS,
-					   r->path);
+					   r ? r->path : 0);
 		return 0;
 	}
 	return n;
+}
+
+/*
+ * The rings of packet records the paths borrow while they have packets in
+ * flight: an idle QP holds none.
+ */
+static struct kmem_cache *mr_comp_rings;
+
+int mr_comp_init(void)
+{
+	mr_comp_rings = KMEM_CACHE(mr_tx_ring, 0);
+	return mr_comp_rings ? 0 : -ENOMEM;
+}
+
+void mr_comp_exit(void)
+{
+	kmem_cache_destroy(mr_comp_rings);
+}
+
+/* In softirq or under the QP's lock: no sleeping, no warning. */
+struct mr_tx_ring *mr_sender_env_ring_get(struct mr_sender *s)
+{
+	struct mr_tx_ring *r;
+
+	r = kmem_cache_alloc(mr_comp_rings, GFP_ATOMIC | __GFP_NOWARN);
+	if (!r)
+		mr_stats_inc(to_mr_dev(mr_comp_of(s)->qp->ibqp.device),
+			     MR_CNT_TX_RING_WAITS);
+	return r;
+}
+
+void mr_sender_env_ring_put(struct mr_sender *s, struct mr_tx_ring *r)
+{
+	kmem_cache_free(mr_comp_rings, r);
 }
 
 /* A request of a WR complete meanwhile need not move. */

@@ -17,5 +17,7 @@ enum mr_xport_next mr_comp_resp_in(struct mr_xport *x, struct sk_buff *skb,
 void mr_comp_complete(struct mr_xport *x);
 void mr_comp_fail(struct mr_xport *x, u32 msn, enum ib_wc_status status);
 void mr_comp_retry_exceeded(struct mr_xport *x);
+int mr_comp_init(void);
+void mr_comp_exit(void);
 
 #endif /* METAROCE_COMP_H */

@@ -80,6 +80,8 @@ enum mr_counter {
 	MR_CNT_RX_PEER_UNPROVEN,
 	/* a mapped ring with an index out of range or a bad WQE: QP to ERR */
 	MR_CNT_RING_ERRORS,
+	/* a path found no memory for its packet records: it tries later */
+	MR_CNT_TX_RING_WAITS,
 	MR_NUM_COUNTERS
 };
 

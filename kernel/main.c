@@ -4,6 +4,7 @@
 
 #include <linux/module.h>
 
+#include "comp.h"
 #include "crypt.h"
 #include "link.h"
 #include "netlink.h"
@@ -15,14 +16,20 @@ static int __init mr_main_init(void)
 	int err;
 
 	mr_crypt_init();
-	/* Sockets before devices: a device needs its namespace's socket. */
-	err = mr_socket_init(mr_receive_udp);
+	err = mr_comp_init();
 	if (err)
 		return err;
+	/* Sockets before devices: a device needs its namespace's socket. */
+	err = mr_socket_init(mr_receive_udp);
+	if (err) {
+		mr_comp_exit();
+		return err;
+	}
 	err = mr_link_init();
 	if (err) {
 		pr_err("cannot register netdev notifier (%d)\n", err);
 		mr_socket_exit();
+		mr_comp_exit();
 		return err;
 	}
 	/* Last: the family's handlers need the device list. */
@@ -32,6 +39,7 @@ static int __init mr_main_init(void)
 		       err);
 		mr_link_exit();
 		mr_socket_exit();
+		mr_comp_exit();
 		return err;
 	}
 	pr_info("loaded\n");
@@ -43,6 +51,7 @@ static void __exit mr_main_exit(void)
 	mr_netlink_exit();
 	mr_link_exit();
 	mr_socket_exit();
+	mr_comp_exit();
 	pr_info("unloaded\n");
 }
 

@@ -103,6 +103,12 @@ void mr_resp_reset(struct mr_xport *x)
 	mr_responder_reset(&x->rsp);
 }
 
+/* Nothing of ours is unacknowledged: give back what idle needs not. */
+void mr_resp_trim(struct mr_xport *x)
+{
+	mr_responder_trim(&x->rsp);
+}
+
 /* Free every message slot: RESET, and destroy. */
 void mr_resp_free(struct mr_xport *x)
 {
@@ -359,14 +365,14 @@ bool mr_responder_env_posted(struct mr_responder *r, u32 recv)
 	return ok;
 }
 
-u64 *mr_responder_env_map_alloc(struct mr_responder *r, u32 bits)
+void *mr_responder_env_alloc(struct mr_responder *r, u32 bytes)
 {
-	return (u64 *)bitmap_zalloc(bits, GFP_ATOMIC);
+	return kzalloc(bytes, GFP_ATOMIC | __GFP_NOWARN);
 }
 
-void mr_responder_env_map_free(struct mr_responder *r, u64 *map)
+void mr_responder_env_free(struct mr_responder *r, void *p)
 {
-	bitmap_free((unsigned long *)map);
+	kfree(p);
 }
 
 int mr_responder_env_write(struct mr_responder *r, const struct mr_rx *rx)

@@ -124,7 +124,8 @@ static int mr_restrack_put_conn(struct sk_buff *msg,
 	    rdma_nl_put_driver_u64(msg, "rnr_naks", xi->rnr_naks) ||
 	    rdma_nl_put_driver_u32(msg, "ce_marks", xi->ce_marks) ||
 	    rdma_nl_put_driver_u32(msg, "map_bits", xi->map_bits) ||
-	    rdma_nl_put_driver_u32(msg, "map_budget", xi->map_budget))
+	    rdma_nl_put_driver_u32(msg, "map_budget", xi->map_budget) ||
+	    rdma_nl_put_driver_u32(msg, "state_bytes", xi->state_bytes))
 		return -EMSGSIZE;
 	return 0;
 }

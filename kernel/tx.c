@@ -66,9 +66,9 @@ static u32 mr_tx_response_header(struct mr_xport *x,
 				 const struct mr_tx_pkt *tp,
 				 struct mr_pkt *pkt)
 {
-	const struct mr_resp *r = &x->rsp.resp[tp->msn % MR_MSG_WINDOW];
+	const struct mr_resp *r = mr_responder_resp(&x->rsp, tp->msn);
 
-	if (!r->valid || r->msn != tp->msn) {
+	if (!r) {
 		pkt->base.opcode = MR_OP_READ_RESP;
 		pkt->read_resp.msn = tp->msn;
 		return 0;
@@ -100,11 +100,13 @@ static int mr_tx_gather_response(struct mr_xport *x,
 				 enum mr_tx_kind kind)
 {
 	struct mr_qp *qp = x->qp;
-	const struct mr_resp *r = &x->rsp.resp[tp->msn % MR_MSG_WINDOW];
-	struct mr_mr *mr;
+	const struct mr_resp *r = mr_responder_resp(&x->rsp, tp->msn);
+	struct mr_mr *mr = NULL;
 	int err = -EACCES;
 
-	mr = mr_mr_get(to_mr_dev(qp->ibqp.device), qp->ibqp.pd, r->rkey, qp);
+	if (r)
+		mr = mr_mr_get(to_mr_dev(qp->ibqp.device), qp->ibqp.pd,
+			       r->rkey, qp);
 	if (mr) {
 		err = mr_mr_copy_from(mr, r->va + tp->offset, dst, len,
 				      MR_ACC_REMOTE_READ);

@@ -36,12 +36,42 @@ void mr_xport_default_settings(struct mr_dev_settings *set)
 	set->cc_stamp = mr_congestion_cc_stamp();
 }
 
+/* What mr_xport_create() allocates for @npaths paths. */
+static size_t mr_xport_bytes(u32 npaths)
+{
+	return sizeof(struct mr_xport) +
+	       npaths * (sizeof(struct mr_tx_path) + 2 * sizeof(struct mr_route));
+}
+
+/*
+ * The transport's state now, in bytes, its queues' per-WQE records aside:
+ * what every connection holds, and what it borrows while it has packets
+ * in flight or messages open. Under the lock.
+ */
+static u32 mr_xport_state_bytes(const struct mr_xport *x)
+{
+	const struct mr_sender *s = &x->snd;
+	const struct mr_tx_ring *r;
+	size_t n = mr_xport_bytes(s->npaths);
+	u32 i;
+
+	for (i = 0; i < s->npaths; i++)
+		n += s->path[i].ring ? sizeof(*r) : 0;
+	for (r = s->requeue.head; r; r = r->next)
+		n += sizeof(*r);
+	if (x->rsp.msg)
+		n += MR_MSG_WINDOW * sizeof(*x->rsp.msg);
+	if (x->rsp.resp)
+		n += MR_MSG_WINDOW * sizeof(*x->rsp.resp);
+	n += DIV_ROUND_UP(x->rsp.map_bits, 64) * sizeof(u64);
+	return (u32)min_t(size_t, n, U32_MAX);
+}
+
 int mr_xport_create(struct mr_qp *qp)
 {
 	struct mr_dev *dev = to_mr_dev(qp->ibqp.device);
 	struct mr_dev_settings set;
 	struct mr_sender_timing tm;
-	struct mr_requeue *rq;
 	struct mr_tx_path *path;
 	struct mr_xport *x;
 	u32 npaths;
@@ -51,22 +81,19 @@ int mr_xport_create(struct mr_qp *qp)
 	mutex_unlock(&dev->settings_lock);
 	npaths = set.paths;
 
-	x = kvzalloc(sizeof(*x), GFP_KERNEL_ACCOUNT);
+	/* One allocation: the transport, its paths, then their routes. */
+	x = kvzalloc(mr_xport_bytes(npaths), GFP_KERNEL_ACCOUNT);
 	if (!x)
 		return -ENOMEM;
+	path = (struct mr_tx_path *)(x + 1);
+	x->routes = (struct mr_route *)(path + npaths);
 	set.cc.enabled = mr_congestion_dev_enabled(&set);
-	path = kvcalloc(npaths, sizeof(*path), GFP_KERNEL_ACCOUNT);
-	rq = kvcalloc(mr_requeue_slots(npaths), sizeof(*rq), GFP_KERNEL_ACCOUNT);
-	x->routes = kvcalloc(2 * npaths, sizeof(*x->routes), GFP_KERNEL_ACCOUNT);
-	if (!path || !rq || !x->routes || mr_req_create(x, qp->sq.depth)) {
-		kvfree(path);
-		kvfree(rq);
-		kvfree(x->routes);
+	if (mr_req_create(x, qp->sq.depth)) {
 		kvfree(x);
 		return -ENOMEM;
 	}
 	mr_sender_timing_default(&tm);
-	mr_sender_setup(&x->snd, path, npaths, rq, set.fail_after, &tm,
+	mr_sender_setup(&x->snd, path, npaths, set.fail_after, &tm,
 			&set.cc);
 	x->qp = qp;
 	spin_lock_init(&x->lock);
@@ -104,9 +131,7 @@ void mr_xport_destroy(struct mr_qp *qp)
 	mr_req_free(x);
 	for (i = 0; i < 2 * x->snd.npaths; i++)
 		mr_socket_route_put(&x->routes[i]);
-	kvfree(x->routes);
-	kvfree(x->snd.path);
-	kvfree(x->snd.requeue.slot);
+	mr_sender_release(&x->snd);
 	kvfree(x);
 	qp->xp = NULL;
 }
@@ -126,6 +151,7 @@ void mr_xport_modify(struct mr_qp *qp, enum ib_qp_state old,
 			spin_lock_bh(&x->lock);
 			mr_resp_free(x);
 			mr_resp_reset(x);
+			mr_sender_release(&x->snd);
 			mr_share_leave(x);
 			mr_handshake_clear(x);
 			mr_ack_reset(x);
@@ -228,6 +254,7 @@ void mr_xport_telemetry(struct mr_qp *qp, struct mr_xport_info *info,
 	info->rnr_naks = x->n_rnr_naks;
 	info->map_bits = x->rsp.map_bits;
 	info->map_budget = x->rsp.map_budget;
+	info->state_bytes = mr_xport_state_bytes(x);
 	info->retransmits = 0;
 	info->sack_gaps = 0;
 	info->rto_events = 0;

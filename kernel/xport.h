@@ -178,6 +178,7 @@ struct mr_xport_info {
 	u64 peer_tag;
 	u32 map_bits;		/* slice-map bits held by the responder */
 	u32 map_budget;		/* ... and the most it may hold */
+	u32 state_bytes;	/* the transport's memory now */
 };
 
 void mr_xport_default_settings(struct mr_dev_settings *set);

@@ -68,7 +68,7 @@ static bool mr_requester_push_responses(struct mr_requester *r,
 
 		if (mr_sender_pace_wait(s, now))
 			return false;
-		id = mr_sender_take(s, -1, &psn);
+		id = mr_sender_take(s, -1, &psn, now);
 		if (id < 0)
 			return false;
 		mr_requester_env_response(r, &tp);
@@ -135,7 +135,7 @@ void mr_requester_push(struct mr_requester *r, struct mr_sender *s,
 			return;
 		if (mr_sender_pace_wait(s, now))
 			return;
-		id = mr_sender_take(s, -1, &psn);
+		id = mr_sender_take(s, -1, &psn, now);
 		if (id < 0)
 			return;
 		tp = mr_requester_cut(r, msn, &m);
@@ -149,7 +149,7 @@ void mr_requester_push(struct mr_requester *r, struct mr_sender *s,
 		 * executes it once (the second copy is a duplicate).
 		 */
 		if (m.rd && s->npaths > 1) {
-			id = mr_sender_take(s, id, &psn);
+			id = mr_sender_take(s, id, &psn, now);
 			if (id < 0 || !mr_requester_send(r, s, id, psn, &tp, now))
 				return;
 		}

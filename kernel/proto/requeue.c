@@ -1,45 +1,105 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The requeue ring: a FIFO over caller-given slots.
+ * The requeue (requeue.h): a FIFO of failed paths' rings, each with a map
+ * of its packets still to move.
  */
 #include "requeue.h"
 
-/* An empty ring over @size slots at @slot. */
-void mr_requeue_init(struct mr_requeue_ring *q, struct mr_requeue *slot,
-		     u32 size)
+void mr_requeue_init(struct mr_requeue *q)
 {
-	q->slot = slot;
-	q->size = size;
-	mr_requeue_reset(q);
+	*q = (struct mr_requeue){ 0 };
 }
 
-/* Drop every entry. */
-void mr_requeue_reset(struct mr_requeue_ring *q)
+/* Ring @r moves nothing (a ring lent to a path). */
+void mr_requeue_clear(struct mr_tx_ring *r)
 {
-	q->head = 0;
-	q->count = 0;
+	u32 w;
+
+	for (w = 0; w < MR_SACK_WORDS; w++)
+		r->moving[w] = 0;
+	r->left = 0;
 }
 
-/* Append a copy of @e. Return: 0, or -MR_ENOSPC when the ring is full. */
-int mr_requeue_push(struct mr_requeue_ring *q, const struct mr_requeue *e)
+static bool mr_requeue_bit(const struct mr_tx_ring *r, u32 psn)
 {
-	if (q->count == q->size)
-		return -MR_ENOSPC;
-	q->slot[(q->head + q->count++) % q->size] = *e;
-	return 0;
+	u32 i = psn % MR_SACK_WINDOW;
+
+	return r->moving[i / 64] >> (i % 64) & 1;
 }
 
-/* The oldest entry, or NULL when the ring is empty. */
-const struct mr_requeue *mr_requeue_front(const struct mr_requeue_ring *q)
+/*
+ * Before mr_requeue_push(): PSN @psn of ring @r is to move. The first one
+ * marked is the oldest; the others follow in PSN order, within 256 of it.
+ */
+void mr_requeue_mark(struct mr_tx_ring *r, u32 psn)
 {
-	return q->count ? &q->slot[q->head] : NULL;
-}
+	u32 i = psn % MR_SACK_WINDOW;
 
-/* Drop the oldest entry; nothing when the ring is empty. */
-void mr_requeue_pop(struct mr_requeue_ring *q)
-{
-	if (!q->count)
+	if (!r->left)
+		r->next_psn = psn;
+	if (mr_requeue_bit(r, psn))
 		return;
-	q->head = (q->head + 1) % q->size;
+	r->moving[i / 64] |= 1ull << (i % 64);
+	r->left++;
+}
+
+/* Append ring @r, its packets marked (mr_requeue_mark()), at least one. */
+void mr_requeue_push(struct mr_requeue *q, struct mr_tx_ring *r)
+{
+	r->next = NULL;
+	if (q->tail)
+		q->tail->next = r;
+	else
+		q->head = r;
+	q->tail = r;
+	q->count += r->left;
+}
+
+/* The oldest packet to move, or NULL when there is none. */
+const struct mr_tx_pkt *mr_requeue_front(struct mr_requeue *q)
+{
+	struct mr_tx_ring *r = q->head;
+
+	if (!r)
+		return NULL;
+	while (!mr_requeue_bit(r, r->next_psn))
+		r->next_psn++;
+	return &r->pkt[r->next_psn % MR_SACK_WINDOW];
+}
+
+/*
+ * Drop the oldest packet (after mr_requeue_front()). Return its ring when
+ * that was its last, for the caller to give back; else NULL.
+ */
+struct mr_tx_ring *mr_requeue_pop(struct mr_requeue *q)
+{
+	struct mr_tx_ring *r = q->head;
+	u32 i;
+
+	if (!r || !mr_requeue_front(q))
+		return NULL;
+	i = r->next_psn++ % MR_SACK_WINDOW;
+	r->moving[i / 64] &= ~(1ull << (i % 64));
 	q->count--;
+	if (--r->left)
+		return NULL;
+	q->head = r->next;
+	if (!q->head)
+		q->tail = NULL;
+	return r;
+}
+
+/* Take out the oldest ring, whatever is left in it; NULL when empty. */
+struct mr_tx_ring *mr_requeue_take(struct mr_requeue *q)
+{
+	struct mr_tx_ring *r = q->head;
+
+	if (!r)
+		return NULL;
+	q->head = r->next;
+	if (!q->head)
+		q->tail = NULL;
+	q->count -= r->left;
+	mr_requeue_clear(r);
+	return r;
 }

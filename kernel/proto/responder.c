@@ -6,6 +6,9 @@
 /* RTR: a new connection's responder, its slices of @mtu bytes. */
 void mr_responder_init(struct mr_responder *r, u32 mtu, bool uc)
 {
+	r->msg = NULL;
+	r->open = 0;
+	r->resp = NULL;
 	r->uc = uc;
 	r->mtu = mtu;
 	r->msn_done = 0;
@@ -19,37 +22,63 @@ void mr_responder_init(struct mr_responder *r, u32 mtu, bool uc)
 /* Forget every response (RESET, or a new connection at RTR). */
 void mr_responder_reset(struct mr_responder *r)
 {
-	u32 i;
-
-	for (i = 0; i < MR_MSG_WINDOW; i++)
-		r->resp[i] = (struct mr_resp){ 0 };
+	if (r->resp)
+		mr_responder_env_free(r, r->resp);
+	r->resp = NULL;
 	r->resp_send = 0;
+}
+
+/* Give the window's messages back when none is open. */
+static void mr_responder_msgs_put(struct mr_responder *r)
+{
+	if (r->msg && !r->open) {
+		mr_responder_env_free(r, r->msg);
+		r->msg = NULL;
+	}
 }
 
 /* Close the slot @m, giving its map's bits back to the budget. */
 static void mr_responder_msg_free(struct mr_responder *r, struct mr_rx_msg *m)
 {
 	if (m->map && m->map != &m->map1) {
-		mr_responder_env_map_free(r, m->map);
+		mr_responder_env_free(r, m->map);
 		r->map_bits -= m->nslices;
 	}
+	if (m->used)
+		r->open--;
 	*m = (struct mr_rx_msg){ 0 };
 }
 
 /*
- * Free every message slot: RESET, and destroy. Returns the slice-map
- * bits still charged after that, which should be none.
+ * Free every message slot, and the responses: RESET, and destroy. Returns
+ * the slice-map bits still charged after that, which should be none.
  */
 u32 mr_responder_free(struct mr_responder *r)
 {
 	u32 i, left;
 
-	for (i = 0; i < MR_MSG_WINDOW; i++)
+	for (i = 0; r->msg && i < MR_MSG_WINDOW; i++)
 		mr_responder_msg_free(r, &r->msg[i]);
+	mr_responder_msgs_put(r);
+	mr_responder_reset(r);
 	left = r->map_bits;
 	r->map_bits = 0;
 	r->uc_skips = 0;
 	return left;
+}
+
+/*
+ * The host's sender has no packet left unacknowledged, the responses'
+ * among them: every response is delivered, and none will be resent.
+ * Give back what an idle responder does not need.
+ */
+void mr_responder_trim(struct mr_responder *r)
+{
+	if (r->resp && !r->open && r->resp_send == r->msn_done) {
+		mr_responder_env_free(r, r->resp);
+		r->resp = NULL;
+	}
+	mr_responder_msgs_put(r);
 }
 
 /*
@@ -63,7 +92,7 @@ u32 mr_responder_recv(const struct mr_responder *r, u32 rsn)
 {
 	u32 skipped = r->rsn_skipped, i;
 
-	for (i = 0; r->uc_skips && i < MR_MSG_WINDOW; i++) {
+	for (i = 0; r->uc_skips && r->msg && i < MR_MSG_WINDOW; i++) {
 		const struct mr_rx_msg *m = &r->msg[i];
 
 		if (m->used && m->skipped && mr_seq_before(m->rsn, rsn))
@@ -150,7 +179,8 @@ static int mr_responder_msg_init(struct mr_responder *r, struct mr_rx_msg *m,
 	if (nslices > 64) {
 		if (!mr_bounds_map_admit(r->map_bits, nslices, r->map_budget))
 			return -MR_ENOSPC;
-		m->map = mr_responder_env_map_alloc(r, nslices);
+		m->map = mr_responder_env_alloc(r, (nslices + 63) / 64 *
+						    sizeof(u64));
 		if (!m->map)
 			return -MR_EAGAIN;
 		r->map_bits += nslices;
@@ -158,6 +188,7 @@ static int mr_responder_msg_init(struct mr_responder *r, struct mr_rx_msg *m,
 		m->map = &m->map1;
 	}
 	mr_responder_msg_fill(m, pkt, ri, nslices);
+	r->open++;
 	return 0;
 }
 
@@ -165,28 +196,21 @@ static int mr_responder_msg_init(struct mr_responder *r, struct mr_rx_msg *m,
  * UC: a message whose slice map would pass the budget opens its slot
  * without one, dropped: its packets are only acknowledged.
  */
-static void mr_responder_msg_init_dropped(struct mr_rx_msg *m,
+static void mr_responder_msg_init_dropped(struct mr_responder *r,
+					  struct mr_rx_msg *m,
 					  const struct mr_pkt *pkt,
 					  const struct mr_resp_info *ri)
 {
 	*m = (struct mr_rx_msg){ 0 };
 	m->map = &m->map1;
 	mr_responder_msg_fill(m, pkt, ri, 0);
+	r->open++;
 	m->dropped = true;
 	m->drop = MR_RXE_MAP_BUDGET;
 }
 
-/**
- * mr_responder_admit() - which message an arriving request packet is of
- * @r: the responder
- * @rx: the packet (@rx->pkt, @rx->data); its kind, info and message out
- *
- * A packet that opens a message takes its slot here, and learns whether
- * the receive it needs is posted (RC: else RNR; UC: dropped, its RSN
- * skipped). The host records it on its path next, and if the path does
- * not take it as new, undoes this (mr_responder_unadmit()).
- */
-void mr_responder_admit(struct mr_responder *r, struct mr_rx *rx)
+/* mr_responder_admit(), with the memory its message may need. */
+static void mr_responder_admit_msg(struct mr_responder *r, struct mr_rx *rx)
 {
 	struct mr_resp_info *ri = &rx->ri;
 	struct mr_rx_msg *m;
@@ -219,7 +243,7 @@ void mr_responder_admit(struct mr_responder *r, struct mr_rx *rx)
 			return;
 		}
 		if (err == -MR_ENOSPC) {
-			mr_responder_msg_init_dropped(m, rx->pkt, ri);
+			mr_responder_msg_init_dropped(r, m, rx->pkt, ri);
 		} else if (err) {
 			/* Not recorded: the requester sends it again. */
 			mr_responder_env_event(r, MR_RSE_SHORT, 0);
@@ -239,6 +263,52 @@ void mr_responder_admit(struct mr_responder *r, struct mr_rx *rx)
 	rx->m = m;
 }
 
+/*
+ * The window's messages, and for a READ or atomic its responses: borrowed
+ * when the first needs them. False when there is no memory now.
+ */
+static bool mr_responder_memory(struct mr_responder *r,
+				const struct mr_pkt *pkt)
+{
+	if (!r->msg) {
+		r->msg = mr_responder_env_alloc(r, MR_MSG_WINDOW *
+						   sizeof(*r->msg));
+		if (!r->msg)
+			return false;
+	}
+	if (!r->resp &&
+	    (mr_wire_op_flags(pkt->base.opcode) & MR_WIRE_F_READ_OR_ATOMIC)) {
+		r->resp = mr_responder_env_alloc(r, MR_MSG_WINDOW *
+						    sizeof(*r->resp));
+		if (!r->resp)
+			return false;
+	}
+	return true;
+}
+
+/**
+ * mr_responder_admit() - which message an arriving request packet is of
+ * @r: the responder
+ * @rx: the packet (@rx->pkt, @rx->data); its kind, info and message out
+ *
+ * A packet that opens a message takes its slot here, and learns whether
+ * the receive it needs is posted (RC: else RNR; UC: dropped, its RSN
+ * skipped). The host records it on its path next, and if the path does
+ * not take it as new, undoes this (mr_responder_unadmit()). The window's memory is borrowed
+ * for the first open message and given back after the last.
+ */
+void mr_responder_admit(struct mr_responder *r, struct mr_rx *rx)
+{
+	rx->kind = MR_RX_DROP;
+	rx->fresh = false;
+	if (!mr_responder_memory(r, rx->pkt)) {
+		mr_responder_env_event(r, MR_RSE_SHORT, 0);
+		return;
+	}
+	mr_responder_admit_msg(r, rx);
+	mr_responder_msgs_put(r);
+}
+
 /* The path did not take @rx as new: it must not define its message. */
 void mr_responder_unadmit(struct mr_responder *r, struct mr_rx *rx)
 {
@@ -248,6 +318,7 @@ void mr_responder_unadmit(struct mr_responder *r, struct mr_rx *rx)
 		r->uc_skips--;
 	mr_responder_msg_free(r, rx->m);
 	rx->fresh = false;
+	mr_responder_msgs_put(r);
 }
 
 /* UC: drop message @m for good, @error says why (see the top). */
@@ -385,7 +456,7 @@ bool mr_responder_advance(struct mr_responder *r, bool fatal)
 	bool respond = false;
 	u8 nak;
 
-	while (!fatal) {
+	while (!fatal && r->msg) {
 		struct mr_rx_msg *m = &r->msg[r->msn_done % MR_MSG_WINDOW];
 
 		if (!m->used || !m->done || m->msn != r->msn_done)
@@ -417,6 +488,7 @@ bool mr_responder_advance(struct mr_responder *r, bool fatal)
 		mr_responder_msg_free(r, m);
 		r->msn_done++;
 	}
+	mr_responder_msgs_put(r);
 	return respond;
 }
 

@@ -103,9 +103,18 @@ struct mr_responder {
 	u32 rsn_head;		/* the receive at the head of the queue */
 	u32 rsn_skipped;	/* UC: RSNs skipped by messages gone by */
 	u32 uc_skips;		/* ... and by messages in the window */
-	struct mr_rx_msg msg[MR_MSG_WINDOW];
+	/*
+	 * The window's messages, by MSN % window: borrowed from the host
+	 * while one is open (@open of them), NULL otherwise.
+	 */
+	struct mr_rx_msg *msg;
+	u32 open;
 	u32 resp_send;		/* the oldest MSN that may have a response to send */
-	struct mr_resp resp[MR_MSG_WINDOW];	/* by MSN % window */
+	/*
+	 * The responses to READs and atomics, by MSN % window: borrowed at
+	 * the first, kept until mr_responder_trim().
+	 */
+	struct mr_resp *resp;
 };
 
 /* What one arriving request packet is to the responder. */
@@ -129,7 +138,7 @@ struct mr_rx {
 /* What the engine reports for the host's counters. */
 enum mr_responder_event {
 	MR_RSE_MALFORMED,	/* beyond the message window */
-	MR_RSE_SHORT,		/* no memory for a slice map: not recorded */
+	MR_RSE_SHORT,		/* no memory for its slot or map: not recorded */
 	MR_RSE_DUPLICATE,	/* a slice, or a message, that landed before */
 	MR_RSE_DROPPED,		/* UC: @arg, the enum mr_rx_error */
 };
@@ -140,9 +149,12 @@ enum mr_responder_event {
  * Whether receive @recv (counted like rsn_head) is posted.
  */
 bool mr_responder_env_posted(struct mr_responder *r, u32 recv);
-/* A slice map of @bits bits, zeroed; NULL when there is no memory. */
-u64 *mr_responder_env_map_alloc(struct mr_responder *r, u32 bits);
-void mr_responder_env_map_free(struct mr_responder *r, u64 *map);
+/*
+ * @bytes of zeroed memory (the window's messages or responses, a slice
+ * map), in the packet's context; NULL when there is none now.
+ */
+void *mr_responder_env_alloc(struct mr_responder *r, u32 bytes);
+void mr_responder_env_free(struct mr_responder *r, void *p);
 /*
  * Place the payload of WRITE @rx: 0, or -EACCES when the QP's rights, the
  * rkey or the range refuse it.
@@ -175,6 +187,7 @@ void mr_responder_env_event(struct mr_responder *r,
 void mr_responder_init(struct mr_responder *r, u32 mtu, bool uc);
 void mr_responder_reset(struct mr_responder *r);
 u32 mr_responder_free(struct mr_responder *r);
+void mr_responder_trim(struct mr_responder *r);
 u32 mr_responder_recv(const struct mr_responder *r, u32 rsn);
 void mr_responder_admit(struct mr_responder *r, struct mr_rx *rx);
 void mr_responder_unadmit(struct mr_responder *r, struct mr_rx *rx);
@@ -188,8 +201,11 @@ void mr_responder_response_take(struct mr_responder *r, struct mr_tx_pkt *tp);
 static inline const struct mr_resp *
 mr_responder_resp(const struct mr_responder *r, u32 msn)
 {
-	const struct mr_resp *rs = &r->resp[msn % MR_MSG_WINDOW];
+	const struct mr_resp *rs;
 
+	if (!r->resp)
+		return NULL;
+	rs = &r->resp[msn % MR_MSG_WINDOW];
 	return rs->valid && rs->msn == msn ? rs : NULL;
 }
 

@@ -139,8 +139,13 @@ void mr_sack_rx_fill_ack(const struct mr_sack_rx *rx, struct mr_ack_hdr *ack)
 }
 EXPORT_SYMBOL_IF_KUNIT(mr_sack_rx_fill_ack);
 
-void mr_sack_tx_init(struct mr_sack_tx *tx, u32 start_psn)
+/*
+ * A scoreboard from @start_psn; @mark: its MR_SACK_WINDOW marks, or NULL
+ * until the owner gives them (before the first mr_sack_tx_send()).
+ */
+void mr_sack_tx_init(struct mr_sack_tx *tx, u32 start_psn, u16 *mark)
 {
+	tx->mark = mark;
 	tx->start = start_psn;
 	tx->reorder = 1;
 	mr_sack_tx_reset(tx, 0);

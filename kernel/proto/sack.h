@@ -49,8 +49,12 @@ struct mr_sack_tx {
 	u64 sacked[MR_SACK_WORDS];	/* the receiver has it */
 	u64 lost[MR_SACK_WORDS];	/* reported lost, not yet resent */
 	u64 resent[MR_SACK_WORDS];	/* resent at least once */
-	/* nxt - psn when psn was last sent: later sends prove it lost */
-	u16 mark[MR_SACK_WINDOW];
+	/*
+	 * nxt - psn when psn was last sent: later sends prove it lost; by PSN
+	 * modulo 256, MR_SACK_WINDOW entries the owner gives while PSNs are in
+	 * flight (mr_sack_tx_send() needs them)
+	 */
+	u16 *mark;
 	u32 una;		/* oldest PSN not acknowledged */
 	u32 nxt;		/* next new PSN */
 	u32 high;		/* one past the newest PSN known to have arrived */
@@ -77,7 +81,7 @@ struct mr_sack_res {
 	u64 ambiguous[MR_SACK_WORDS];	/* acked but resent: no RTT sample */
 };
 
-void mr_sack_tx_init(struct mr_sack_tx *tx, u32 start_psn);
+void mr_sack_tx_init(struct mr_sack_tx *tx, u32 start_psn, u16 *mark);
 void mr_sack_tx_reset(struct mr_sack_tx *tx, u16 epoch);
 u32 mr_sack_tx_room(const struct mr_sack_tx *tx);
 u32 mr_sack_tx_pipe(const struct mr_sack_tx *tx);

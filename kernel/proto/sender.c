@@ -18,21 +18,72 @@ void mr_sender_timing_default(struct mr_sender_timing *tm)
 }
 
 /*
- * Give the engine its memory: @npaths paths and mr_requeue_slots(@npaths)
- * requeue slots, which the host owns. It is stopped until started.
+ * Give the engine its memory: @npaths paths, which the host owns; their
+ * packet records it borrows as they send (mr_sender_env_ring_get()). It
+ * is stopped until started.
  */
 void mr_sender_setup(struct mr_sender *s, struct mr_tx_path *path,
-		     u32 npaths, struct mr_requeue *slots, u32 fail_after,
+		     u32 npaths, u32 fail_after,
 		     const struct mr_sender_timing *tm,
 		     const struct mr_cc_params *ccp)
 {
+	u32 i;
+
 	s->on = false;
 	s->npaths = npaths;
 	s->fail_after = fail_after;
 	s->tm = *tm;
 	s->ccp = *ccp;
 	s->path = path;
-	mr_requeue_init(&s->requeue, slots, mr_requeue_slots(npaths));
+	for (i = 0; i < npaths; i++)
+		path[i].ring = NULL;
+	mr_requeue_init(&s->requeue);
+}
+
+/* Path @p has packets to record: its ring, borrowed if need be. */
+static struct mr_tx_ring *mr_sender_ring(struct mr_sender *s,
+					 struct mr_tx_path *p)
+{
+	struct mr_tx_ring *r = p->ring;
+
+	if (r)
+		return r;
+	r = mr_sender_env_ring_get(s);
+	if (!r)
+		return NULL;
+	mr_requeue_clear(r);
+	p->ring = r;
+	p->sb.mark = r->mark;
+	return r;
+}
+
+/* Path @p gives its ring back: it has nothing in flight, or failed. */
+static void mr_sender_ring_put(struct mr_sender *s, struct mr_tx_path *p)
+{
+	struct mr_tx_ring *r = p->ring;
+
+	p->ring = NULL;
+	p->sb.mark = NULL;
+	if (r)
+		mr_sender_env_ring_put(s, r);
+}
+
+/**
+ * mr_sender_release() - give back every ring the engine holds
+ * @s: the engine, stopped or never started
+ *
+ * The host calls it before it frees the paths; mr_sender_start() calls it
+ * too. Packets in flight are forgotten.
+ */
+void mr_sender_release(struct mr_sender *s)
+{
+	struct mr_tx_ring *r;
+	u32 i;
+
+	for (i = 0; i < s->npaths; i++)
+		mr_sender_ring_put(s, &s->path[i]);
+	while ((r = mr_requeue_take(&s->requeue)))
+		mr_sender_env_ring_put(s, r);
 }
 
 static void mr_sender_apply(struct mr_sender *s, u32 id)
@@ -77,11 +128,12 @@ int mr_sender_start(struct mr_sender *s, u32 psn, bool early, u32 seed,
 
 	if (mr_paths_init(&s->ps, s->npaths, s->fail_after, seed))
 		return -MR_EFIELD;
+	mr_sender_release(s);
 	mr_cc_conn_init(&s->cc, &s->ccp, pkt_bytes);
 	for (i = 0; i < s->npaths; i++) {
 		struct mr_tx_path *p = &s->path[i];
 
-		mr_sack_tx_init(&p->sb, psn);
+		mr_sack_tx_init(&p->sb, psn, NULL);
 		if (early) {
 			mr_paths_restart(&s->ps, i);
 			mr_sack_tx_reset(&p->sb, s->ps.path[i].epoch);
@@ -94,7 +146,6 @@ int mr_sender_start(struct mr_sender *s, u32 psn, bool early, u32 seed,
 	}
 	s->pace_ns = 0;
 	s->rtos = 0;
-	mr_requeue_reset(&s->requeue);
 	s->on = true;
 	return 0;
 }
@@ -140,16 +191,21 @@ void mr_sender_pace_over(struct mr_sender *s)
  * @s: the engine
  * @avoid: a path not to take if another has room; -1: any
  * @psn: the PSN taken
+ * @now: the time, ns
  *
  * Within the connection's window, on the path with the most room. A path
  * whose scoreboard is full (an old hole waits for its probe or RTO while
- * 256 later PSNs went out) is passed over: the others still have room.
- * The caller sends on it with mr_sender_send().
+ * 256 later PSNs went out) is passed over: the others still have room. So
+ * is one that cannot borrow its ring; when none could, the pacer's wait
+ * (s->pace_ns) says when to try again. The caller sends on the path with
+ * mr_sender_send().
  *
  * Return: the path, or a negative error when none may send now.
  */
-int mr_sender_take(struct mr_sender *s, int avoid, u32 *psn)
+int mr_sender_take(struct mr_sender *s, int avoid, u32 *psn, u64 now)
 {
+	bool short_of_rings = false;
+	struct mr_tx_path *p;
 	u32 tries;
 	int id;
 
@@ -160,11 +216,17 @@ int mr_sender_take(struct mr_sender *s, int avoid, u32 *psn)
 				 mr_paths_pick_other(&s->ps, (u32)avoid);
 		if (id < 0)
 			return id;
-		if (!mr_sack_tx_send(&s->path[id].sb, psn))
+		p = &s->path[id];
+		if (!mr_sender_ring(s, p))
+			short_of_rings = true;
+		else if (!mr_sack_tx_send(&p->sb, psn))
 			return id;
 		mr_paths_unpick(&s->ps, (u32)id);
 	}
-	return -MR_ENOSPC;
+	if (!short_of_rings)
+		return -MR_ENOSPC;
+	s->pace_ns = now + MR_RING_WAIT_NS;
+	return -MR_EAGAIN;
 }
 
 /**
@@ -190,7 +252,7 @@ int mr_sender_send(struct mr_sender *s, u32 id, u32 psn,
 		   const struct mr_tx_pkt *tp, enum mr_send_why why, u64 now)
 {
 	struct mr_tx_path *p = &s->path[id];
-	struct mr_tx_pkt *rec = &p->pkt[psn % MR_SACK_WINDOW];
+	struct mr_tx_pkt *rec = &p->ring->pkt[psn % MR_SACK_WINDOW];
 	const struct mr_path *ps = &s->ps.path[id];
 	u8 flags = ps->inflight >= ps->window ? MR_FLAG_ACK_REQ : 0;
 	u32 limited;
@@ -235,7 +297,7 @@ static void mr_sender_resend(struct mr_sender *s, u32 id, u32 psn,
 		return;
 	if (charge)
 		mr_paths_recharge(&s->ps, id);
-	tp = p->pkt[psn % MR_SACK_WINDOW];
+	tp = p->ring->pkt[psn % MR_SACK_WINDOW];
 	mr_sender_send(s, id, psn, &tp, why, now);
 }
 
@@ -247,23 +309,26 @@ static void mr_sender_resend(struct mr_sender *s, u32 id, u32 psn,
 bool mr_sender_push_moved(struct mr_sender *s, u64 now)
 {
 	while (s->requeue.count && s->on) {
-		const struct mr_requeue *e = mr_requeue_front(&s->requeue);
+		const struct mr_tx_pkt *e = mr_requeue_front(&s->requeue);
 		struct mr_tx_pkt tp = {
 			.msn = e->msn, .offset = e->offset,
 			.gen = e->gen, .resp = e->resp,
 		};
+		struct mr_tx_ring *done;
 		u32 psn;
 		int id;
 
 		if (!mr_sender_env_stale(s, &tp)) {
-			id = mr_sender_take(s, -1, &psn);
+			id = mr_sender_take(s, -1, &psn, now);
 			if (id < 0)
 				return false;
 			mr_sender_send(s, (u32)id, psn, &tp, MR_SEND_MOVED, now);
 			if (!s->on)
 				return false;
 		}
-		mr_requeue_pop(&s->requeue);
+		done = mr_requeue_pop(&s->requeue);
+		if (done)
+			mr_sender_env_ring_put(s, done);
 	}
 	return !s->requeue.count;
 }
@@ -289,7 +354,7 @@ static u64 mr_sender_rtt_sample(struct mr_tx_path *p,
 		if (!once)
 			continue;
 		psn = res->base + 64 * w + (u32)__builtin_ctzll(once);
-		rtt = now - p->pkt[psn % MR_SACK_WINDOW].sent_ns;
+		rtt = now - p->ring->pkt[psn % MR_SACK_WINDOW].sent_ns;
 		mr_rto_sample(&p->rto, rtt);
 		return rtt;
 	}
@@ -314,8 +379,8 @@ static u64 mr_sender_progress(struct mr_sender *s, const struct mr_tx_path *p,
 			i = (u32)__builtin_ctzll(bits);
 			bits &= bits - 1;
 			i = (res->base + 64 * w + i) % MR_SACK_WINDOW;
-			if (p->pkt[i].order > newest)
-				newest = p->pkt[i].order;
+			if (p->ring->pkt[i].order > newest)
+				newest = p->ring->pkt[i].order;
 		}
 	}
 	if (newest > s->acked_front)
@@ -332,8 +397,8 @@ static u64 mr_sender_progress(struct mr_sender *s, const struct mr_tx_path *p,
 static bool mr_sender_spurious(const struct mr_tx_path *p,
 			       const struct mr_base_hdr *ack)
 {
-	return mr_sack_tx_arrived(&p->sb, ack->epoch, ack->psn) &&
-	       p->pkt[ack->psn % MR_SACK_WINDOW].sends > 1;
+	return p->ring && mr_sack_tx_arrived(&p->sb, ack->epoch, ack->psn) &&
+	       p->ring->pkt[ack->psn % MR_SACK_WINDOW].sends > 1;
 }
 
 /* Feed congestion control one ACK of path @id. */
@@ -396,7 +461,7 @@ int mr_sender_ack(struct mr_sender *s, const struct mr_pkt *ack, u64 now)
 		return err;
 	/* A gap the SACK reported arrived twice: the hosts reorder. */
 	if (spurious &&
-	    p->pkt[ack->base.psn % MR_SACK_WINDOW].why == MR_SEND_SACK) {
+	    p->ring->pkt[ack->base.psn % MR_SACK_WINDOW].why == MR_SEND_SACK) {
 		mr_sack_tx_reordered(&p->sb);
 		mr_sender_env_event(s, MR_SEV_SPURIOUS, id, p->sb.reorder);
 	}
@@ -420,8 +485,12 @@ int mr_sender_ack(struct mr_sender *s, const struct mr_pkt *ack, u64 now)
 			return 0;
 	}
 	/* Restart the RTO from this progress while packets remain out. */
-	if (p->sb.una != p->sb.nxt && !p->deadline)
-		mr_sender_arm(s, p, now);
+	if (p->sb.una != p->sb.nxt) {
+		if (!p->deadline)
+			mr_sender_arm(s, p, now);
+	} else {
+		mr_sender_ring_put(s, p);
+	}
 	return 0;
 }
 
@@ -464,20 +533,22 @@ static void mr_sender_failover(struct mr_sender *s, u32 id)
 	struct mr_tx_path *p = &s->path[id];
 	u16 old_epoch = p->sb.epoch, old_sport = s->ps.path[id].sport;
 	u64 rto = mr_rto_get(&p->rto);
+	struct mr_tx_ring *r = p->ring;
 	u32 psn, moved = 0;
 
-	for (psn = p->sb.una; mr_sack_tx_next_unacked(&p->sb, &psn); psn++) {
-		const struct mr_tx_pkt *tp = &p->pkt[psn % MR_SACK_WINDOW];
-		struct mr_requeue e;
-
-		if (mr_sender_env_stale(s, tp))
+	for (psn = p->sb.una; r && mr_sack_tx_next_unacked(&p->sb, &psn); psn++) {
+		if (mr_sender_env_stale(s, &r->pkt[psn % MR_SACK_WINDOW]))
 			continue;
-		e = (struct mr_requeue){ .msn = tp->msn, .offset = tp->offset,
-					 .gen = tp->gen, .resp = tp->resp };
-		/* It holds every scoreboard's worth: it cannot fill up. */
-		if (mr_requeue_push(&s->requeue, &e))
-			break;
+		mr_requeue_mark(r, psn);
 		moved++;
+	}
+	/* The ring moves whole: the requeue needs no memory of its own. */
+	if (moved) {
+		p->ring = NULL;
+		p->sb.mark = NULL;
+		mr_requeue_push(&s->requeue, r);
+	} else {
+		mr_sender_ring_put(s, p);
 	}
 	mr_paths_restart(&s->ps, id);
 	mr_cc_path_exit(&p->cc, &s->cc, &s->ccp);
@@ -520,7 +591,7 @@ void mr_sender_abandon(struct mr_sender *s, u32 id)
 static bool mr_sender_timer_early(struct mr_sender *s, struct mr_tx_path *p,
 				  u32 psn)
 {
-	const struct mr_tx_pkt *tp = &p->pkt[psn % MR_SACK_WINDOW];
+	const struct mr_tx_pkt *tp = &p->ring->pkt[psn % MR_SACK_WINDOW];
 
 	if (mr_rto_early(tp->order, s->acked_front, MR_ACK_EVERY * s->npaths,
 			 p->armed_ns, s->acked_ns, p->deferred)) {

@@ -39,20 +39,10 @@
 #define MR_PTO_MIN_NS (2 * MR_NS_PER_MS)
 
 /*
- * What a packet in flight is, so that the host can rebuild it: a slice of
- * one of its requests, or of its response to the peer's READ or atomic.
- * Both ride the same paths.
+ * A path that cannot have its ring of packet records now
+ * (mr_sender_env_ring_get()) tries again this much later.
  */
-struct mr_tx_pkt {
-	u32 msn;		/* ours, or for a response the peer's */
-	u32 offset;
-	u32 gen;		/* the host's RNR rewind generation */
-	u8 sends;		/* times this PSN went out */
-	u8 why;			/* enum mr_send_why of the last time */
-	bool resp;
-	u64 sent_ns;
-	u64 order;		/* the connection's count of packets sent */
-};
+#define MR_RING_WAIT_NS MR_NS_PER_MS
 
 struct mr_tx_path {
 	struct mr_sack_tx sb;
@@ -68,7 +58,8 @@ struct mr_tx_path {
 	u64 n_sack_gaps;	/* packets the SACKs reported lost */
 	u64 n_rtos;		/* RTOs (tail probes not included) */
 	u64 n_probes;		/* tail probes */
-	struct mr_tx_pkt pkt[MR_SACK_WINDOW];	/* by PSN % 256 */
+	/* its packets' records while it has some in flight; else NULL */
+	struct mr_tx_ring *ring;
 };
 
 /* The timers' constants, ns. */
@@ -87,7 +78,7 @@ struct mr_sender {
 	struct mr_cc_params ccp;
 	struct mr_paths ps;
 	struct mr_tx_path *path;
-	struct mr_requeue_ring requeue;	/* packets of failed paths */
+	struct mr_requeue requeue;	/* packets of failed paths */
 	struct mr_cc_conn cc;
 	u64 pace_ns;		/* when paced packets may go on; 0: none wait */
 	u64 tx_order;		/* packets sent, resends included */
@@ -137,6 +128,13 @@ enum mr_sender_event {
 int mr_sender_env_xmit(struct mr_sender *s, u32 id, u32 psn,
 		       const struct mr_tx_pkt *tp, u8 flags,
 		       enum mr_send_why why);
+/*
+ * Lend a ring of packet records to a path that starts to send, until
+ * mr_sender_env_ring_put(); NULL when there is no memory now (the engine
+ * tries again MR_RING_WAIT_NS later). Its contents are the engine's.
+ */
+struct mr_tx_ring *mr_sender_env_ring_get(struct mr_sender *s);
+void mr_sender_env_ring_put(struct mr_sender *s, struct mr_tx_ring *r);
 /* Whether @tp's message is complete, so that it need not move. */
 bool mr_sender_env_stale(struct mr_sender *s, const struct mr_tx_pkt *tp);
 /*
@@ -156,17 +154,18 @@ void mr_sender_env_event(struct mr_sender *s, enum mr_sender_event ev,
 
 void mr_sender_timing_default(struct mr_sender_timing *tm);
 void mr_sender_setup(struct mr_sender *s, struct mr_tx_path *path,
-		     u32 npaths, struct mr_requeue *slots, u32 fail_after,
+		     u32 npaths, u32 fail_after,
 		     const struct mr_sender_timing *tm,
 		     const struct mr_cc_params *ccp);
 int mr_sender_start(struct mr_sender *s, u32 psn, bool early, u32 seed,
 		    u32 pkt_bytes);
 void mr_sender_stop(struct mr_sender *s);
+void mr_sender_release(struct mr_sender *s);
 
 bool mr_sender_room(const struct mr_sender *s);
 bool mr_sender_pace_wait(struct mr_sender *s, u64 now);
 void mr_sender_pace_over(struct mr_sender *s);
-int mr_sender_take(struct mr_sender *s, int avoid, u32 *psn);
+int mr_sender_take(struct mr_sender *s, int avoid, u32 *psn, u64 now);
 int mr_sender_send(struct mr_sender *s, u32 id, u32 psn,
 		   const struct mr_tx_pkt *tp, enum mr_send_why why, u64 now);
 bool mr_sender_push_moved(struct mr_sender *s, u64 now);
@@ -211,9 +210,24 @@ mr_sender_in_flight(const struct mr_sender *s, u32 id, u16 epoch, u32 psn)
 	if (id >= s->npaths)
 		return NULL;
 	p = &s->path[id];
-	if (epoch != p->sb.epoch || p->sb.nxt - psn > MR_SACK_WINDOW)
+	if (!p->ring || epoch != p->sb.epoch ||
+	    p->sb.nxt - psn > MR_SACK_WINDOW)
 		return NULL;
-	return &p->pkt[psn % MR_SACK_WINDOW];
+	return &p->ring->pkt[psn % MR_SACK_WINDOW];
+}
+
+/*
+ * Whether nothing is unacknowledged, nor waiting to move off a failed
+ * path: no path holds a ring.
+ */
+static inline bool mr_sender_drained(const struct mr_sender *s)
+{
+	u32 i;
+
+	for (i = 0; i < s->npaths; i++)
+		if (s->path[i].ring)
+			return false;
+	return !s->requeue.head;
 }
 
 /* Whether nothing is in flight on any path. */

@@ -66,15 +66,18 @@ static void sack_rx_epochs(struct kunit *test)
 static void sack_tx_loss_once(struct kunit *test)
 {
 	struct mr_sack_tx *tx = kunit_kzalloc(test, sizeof(*tx), GFP_KERNEL);
+	u16 *mark = kunit_kcalloc(test, MR_SACK_WINDOW, sizeof(*mark),
+				  GFP_KERNEL);
 	u64 map[MR_SACK_WORDS] = { 0 };
 	struct mr_sack_res res;
 	unsigned int k, i;
 	u32 s, psn;
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, tx);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mark);
 	for (k = 0; k < ARRAY_SIZE(sack_starts); k++) {
 		s = sack_starts[k];
-		mr_sack_tx_init(tx, s);
+		mr_sack_tx_init(tx, s, mark);
 		for (i = 0; i < 10; i++)
 			KUNIT_ASSERT_EQ(test, mr_sack_tx_send(tx, &psn), 0);
 		map[0] = 1ull << 2;	/* s + 2 arrived, s and s + 1 did not */
@@ -115,12 +118,15 @@ static void sack_tx_loss_once(struct kunit *test)
 static void sack_tx_bad_acks(struct kunit *test)
 {
 	struct mr_sack_tx *tx = kunit_kzalloc(test, sizeof(*tx), GFP_KERNEL);
+	u16 *mark = kunit_kcalloc(test, MR_SACK_WINDOW, sizeof(*mark),
+				  GFP_KERNEL);
 	u64 map[MR_SACK_WORDS] = { 0 };
 	struct mr_sack_res res;
 	u32 psn, i;
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, tx);
-	mr_sack_tx_init(tx, 0xfffffffe);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mark);
+	mr_sack_tx_init(tx, 0xfffffffe, mark);
 	for (i = 0; i < 4; i++)
 		KUNIT_ASSERT_EQ(test, mr_sack_tx_send(tx, &psn), 0);
 	KUNIT_ASSERT_EQ(test, mr_sack_tx_ack(tx, 0, 0, map, &res), 0);
@@ -144,12 +150,15 @@ static void sack_tx_bad_acks(struct kunit *test)
 static void sack_tx_timeout_and_move(struct kunit *test)
 {
 	struct mr_sack_tx *tx = kunit_kzalloc(test, sizeof(*tx), GFP_KERNEL);
+	u16 *mark = kunit_kcalloc(test, MR_SACK_WINDOW, sizeof(*mark),
+				  GFP_KERNEL);
 	u64 map[MR_SACK_WORDS] = { 0 };
 	struct mr_sack_res res;
 	u32 psn, i, n = 0;
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, tx);
-	mr_sack_tx_init(tx, 100);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, mark);
+	mr_sack_tx_init(tx, 100, mark);
 	for (i = 0; i < MR_SACK_WINDOW; i++)
 		KUNIT_ASSERT_EQ(test, mr_sack_tx_send(tx, &psn), 0);
 	KUNIT_EXPECT_EQ(test, mr_sack_tx_send(tx, &psn), -MR_ENOSPC);

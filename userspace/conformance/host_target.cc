@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstring>
 #include <deque>
+#include <memory>
 #include <functional>
 #include <random>
 #include <set>
@@ -274,12 +275,10 @@ public:
         }
         // xport.c: mr_xport_create().
         path_.resize(kPaths);
-        requeue_.resize(mr_requeue_slots(kPaths));
         mr_sender_timing tm;
         mr_sender_timing_default(&tm);
         mr_cc_params ccp = CcDefaults();
-        mr_sender_setup(&snd_, path_.data(), kPaths, requeue_.data(), MR_PATH_DEFAULT_FAIL_AFTER,
-                        &tm, &ccp);
+        mr_sender_setup(&snd_, path_.data(), kPaths, MR_PATH_DEFAULT_FAIL_AFTER, &tm, &ccp);
         // RTR (mr_xport_modify()): the MTU, our tag, the responder.
         mtu_ = spec.mtu;
         mr_hello_init(&hello_, tag);
@@ -294,9 +293,12 @@ public:
         Settle();
     }
     ~HostQp() {
-        if (spec_.type != QpType::UD)
+        if (spec_.type != QpType::UD) {
+            mr_sender_release(&snd_);
             mr_responder_free(&rsp_);
+        }
     }
+
     HostQp(const HostQp &) = delete;
     HostQp &operator=(const HostQp &) = delete;
 
@@ -1114,6 +1116,9 @@ private:
         }
         if (!snd_.on)
             return Next::None;
+        // resp.c: mr_resp_trim().
+        if (rsp_.resp && mr_sender_drained(&snd_))
+            mr_responder_trim(&rsp_);
         mr_requester_peer_done(&req_, pkt.ack.msn_done);
         CompComplete();
         return Next::Push;
@@ -1156,9 +1161,9 @@ public:
         pkt.base.psn = psn;
         pkt.base.tag = hello_.peer;
         pkt.base.flags |= flags;
-        const mr_resp *r = &rsp_.resp[tp->msn % MR_MSG_WINDOW];
+        const mr_resp *r = mr_responder_resp(&rsp_, tp->msn);
         if (tp->resp) {
-            if (!r->valid || r->msn != tp->msn) {
+            if (!r) {
                 pkt.base.opcode = MR_OP_READ_RESP;
                 pkt.read_resp.msn = tp->msn;
                 pkt.payload_len = 0;
@@ -1237,9 +1242,9 @@ public:
     int SenderXmit(uint32_t id, uint32_t psn, const mr_tx_pkt *tp, uint8_t flags, mr_send_why why) {
         int n = TxSend(id, psn, tp, flags, why != MR_SEND_FIRST);
         if (n == -EACCES) {
+            const mr_resp *r = mr_responder_resp(&rsp_, tp->msn);
             if (!fatal_)
-                AckRefuseLate(tp->msn, MR_NAK_REMOTE_ACCESS,
-                              rsp_.resp[tp->msn % MR_MSG_WINDOW].path);
+                AckRefuseLate(tp->msn, MR_NAK_REMOTE_ACCESS, r ? r->path : 0);
             return 0;
         }
         return n;
@@ -1316,7 +1321,6 @@ private:
     // struct mr_xport
     mr_hello hello_{};
     std::vector<mr_tx_path> path_;
-    std::vector<mr_requeue> requeue_;
     mr_sender snd_{};
     mr_requester req_{};
     mr_responder rsp_{};
@@ -1451,6 +1455,19 @@ int mr_sender_env_xmit(struct mr_sender *, u32 id, u32 psn, const struct mr_tx_p
                        enum mr_send_why why) {
     return g_qp->SenderXmit(id, psn, tp, flags, why);
 }
+// comp.c: the rings the paths borrow while they have packets out, from
+// one pool (a QP gives its rings back as it goes, after g_qp has moved on).
+static std::vector<std::unique_ptr<mr_tx_ring>> g_free_rings;
+struct mr_tx_ring *mr_sender_env_ring_get(struct mr_sender *) {
+    if (g_free_rings.empty())
+        g_free_rings.push_back(std::make_unique<mr_tx_ring>());
+    mr_tx_ring *r = g_free_rings.back().release();
+    g_free_rings.pop_back();
+    return r;
+}
+void mr_sender_env_ring_put(struct mr_sender *, struct mr_tx_ring *r) {
+    g_free_rings.emplace_back(r);
+}
 bool mr_sender_env_stale(struct mr_sender *, const struct mr_tx_pkt *tp) {
     return mr_requester_stale(&g_qp->Req(), tp);
 }
@@ -1489,11 +1506,11 @@ void mr_requester_env_response(struct mr_requester *, struct mr_tx_pkt *tp) {
 bool mr_responder_env_posted(struct mr_responder *, u32 recv) {
     return g_qp->RespPosted(recv);
 }
-u64 *mr_responder_env_map_alloc(struct mr_responder *, u32 bits) {
-    return static_cast<u64 *>(calloc((bits + 63) / 64, sizeof(u64)));
+void *mr_responder_env_alloc(struct mr_responder *, u32 bytes) {
+    return calloc(1, bytes);
 }
-void mr_responder_env_map_free(struct mr_responder *, u64 *map) {
-    free(map);
+void mr_responder_env_free(struct mr_responder *, void *p) {
+    free(p);
 }
 int mr_responder_env_write(struct mr_responder *, const struct mr_rx *rx) {
     return g_qp->RespWrite(rx);

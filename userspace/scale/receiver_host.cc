@@ -307,12 +307,12 @@ bool mr_responder_env_posted(struct mr_responder *, u32) {
     return true;
 }
 
-u64 *mr_responder_env_map_alloc(struct mr_responder *, u32 bits) {
-    return static_cast<u64 *>(std::calloc((bits + 63) / 64, sizeof(u64)));
+void *mr_responder_env_alloc(struct mr_responder *, u32 bytes) {
+    return std::calloc(1, bytes);
 }
 
-void mr_responder_env_map_free(struct mr_responder *, u64 *map) {
-    std::free(map);
+void mr_responder_env_free(struct mr_responder *, void *p) {
+    std::free(p);
 }
 
 int mr_responder_env_write(struct mr_responder *r, const struct mr_rx *rx) {

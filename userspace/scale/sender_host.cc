@@ -25,7 +25,7 @@ MrSender::MrSender(Ptr<ns3::Node> node, const TransportParams &params, Ipv4Addre
                    bool ack_socket)
     : node_(node), params_(params), dst_(dst), qpn_(qpn), tags_(ConnTagsOf(qpn)), bytes_(bytes),
       msgs_(static_cast<uint32_t>((bytes + params.msg_bytes - 1) / params.msg_bytes)),
-      tx_path_(params.paths), requeue_slots_(mr_requeue_slots(params.paths)), sock_(params.paths),
+      tx_path_(params.paths), sock_(params.paths),
       host_timers_(params, seed), planes_(planes) {
     // Every MetaRoCE packet, ACKs too, goes to UDP port 4791.
     if (ack_socket) {
@@ -44,8 +44,8 @@ MrSender::MrSender(Ptr<ns3::Node> node, const TransportParams &params, Ipv4Addre
     engine_.host = this;
     req_.host = this;
     mr_requester_start(&req_.r, params.mtu, MR_RNR_RETRY_INFINITE);
-    mr_sender_setup(&engine_.s, tx_path_.data(), params.paths, requeue_slots_.data(), kFailAfter,
-                    &params_.timing, &params_.cc);
+    mr_sender_setup(&engine_.s, tx_path_.data(), params.paths, kFailAfter, &params_.timing,
+                    &params_.cc);
     if (mr_sender_start(&engine_.s, 0, false, seed, FullPacketBytes(params.mtu))) {
         std::fprintf(stderr, "mr-scale: mr_sender_start: bad path count %u\n", params.paths);
         std::exit(2);
@@ -53,6 +53,24 @@ MrSender::MrSender(Ptr<ns3::Node> node, const TransportParams &params, Ipv4Addre
     for (uint32_t i = 0; i < params.paths; i++)
         OpenSocket(i);
     Simulator::Schedule(start, &MrSender::Start, this);
+}
+
+MrSender::~MrSender() {
+    mr_sender_release(&engine_.s);
+}
+
+mr_tx_ring *MrSender::RingGet() {
+    if (free_rings_.empty())
+        free_rings_.push_back(std::make_unique<mr_tx_ring>());
+    mr_tx_ring *r = free_rings_.back().release();
+    free_rings_.pop_back();
+    rings_peak_ = std::max(rings_peak_, ++rings_out_);
+    return r;
+}
+
+void MrSender::RingPut(mr_tx_ring *r) {
+    rings_out_--;
+    free_rings_.emplace_back(r);
 }
 
 MrSender &MrSender::Of(mr_sender *s) {
@@ -439,6 +457,14 @@ using mrscale::MrSender;
 int mr_sender_env_xmit(struct mr_sender *s, u32 id, u32 psn, const struct mr_tx_pkt *tp, u8 flags,
                        enum mr_send_why) {
     return MrSender::Of(s).Xmit(id, psn, *tp, flags);
+}
+
+struct mr_tx_ring *mr_sender_env_ring_get(struct mr_sender *s) {
+    return MrSender::Of(s).RingGet();
+}
+
+void mr_sender_env_ring_put(struct mr_sender *s, struct mr_tx_ring *r) {
+    MrSender::Of(s).RingPut(r);
 }
 
 bool mr_sender_env_stale(struct mr_sender *s, const struct mr_tx_pkt *tp) {

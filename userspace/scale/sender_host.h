@@ -7,6 +7,8 @@
 #include "endpoint.h"
 #include "planes.h"
 
+#include <memory>
+
 namespace mrscale {
 
 // Counters of one sender, read by the experiments.
@@ -38,6 +40,7 @@ public:
              HostPlanes *planes = nullptr, bool ack_socket = true);
     MrSender(const MrSender &) = delete;
     MrSender &operator=(const MrSender &) = delete;
+    ~MrSender();
 
     // Start no new message after the current ones: the sender leaves.
     void Leave();
@@ -59,6 +62,11 @@ public:
     static MrSender &Of(mr_sender *s);
     int Xmit(uint32_t id, uint32_t psn, const mr_tx_pkt &tp, uint8_t flags);
     bool Stale(const mr_tx_pkt &tp) const;
+    mr_tx_ring *RingGet();
+    void RingPut(mr_tx_ring *r);
+    // Rings its paths hold now, and at most at once (the engine's state).
+    uint32_t RingsOut() const { return rings_out_; }
+    uint32_t RingsPeak() const { return rings_peak_; }
     void RetryExceeded();
     void FailedOver(uint32_t id);
     void Event(mr_sender_event ev, uint32_t id, uint32_t arg);
@@ -108,8 +116,10 @@ private:
 
     Engine engine_{};
     ReqEngine req_{};
-    std::vector<mr_tx_path> tx_path_;       // the engine's paths
-    std::vector<mr_requeue> requeue_slots_; // mr_requeue_slots() of them
+    std::vector<mr_tx_path> tx_path_; // the engine's paths
+    // the rings they borrow while they have packets out, for reuse
+    std::vector<std::unique_ptr<mr_tx_ring>> free_rings_;
+    uint32_t rings_out_ = 0, rings_peak_ = 0;
     std::vector<ns3::Ptr<ns3::Socket>> sock_;
     std::vector<ns3::Ptr<ns3::Socket>> old_socks_; // of restarted paths
     ns3::Ptr<ns3::Socket> ack_sock_;

@@ -23,12 +23,14 @@ static int popcount_map(const u64 *map)
 /* An ACK the decoder let through, applied to a scoreboard with 200 sent. */
 static int fuzz_ack(const struct mr_pkt *pkt)
 {
+	static u16 mark[MR_SACK_WINDOW];
 	static struct mr_sack_tx tx;
 	struct mr_sack_res res;
 	u32 i, psn, flight;
 	int rc;
 
-	mr_sack_tx_init(&tx, pkt->ack.cum_psn - (pkt->ack.msn_done & 0xff));
+	mr_sack_tx_init(&tx, pkt->ack.cum_psn - (pkt->ack.msn_done & 0xff),
+			mark);
 	for (i = 0; i < 200; i++)
 		if (mr_sack_tx_send(&tx, &psn))
 			return 20;

@@ -281,6 +281,7 @@ TEST(PathFailover, BlackHoledPathRecovers)
 	};
 	mr_paths ps;
 	mr_sack_tx tx[kPaths];
+	uint16_t mark[kPaths][MR_SACK_WINDOW];
 	mr_sack_rx rx[kPaths];
 	std::map<uint32_t, uint32_t> carried[kPaths]; // psn -> message
 	std::vector<uint32_t> queue; // messages waiting for a path
@@ -293,7 +294,7 @@ TEST(PathFailover, BlackHoledPathRecovers)
 	ASSERT_EQ(mr_paths_init(&ps, kPaths, 3, 77), 0);
 	dead_port = ps.path[kDead].sport;
 	for (uint32_t i = 0; i < kPaths; i++) {
-		mr_sack_tx_init(&tx[i], start);
+		mr_sack_tx_init(&tx[i], start, mark[i]);
 		mr_sack_rx_init(&rx[i], start);
 	}
 	for (int round = 0; got.size() < kMsgs; round++) {

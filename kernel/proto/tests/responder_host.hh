@@ -69,7 +69,7 @@ public:
 	std::map<uint32_t, uint8_t> refused;
 	std::map<int, uint64_t> events;
 	std::map<uint32_t, uint64_t> drops;
-	int64_t maps = 0; // allocated slice maps not freed
+	int64_t allocs = 0; // the engine's memory not given back
 	bool no_memory = false;
 };
 

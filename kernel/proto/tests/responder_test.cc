@@ -33,8 +33,17 @@ public:
 		host.sink = this;
 		mr_responder_init(&host.r, kMtu, uc);
 	}
-	~Responder() override { mr_responder_free(&host.r); }
+	~Responder() override
+	{
+		mr_responder_free(&host.r);
+		EXPECT_EQ(allocs, 0);
+	}
 	mr_responder *R() { return &host.r; }
+	// Slot @i of the window; an empty one while the window is given back.
+	mr_rx_msg Msg(uint32_t i) const
+	{
+		return host.r.msg ? host.r.msg[i % MR_MSG_WINDOW] : mr_rx_msg{};
+	}
 
 	// One packet as the kernel's mr_resp_rcv() takes it, every packet
 	// new on its path.
@@ -126,7 +135,7 @@ TEST(ResponderEngine, ADuplicateSliceCountsOnce)
 	Result r = t.Rx(Write(0, 3000, 1024));
 	EXPECT_TRUE(r.dup);
 	EXPECT_FALSE(r.complete);
-	EXPECT_EQ(t.R()->msg[0].got, 1u);
+	EXPECT_EQ(t.Msg(0).got, 1u);
 	EXPECT_EQ(t.events[MR_RSE_DUPLICATE], 1u);
 	EXPECT_FALSE(t.Rx(Write(0, 3000, 0)).complete);
 	EXPECT_TRUE(t.Rx(Write(0, 3000, 2048)).complete);
@@ -171,7 +180,7 @@ TEST(ResponderEngine, NoReceivePostedIsRnrOrASkip)
 	Responder rc;
 	rc.posted = 0;
 	EXPECT_EQ(rc.Rx(Send(0, 0, 10, 0)).kind, MR_RX_RNR);
-	EXPECT_FALSE(rc.R()->msg[0].used);
+	EXPECT_FALSE(rc.Msg(0).used);
 	rc.posted = 1;
 	EXPECT_TRUE(rc.Rx(Send(0, 0, 10, 0)).complete);
 	EXPECT_EQ(rc.R()->rsn_head, 1u);
@@ -245,6 +254,49 @@ TEST(ResponderEngine, ReadExecutesInOrderAndIsSlicedByTheMtu)
 	EXPECT_TRUE(mr_responder_response_due(f.R(), false));
 }
 
+// The window's messages are borrowed for the first open message and
+// given back after the last; the responses, borrowed at the first READ,
+// stay until the host trims them with every response sent (and, the host
+// knows, acknowledged) and no message open. With no memory, a packet is
+// not recorded, and its resend opens the message then.
+TEST(ResponderEngine, AnIdleResponderHoldsNoMemory)
+{
+	Responder t;
+	EXPECT_EQ(t.allocs, 0);
+	EXPECT_FALSE(t.Rx(Write(0, 2 * kMtu, 0)).complete);
+	EXPECT_NE(t.R()->msg, nullptr);
+	EXPECT_EQ(t.R()->open, 1u);
+	EXPECT_TRUE(t.Rx(Write(0, 2 * kMtu, kMtu)).complete);
+	EXPECT_EQ(t.R()->msg, nullptr);
+	EXPECT_EQ(t.R()->open, 0u);
+	EXPECT_EQ(t.allocs, 0);
+	// An old duplicate borrows nothing for long.
+	EXPECT_EQ(t.Rx(Write(0, 2 * kMtu, 0)).kind, MR_RX_OLD);
+	EXPECT_EQ(t.allocs, 0);
+
+	EXPECT_TRUE(t.Rx(ReadReq(1, 0x1000, 10)).respond);
+	EXPECT_EQ(t.R()->msg, nullptr);
+	ASSERT_NE(t.R()->resp, nullptr);
+	mr_responder_trim(t.R()); // its response not sent yet: kept
+	ASSERT_NE(mr_responder_resp(t.R(), 1), nullptr);
+	ASSERT_TRUE(mr_responder_response_due(t.R(), false));
+	mr_tx_pkt tp{};
+	mr_responder_response_take(t.R(), &tp);
+	EXPECT_FALSE(mr_responder_response_due(t.R(), false));
+	mr_responder_trim(t.R());
+	EXPECT_EQ(t.R()->resp, nullptr);
+	EXPECT_EQ(mr_responder_resp(t.R(), 1), nullptr);
+	EXPECT_EQ(t.allocs, 0);
+
+	t.no_memory = true;
+	EXPECT_EQ(t.Rx(Send(2, 0, 10, 0)).kind, MR_RX_DROP);
+	EXPECT_EQ(t.events[MR_RSE_SHORT], 1u);
+	t.no_memory = false;
+	EXPECT_TRUE(t.Rx(Send(2, 0, 10, 0)).complete);
+	EXPECT_EQ(t.R()->msn_done, 3u);
+	EXPECT_EQ(t.allocs, 0);
+}
+
 // An atomic executes once: its copy is a duplicate, a late resend of it
 // is old, and its response (the value before) is kept for resends.
 TEST(ResponderEngine, AnAtomicExecutesOnce)
@@ -296,7 +348,7 @@ TEST(ResponderEngine, UnadmitForgetsTheSlotItOpened)
 	ASSERT_TRUE(rx.fresh);
 	EXPECT_GT(t.R()->map_bits, 0u);
 	mr_responder_unadmit(t.R(), &rx);
-	EXPECT_FALSE(t.R()->msg[0].used);
+	EXPECT_FALSE(t.Msg(0).used);
 	EXPECT_EQ(t.R()->map_bits, 0u);
 }
 
@@ -317,7 +369,7 @@ TEST(ResponderEngine, SliceMapsHaveABudget)
 		EXPECT_EQ(t.R()->map_bits, (i + 1) * big);
 	}
 	EXPECT_EQ(t.Rx(Write(i, 65 * kMtu, 0)).kind, MR_RX_REFUSE);
-	EXPECT_FALSE(t.R()->msg[i].used);
+	EXPECT_FALSE(t.Msg(i).used);
 	EXPECT_EQ(t.Rx(Write(i, 64 * kMtu, 0)).kind, MR_RX_MESSAGE);
 	EXPECT_EQ(t.R()->map_bits, t.R()->map_budget);
 
@@ -325,8 +377,8 @@ TEST(ResponderEngine, SliceMapsHaveABudget)
 	for (i = 0; i < MR_BOUNDS_MAP_MSGS; i++)
 		uc.Rx(Write(i, MR_WIRE_MAX_MSG_LEN, 0));
 	EXPECT_EQ(uc.Rx(Write(i, 65 * kMtu, 0)).kind, MR_RX_MESSAGE);
-	EXPECT_TRUE(uc.R()->msg[i].dropped);
-	EXPECT_EQ(uc.R()->msg[i].drop, MR_RXE_MAP_BUDGET);
+	EXPECT_TRUE(uc.Msg(i).dropped);
+	EXPECT_EQ(uc.Msg(i).drop, MR_RXE_MAP_BUDGET);
 	EXPECT_EQ(mr_responder_free(uc.R()), 0u);
 }
 
@@ -338,19 +390,19 @@ bool mr_responder_env_posted(struct mr_responder *r, u32 recv)
 	return ResponderHost::Of(r).ResponderPosted(recv, r->rsn_head);
 }
 
-u64 *mr_responder_env_map_alloc(struct mr_responder *r, u32 bits)
+void *mr_responder_env_alloc(struct mr_responder *r, u32 bytes)
 {
 	ResponderSink &s = ResponderHost::Of(r);
 	if (s.no_memory)
 		return nullptr;
-	s.maps++;
-	return static_cast<u64 *>(calloc((bits + 63) / 64, sizeof(u64)));
+	s.allocs++;
+	return calloc(1, bytes);
 }
 
-void mr_responder_env_map_free(struct mr_responder *r, u64 *map)
+void mr_responder_env_free(struct mr_responder *r, void *p)
 {
-	ResponderHost::Of(r).maps--;
-	free(map);
+	ResponderHost::Of(r).allocs--;
+	free(p);
 }
 
 int mr_responder_env_write(struct mr_responder *r, const struct mr_rx *rx)

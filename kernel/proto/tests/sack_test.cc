@@ -205,7 +205,7 @@ protected:
 	void SetUp() override
 	{
 		s_ = GetParam();
-		mr_sack_tx_init(&tx_, s_);
+		mr_sack_tx_init(&tx_, s_, mark_);
 	}
 
 	void Send(uint32_t n)
@@ -241,6 +241,7 @@ protected:
 	}
 
 	uint32_t s_;
+	uint16_t mark_[MR_SACK_WINDOW];
 	mr_sack_tx tx_;
 	mr_sack_res res_;
 };
@@ -479,6 +480,7 @@ TEST(SackPath, LossyLinkDeliversEverything)
 		for (int pct : { 0, 1, 10, 30 }) {
 			std::mt19937 rng(s ^ pct);
 			const uint32_t total = 20000;
+			uint16_t mark[MR_SACK_WINDOW];
 			mr_sack_tx tx;
 			mr_sack_rx rx;
 			std::map<uint32_t, bool> dropped; // last send dropped
@@ -487,7 +489,7 @@ TEST(SackPath, LossyLinkDeliversEverything)
 			uint32_t sent = 0;
 			int rounds = 0;
 
-			mr_sack_tx_init(&tx, s);
+			mr_sack_tx_init(&tx, s, mark);
 			mr_sack_rx_init(&rx, s);
 			while (tx.una != s + total) {
 				ASSERT_LT(++rounds, 100000);

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <queue>
 #include <random>
 #include <set>
@@ -84,7 +85,6 @@ class Harness : public ReceiverSink, public RequesterSink, public ResponderSink
 public:
 	explicit Harness(const LinkConfig &c)
 	    : cfg(c), rng(c.seed), path(c.paths),
-	      slots(mr_requeue_slots(c.paths)),
 	      landed(c.msgs, std::vector<bool>(c.pkts_per_msg))
 	{
 		mr_sender_timing tm;
@@ -93,7 +93,7 @@ public:
 		mr_cc_params_default(&ccp);
 		ccp.enabled = c.cc;
 		host.h = this;
-		mr_sender_setup(&host.s, path.data(), c.paths, slots.data(),
+		mr_sender_setup(&host.s, path.data(), c.paths,
 				MR_PATH_DEFAULT_FAIL_AFTER, &tm, &ccp);
 		EXPECT_EQ(mr_sender_start(&host.s, 0, false,
 					  static_cast<u32>(c.seed), kPktBytes),
@@ -105,7 +105,33 @@ public:
 		resp.sink = this;
 		mr_responder_init(&resp.r, kSlice, false);
 	}
-	~Harness() override { mr_responder_free(&resp.r); }
+	~Harness() override
+	{
+		mr_sender_release(S());
+		mr_responder_free(&resp.r);
+	}
+
+	// The rings the paths borrow (mr_sender_env_ring_get()); the next
+	// ring_fails requests find no memory.
+	mr_tx_ring *RingGet()
+	{
+		if (ring_fails) {
+			ring_fails--;
+			return nullptr;
+		}
+		if (free_rings.empty())
+			free_rings.push_back(std::make_unique<mr_tx_ring>());
+		rings_out++;
+		rings_peak = std::max(rings_peak, rings_out);
+		mr_tx_ring *r = free_rings.back().release();
+		free_rings.pop_back();
+		return r;
+	}
+	void RingPut(mr_tx_ring *r)
+	{
+		rings_out--;
+		free_rings.emplace_back(r);
+	}
 
 	static Harness &Of(mr_sender *s)
 	{
@@ -361,7 +387,8 @@ public:
 	std::vector<mr_req_msg> kind;	    // messages that are not WRITEs
 	std::map<uint32_t, uint32_t> rsn;   // RSNs the requester gave
 	std::vector<mr_tx_path> path;
-	std::vector<mr_requeue> slots;
+	std::vector<std::unique_ptr<mr_tx_ring>> free_rings;
+	uint32_t rings_out = 0, rings_peak = 0, ring_fails = 0;
 	ReceiverHost rx{};
 	std::vector<std::vector<bool>> landed;
 	std::priority_queue<Wire, std::vector<Wire>, std::greater<Wire>> wire;
@@ -529,6 +556,55 @@ TEST(SenderEngine, BlackHoledPathFailsOverAndTheTransferCompletes)
 	EXPECT_NE(mr_sender_path_epoch(h.S(), 0), epoch);
 	EXPECT_GE(h.events[MR_SEV_RTO],
 		  static_cast<uint64_t>(MR_PATH_DEFAULT_FAIL_AFTER));
+}
+
+// A path borrows the records of its packets only while it has some out:
+// once everything is acknowledged the connection holds no ring, and at
+// most one per path while it sends.
+TEST(SenderEngine, IdlePathsHoldNoRings)
+{
+	Harness h(LinkConfig{});
+	EXPECT_EQ(h.rings_out, 0u);
+	ASSERT_TRUE(h.Run());
+	h.Drain();
+	EXPECT_EQ(h.rings_out, 0u);
+	EXPECT_GE(h.rings_peak, 1u);
+	EXPECT_LE(h.rings_peak, h.cfg.paths);
+	for (uint32_t i = 0; i < h.cfg.paths; i++)
+		EXPECT_EQ(h.path[i].ring, nullptr) << "path " << i;
+}
+
+// A failed path's ring moves whole into the requeue, and is given back
+// once its last packet has moved.
+TEST(SenderEngine, AFailedPathsRingMovesWholeAndIsGivenBack)
+{
+	LinkConfig c;
+	c.seed = 3;
+	Harness h(c);
+	h.blackholed.insert(mr_sender_path_port(h.S(), 0));
+	ASSERT_TRUE(h.Run());
+	h.Drain();
+	EXPECT_GT(h.moved, 0u);
+	EXPECT_EQ(h.S()->requeue.count, 0u);
+	EXPECT_EQ(h.S()->requeue.head, nullptr);
+	EXPECT_EQ(h.rings_out, 0u);
+}
+
+// No memory for a ring: nothing goes, the pacer's wait says when to try
+// again, and the transfer completes.
+TEST(SenderEngine, NoMemoryForARingWaitsThenCompletes)
+{
+	LinkConfig c;
+	Harness h(c);
+	h.ring_fails = 3 * c.paths;
+	h.Push();
+	EXPECT_EQ(h.xmits, 0u);
+	EXPECT_EQ(h.S()->pace_ns, h.now + MR_RING_WAIT_NS);
+	ASSERT_TRUE(h.Run());
+	EXPECT_EQ(h.ring_fails, 0u);
+	EXPECT_GE(h.now, 2 * MR_RING_WAIT_NS);
+	h.Drain();
+	EXPECT_EQ(h.rings_out, 0u);
 }
 
 // A path whose ACKs are lost fails over, but what it carried arrived:
@@ -929,6 +1005,16 @@ int mr_sender_env_xmit(struct mr_sender *s, u32 id, u32 psn,
 	Harness &h = Harness::Of(s);
 	h.resent_why[why] += why != MR_SEND_FIRST;
 	return h.Xmit(id, psn, *tp, flags);
+}
+
+struct mr_tx_ring *mr_sender_env_ring_get(struct mr_sender *s)
+{
+	return Harness::Of(s).RingGet();
+}
+
+void mr_sender_env_ring_put(struct mr_sender *s, struct mr_tx_ring *r)
+{
+	Harness::Of(s).RingPut(r);
 }
 
 bool mr_sender_env_stale(struct mr_sender *s, const struct mr_tx_pkt *tp)
