@@ -425,8 +425,12 @@ int mr_qp_destroy(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct mr_qp *qp = to_mr_qp(ibqp);
 
 	xa_erase(&dev->qp_xa, ibqp->qp_num);
-	/* ib_core frees @qp with kfree(): no lookup may still be reading it. */
-	synchronize_rcu();
+	/*
+	 * ib_core frees @qp with kfree(): no lookup may still be reading it.
+	 * Expedited: a normal grace period per QP makes tearing down
+	 * thousands of connections take minutes.
+	 */
+	synchronize_rcu_expedited();
 	mr_qp_put(qp);
 	wait_for_completion(&qp->released);
 	if (qp->xp)

@@ -27,6 +27,8 @@
 # encryption table, psk off against on (encrypt.sh).
 # BENCH_FASTPATH (0: none, only: nothing else), BENCH_FASTPATH_ROUNDS: the
 # fast path's latency and system-call tables.
+# BENCH_CONNS (0: none, only: nothing else), BENCH_CONNS_QPS (default
+# "1 16 256 4000"): many connections, metaroce against rxe (mr_many).
 # Last, NVMe over Fabrics loss-free: nvmet-rdma on b exports a null_blk and
 # nvme-rdma on a reads and writes it with O_DIRECT dd, over each transport in
 # turn (rdma_cm picks the device by GID, so the other transport's devices are
@@ -331,6 +333,65 @@ tcp() {
 	num "$gbps" || fail_diag "$out"
 }
 
+# --- many connections, loss-free (BENCH_CONNS=0 leaves it out, "only" runs
+# nothing else): mr_many sets up N RC QPs between the two devices, then
+# sends verified messages both ways on all of them at once, round after
+# round, about 64 MiB each way in all (64 KiB messages; 16 KiB at 4,000
+# QPs, for the guest's memory). One run per point, metaroce then rxe.
+CONNS_TABLES=/tmp/bench-conns.md
+declare -A CN
+conns_run() { # TRANSPORT QPS: CN[...] from one mr_many run
+	local t=$1 q=$2 size=65536 rounds out rc=0
+	[ "$q" -le 256 ] || size=16384
+	rounds=$(((64 << 20) / (q * size)))
+	[ "$rounds" -ge 1 ] || rounds=1
+	out=$(timeout 600 mr_many --dev-a "${DEV_A[$t]}" --dev-b "${DEV_B[$t]}" --qps "$q" \
+		--bytes "$size" --rounds "$rounds" --threads 2 --timeout 120 2>&1) || rc=$?
+	CN[$t $q setup]=$(awk '/^# setup/ { print $3; exit }' <<<"$out")
+	CN[$t $q traffic]=$(awk '/^# traffic/ { print $3; exit }' <<<"$out")
+	CN[$t $q mem]=$(awk '/^# mem_per_qp_kib/ { print $3; exit }' <<<"$out")
+	CN[$t $q gbps]=$(awk -v q="$q" -v s="$size" -v r="$rounds" -v a="${CN[$t $q setup]:-0}" \
+		-v b="${CN[$t $q traffic]:-0}" 'BEGIN { if (b > 0) printf "%.3f", 2 * q * s * r * 8 / b / 1e9 }')
+	CN[$t $q wall]=$(awk -v q="$q" -v s="$size" -v r="$rounds" -v a="${CN[$t $q setup]:-0}" \
+		-v b="${CN[$t $q traffic]:-0}" 'BEGIN { if (a + b > 0) printf "%.3f", 2 * q * s * r * 8 / (a + b) / 1e9 }')
+	[ $rc -eq 0 ] || CN[$t $q gbps]="n/a (exit $rc)"
+	note "conns: $t $q QPs x $rounds rounds of $size B: setup ${CN[$t $q setup]:-?} s," \
+		"traffic ${CN[$t $q traffic]:-?} s, ${CN[$t $q gbps]:-?} Gb/s, ${CN[$t $q mem]:-?} KiB/QP (exit $rc)"
+	[ $rc -eq 0 ] || fail_diag "$out"
+}
+conns() {
+	local q t
+	for q in ${BENCH_CONNS_QPS:-1 16 256 4000}; do
+		for t in metaroce rxe; do conns_run "$t" "$q"; done
+	done
+	{
+		echo "Many connections, loss-free: mr_many, N RC QPs between the two devices, every QP sending"
+		echo "verified messages both ways at once, about 64 MiB each way (64 KiB messages; 16 KiB at"
+		echo "4,000 QPs). Gb/s over the traffic's time (and over setup + traffic); setup: create, connect"
+		echo "and move to RTS both ends of every QP, 2 threads; memory: the kernel's slab + vmalloc per"
+		echo "QP end, idle after the traffic (queues, CQ share and MR included). One run per point."
+		echo
+		echo "| QPs | metaroce Gb/s | rxe Gb/s | metaroce / rxe | with setup: metaroce / rxe | setup s metaroce | setup s rxe | KiB/QP metaroce | KiB/QP rxe |"
+		echo "|---|---|---|---|---|---|---|---|---|"
+		for q in ${BENCH_CONNS_QPS:-1 16 256 4000}; do
+			echo "| $q | ${CN[metaroce $q gbps]:-n/a} (${CN[metaroce $q wall]:-n/a}) |" \
+				"${CN[rxe $q gbps]:-n/a} (${CN[rxe $q wall]:-n/a}) |" \
+				"$(ratio "${CN[metaroce $q gbps]:-}" "${CN[rxe $q gbps]:-}") |" \
+				"$(ratio "${CN[metaroce $q wall]:-}" "${CN[rxe $q wall]:-}") |" \
+				"${CN[metaroce $q setup]:-n/a} | ${CN[rxe $q setup]:-n/a} |" \
+				"${CN[metaroce $q mem]:-n/a} | ${CN[rxe $q mem]:-n/a} |"
+		done
+	} >"$CONNS_TABLES"
+}
+if [ "${BENCH_CONNS:-1}" = only ]; then
+	conns
+	echo "#@ table"
+	cat "$CONNS_TABLES"
+	echo "#@ end table"
+	exit 0
+fi
+[ "${BENCH_CONNS:-1}" = 0 ] || conns
+
 if [ "${BENCH_FASTPATH:-1}" = only ]; then
 	fastpath
 	echo "#@ table"
@@ -517,6 +578,10 @@ fi
 if [ -s "$FASTPATH_TABLES" ]; then
 	echo
 	cat "$FASTPATH_TABLES"
+fi
+if [ -s "$CONNS_TABLES" ]; then
+	echo
+	cat "$CONNS_TABLES"
 fi
 echo "#@ end table"
 exit 0
