@@ -9,8 +9,8 @@
 #include <algorithm>
 #include <cstring>
 #include <deque>
-#include <memory>
 #include <functional>
+#include <memory>
 #include <random>
 #include <set>
 

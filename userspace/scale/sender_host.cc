@@ -25,8 +25,7 @@ MrSender::MrSender(Ptr<ns3::Node> node, const TransportParams &params, Ipv4Addre
                    bool ack_socket)
     : node_(node), params_(params), dst_(dst), qpn_(qpn), tags_(ConnTagsOf(qpn)), bytes_(bytes),
       msgs_(static_cast<uint32_t>((bytes + params.msg_bytes - 1) / params.msg_bytes)),
-      tx_path_(params.paths), sock_(params.paths),
-      host_timers_(params, seed), planes_(planes) {
+      tx_path_(params.paths), sock_(params.paths), host_timers_(params, seed), planes_(planes) {
     // Every MetaRoCE packet, ACKs too, goes to UDP port 4791.
     if (ack_socket) {
         ack_sock_ = Socket::CreateSocket(node_, UdpSocketFactory::GetTypeId());
