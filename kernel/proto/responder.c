@@ -216,8 +216,6 @@ static void mr_responder_admit_msg(struct mr_responder *r, struct mr_rx *rx)
 	struct mr_rx_msg *m;
 	int err;
 
-	rx->kind = MR_RX_DROP;
-	rx->fresh = false;
 	mr_responder_info(rx->pkt, ri);
 	if (mr_seq_before(ri->msn, r->msn_done)) {
 		rx->kind = MR_RX_OLD;
@@ -294,8 +292,9 @@ static bool mr_responder_memory(struct mr_responder *r,
  * A packet that opens a message takes its slot here, and learns whether
  * the receive it needs is posted (RC: else RNR; UC: dropped, its RSN
  * skipped). The host records it on its path next, and if the path does
- * not take it as new, undoes this (mr_responder_unadmit()). The window's memory is borrowed
- * for the first open message and given back after the last.
+ * not take it as new, undoes this (mr_responder_unadmit()). The window's
+ * memory is borrowed for the first open message and given back after the
+ * last.
  */
 void mr_responder_admit(struct mr_responder *r, struct mr_rx *rx)
 {

@@ -57,13 +57,21 @@ static struct mr_tx_ring *mr_sender_ring(struct mr_sender *s,
 	return r;
 }
 
-/* Path @p gives its ring back: it has nothing in flight, or failed. */
-static void mr_sender_ring_put(struct mr_sender *s, struct mr_tx_path *p)
+/* Path @p lets go of its ring (NULL if it had none). */
+static struct mr_tx_ring *mr_sender_ring_detach(struct mr_tx_path *p)
 {
 	struct mr_tx_ring *r = p->ring;
 
 	p->ring = NULL;
 	p->sb.mark = NULL;
+	return r;
+}
+
+/* Path @p gives its ring back: it has nothing in flight, or failed. */
+static void mr_sender_ring_put(struct mr_sender *s, struct mr_tx_path *p)
+{
+	struct mr_tx_ring *r = mr_sender_ring_detach(p);
+
 	if (r)
 		mr_sender_env_ring_put(s, r);
 }
@@ -543,13 +551,10 @@ static void mr_sender_failover(struct mr_sender *s, u32 id)
 		moved++;
 	}
 	/* The ring moves whole: the requeue needs no memory of its own. */
-	if (moved) {
-		p->ring = NULL;
-		p->sb.mark = NULL;
-		mr_requeue_push(&s->requeue, r);
-	} else {
+	if (moved)
+		mr_requeue_push(&s->requeue, mr_sender_ring_detach(p));
+	else
 		mr_sender_ring_put(s, p);
-	}
 	mr_paths_restart(&s->ps, id);
 	mr_cc_path_exit(&p->cc, &s->cc, &s->ccp);
 	mr_cc_path_init(&p->cc, &s->cc, &s->ccp);
