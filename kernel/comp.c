@@ -239,9 +239,6 @@ enum mr_xport_next mr_comp_ack_rcv(struct mr_xport *x, const struct mr_pkt *pkt)
 	}
 	if (!x->snd.on)
 		return MR_NEXT_NONE;
-	/* Every response is delivered: the responder may give memory back. */
-	if (x->rsp.resp && mr_sender_drained(&x->snd))
-		mr_resp_trim(x);
 	mr_requester_peer_done(&x->req, pkt->ack.msn_done);
 	mr_comp_complete(x);
 	return MR_NEXT_PUSH;

@@ -103,12 +103,6 @@ void mr_resp_reset(struct mr_xport *x)
 	mr_responder_reset(&x->rsp);
 }
 
-/* Nothing of ours is unacknowledged: give back what idle needs not. */
-void mr_resp_trim(struct mr_xport *x)
-{
-	mr_responder_trim(&x->rsp);
-}
-
 /* Free every message slot: RESET, and destroy. */
 void mr_resp_free(struct mr_xport *x)
 {

@@ -14,7 +14,6 @@
 void mr_resp_init(struct mr_xport *x);
 void mr_resp_reset(struct mr_xport *x);
 void mr_resp_free(struct mr_xport *x);
-void mr_resp_trim(struct mr_xport *x);
 enum mr_xport_next mr_resp_rcv(struct mr_xport *x, struct sk_buff *skb,
 			       const struct mr_pkt *pkt);
 

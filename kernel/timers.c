@@ -1,20 +1,40 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Timers: one timer per QP serves every path's tail probe and RTO, the
- * RNR wait and the next HELLO; two high-resolution ones pace new packets
- * (the pacer) and bound how long an ACK is held (the acker). The engines
- * only write deadlines (the sender engine's, mr_sender_expiry(), and its
- * pace_ns; the receiver engine's, mr_receiver_expiry(); rnr_deadline;
- * the handshake's next HELLO); this file arms the timers for them and,
- * when one fires, tells the engines what is due: the sender engine for
- * its paths, the receiver engine for held ACKs, the handshake for a
- * HELLO, the requester for the end of an RNR wait or of a pacing wait.
- * It is one of the transport's entry points, with receive.c and xport.c.
+ * RNR wait, the next HELLO and the engines' trim of idle memory; two
+ * high-resolution ones pace new packets (the pacer) and bound how long
+ * an ACK is held (the acker). The engines only write deadlines (the
+ * sender engine's, mr_sender_expiry(), and its pace_ns; the receiver
+ * engine's, mr_receiver_expiry(); rnr_deadline; the handshake's next
+ * HELLO); this file arms the timers for them and, when one fires, tells
+ * the engines what is due: the sender engine for its paths, the receiver
+ * engine for held ACKs, the handshake for a HELLO, the requester for the
+ * end of an RNR wait or of a pacing wait, both engines for the trim. It
+ * is one of the transport's entry points, with receive.c and xport.c.
  */
 #include "comp.h"
 #include "handshake.h"
 #include "req.h"
 #include "timers.h"
+
+/*
+ * How often the engines may give back memory that stayed unused: from
+ * one to two periods after the last message, so that a busy connection
+ * keeps what it borrowed and an idle one holds none.
+ */
+#define MR_TRIM_NS	(50 * NSEC_PER_MSEC)
+
+/* The trim is due: the engines give back what stayed idle a period. */
+static void mr_timers_trim(struct mr_xport *x, u64 now)
+{
+	if (!x->timers.trim_ns || x->timers.trim_ns > now)
+		return;
+	x->timers.trim_ns = 0;
+	mr_sender_trim(&x->snd);
+	/* Responses go only once every packet of ours is acknowledged. */
+	if (mr_sender_drained(&x->snd))
+		mr_responder_trim(&x->rsp);
+}
 
 /* The timer fired: run what is due, send what that allows, re-arm. */
 static void mr_timers_fire(struct timer_list *t)
@@ -28,6 +48,7 @@ static void mr_timers_fire(struct timer_list *t)
 	if (x->req.rnr_wait && x->req.rnr_deadline <= now)
 		mr_requester_rnr_resume(&x->req);
 	mr_sender_timeout(&x->snd, now);
+	mr_timers_trim(x, now);
 	if (mr_handshake_send(x))
 		mr_comp_retry_exceeded(x);
 	mr_req_push(x);
@@ -77,6 +98,7 @@ void mr_timers_init(struct mr_xport *x)
 		     HRTIMER_MODE_ABS_SOFT);
 	x->timers.acker.function = mr_timers_ack;
 	x->timers.acker_ns = 0;
+	x->timers.trim_ns = 0;
 }
 
 /* The transport stopped (not on): the timers no longer re-arm. */
@@ -85,6 +107,7 @@ void mr_timers_stop(struct mr_xport *x)
 	del_timer_sync(&x->timers.timer);
 	hrtimer_cancel(&x->timers.pacer);
 	hrtimer_cancel(&x->timers.acker);
+	x->timers.trim_ns = 0;
 }
 
 /* Arm the pacer when a paced packet waits (pace_ns set). */
@@ -122,6 +145,12 @@ void mr_timers_sync(struct mr_xport *x)
 		return;
 	mr_timers_sync_pacer(x);
 	d = mr_sender_expiry(&x->snd);
+	if (d && (!next || d < next))
+		next = d;
+	if (!x->timers.trim_ns && (mr_sender_holds(&x->snd) ||
+				   mr_responder_holds(&x->rsp)))
+		x->timers.trim_ns = mr_xport_now() + MR_TRIM_NS;
+	d = x->timers.trim_ns;
 	if (d && (!next || d < next))
 		next = d;
 	if (!next || (next == x->timers.timer_ns &&

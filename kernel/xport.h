@@ -89,6 +89,7 @@ struct mr_timers {
 	u64 pacer_ns;		/* the time the pacer is armed for */
 	struct hrtimer acker;	/* the longest an ACK waits */
 	u64 acker_ns;		/* the time the acker is armed for */
+	u64 trim_ns;		/* when the engines next give memory back */
 };
 
 struct mr_xport {

@@ -9,6 +9,7 @@ void mr_responder_init(struct mr_responder *r, u32 mtu, bool uc)
 	r->msg = NULL;
 	r->open = 0;
 	r->resp = NULL;
+	r->used = false;
 	r->uc = uc;
 	r->mtu = mtu;
 	r->msn_done = 0;
@@ -67,18 +68,30 @@ u32 mr_responder_free(struct mr_responder *r)
 	return left;
 }
 
-/*
- * The host's sender has no packet left unacknowledged, the responses'
- * among them: every response is delivered, and none will be resent.
- * Give back what an idle responder does not need.
+/**
+ * mr_responder_trim() - give back what an idle responder does not need
+ * @r: the responder
+ *
+ * The host calls it now and then while mr_responder_holds(), when its
+ * sender has no packet left unacknowledged, the responses' among them:
+ * every response is delivered and none will be resent. Memory is given
+ * back once a whole period between two calls went without a request, so
+ * a busy responder does not borrow and return it for every message.
+ *
+ * Return: whether memory is still held.
  */
-void mr_responder_trim(struct mr_responder *r)
+bool mr_responder_trim(struct mr_responder *r)
 {
+	if (r->used) {
+		r->used = false;
+		return mr_responder_holds(r);
+	}
 	if (r->resp && !r->open && r->resp_send == r->msn_done) {
 		mr_responder_env_free(r, r->resp);
 		r->resp = NULL;
 	}
 	mr_responder_msgs_put(r);
+	return mr_responder_holds(r);
 }
 
 /*
@@ -268,6 +281,7 @@ static void mr_responder_admit_msg(struct mr_responder *r, struct mr_rx *rx)
 static bool mr_responder_memory(struct mr_responder *r,
 				const struct mr_pkt *pkt)
 {
+	r->used = true;
 	if (!r->msg) {
 		r->msg = mr_responder_env_alloc(r, MR_MSG_WINDOW *
 						   sizeof(*r->msg));
@@ -293,8 +307,8 @@ static bool mr_responder_memory(struct mr_responder *r,
  * the receive it needs is posted (RC: else RNR; UC: dropped, its RSN
  * skipped). The host records it on its path next, and if the path does
  * not take it as new, undoes this (mr_responder_unadmit()). The window's
- * memory is borrowed for the first open message and given back after the
- * last.
+ * memory is borrowed for the first message and given back by
+ * mr_responder_trim().
  */
 void mr_responder_admit(struct mr_responder *r, struct mr_rx *rx)
 {
@@ -305,7 +319,6 @@ void mr_responder_admit(struct mr_responder *r, struct mr_rx *rx)
 		return;
 	}
 	mr_responder_admit_msg(r, rx);
-	mr_responder_msgs_put(r);
 }
 
 /* The path did not take @rx as new: it must not define its message. */
@@ -317,7 +330,6 @@ void mr_responder_unadmit(struct mr_responder *r, struct mr_rx *rx)
 		r->uc_skips--;
 	mr_responder_msg_free(r, rx->m);
 	rx->fresh = false;
-	mr_responder_msgs_put(r);
 }
 
 /* UC: drop message @m for good, @error says why (see the top). */
@@ -487,7 +499,6 @@ bool mr_responder_advance(struct mr_responder *r, bool fatal)
 		mr_responder_msg_free(r, m);
 		r->msn_done++;
 	}
-	mr_responder_msgs_put(r);
 	return respond;
 }
 

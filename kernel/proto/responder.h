@@ -104,11 +104,13 @@ struct mr_responder {
 	u32 rsn_skipped;	/* UC: RSNs skipped by messages gone by */
 	u32 uc_skips;		/* ... and by messages in the window */
 	/*
-	 * The window's messages, by MSN % window: borrowed from the host
-	 * while one is open (@open of them), NULL otherwise.
+	 * The window's messages, by MSN % window (@open of them open):
+	 * borrowed from the host at the first request, kept until
+	 * mr_responder_trim(), NULL otherwise.
 	 */
 	struct mr_rx_msg *msg;
 	u32 open;
+	bool used;		/* a request came since the last trim */
 	u32 resp_send;		/* the oldest MSN that may have a response to send */
 	/*
 	 * The responses to READs and atomics, by MSN % window: borrowed at
@@ -187,7 +189,7 @@ void mr_responder_env_event(struct mr_responder *r,
 void mr_responder_init(struct mr_responder *r, u32 mtu, bool uc);
 void mr_responder_reset(struct mr_responder *r);
 u32 mr_responder_free(struct mr_responder *r);
-void mr_responder_trim(struct mr_responder *r);
+bool mr_responder_trim(struct mr_responder *r);
 u32 mr_responder_recv(const struct mr_responder *r, u32 rsn);
 void mr_responder_admit(struct mr_responder *r, struct mr_rx *rx);
 void mr_responder_unadmit(struct mr_responder *r, struct mr_rx *rx);
@@ -207,6 +209,12 @@ mr_responder_resp(const struct mr_responder *r, u32 msn)
 		return NULL;
 	rs = &r->resp[msn % MR_MSG_WINDOW];
 	return rs->valid && rs->msn == msn ? rs : NULL;
+}
+
+/* Whether borrowed memory is held, which mr_responder_trim() frees. */
+static inline bool mr_responder_holds(const struct mr_responder *r)
+{
+	return r->msg || r->resp;
 }
 
 #endif /* METAROCE_PROTO_RESPONDER_H */

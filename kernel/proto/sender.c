@@ -35,9 +35,12 @@ void mr_sender_setup(struct mr_sender *s, struct mr_tx_path *path,
 	s->tm = *tm;
 	s->ccp = *ccp;
 	s->path = path;
-	for (i = 0; i < npaths; i++)
+	for (i = 0; i < npaths; i++) {
 		path[i].ring = NULL;
+		path[i].ring_used = false;
+	}
 	mr_requeue_init(&s->requeue);
+	s->rings = 0;
 }
 
 /* Path @p has packets to record: its ring, borrowed if need be. */
@@ -46,11 +49,13 @@ static struct mr_tx_ring *mr_sender_ring(struct mr_sender *s,
 {
 	struct mr_tx_ring *r = p->ring;
 
+	p->ring_used = true;
 	if (r)
 		return r;
 	r = mr_sender_env_ring_get(s);
 	if (!r)
 		return NULL;
+	s->rings++;
 	mr_requeue_clear(r);
 	p->ring = r;
 	p->sb.mark = r->mark;
@@ -67,13 +72,19 @@ static struct mr_tx_ring *mr_sender_ring_detach(struct mr_tx_path *p)
 	return r;
 }
 
-/* Path @p gives its ring back: it has nothing in flight, or failed. */
+static void mr_sender_ring_free(struct mr_sender *s, struct mr_tx_ring *r)
+{
+	s->rings--;
+	mr_sender_env_ring_put(s, r);
+}
+
+/* Path @p gives its ring back: it is idle, or failed. */
 static void mr_sender_ring_put(struct mr_sender *s, struct mr_tx_path *p)
 {
 	struct mr_tx_ring *r = mr_sender_ring_detach(p);
 
 	if (r)
-		mr_sender_env_ring_put(s, r);
+		mr_sender_ring_free(s, r);
 }
 
 /**
@@ -91,7 +102,35 @@ void mr_sender_release(struct mr_sender *s)
 	for (i = 0; i < s->npaths; i++)
 		mr_sender_ring_put(s, &s->path[i]);
 	while ((r = mr_requeue_take(&s->requeue)))
-		mr_sender_env_ring_put(s, r);
+		mr_sender_ring_free(s, r);
+}
+
+/**
+ * mr_sender_trim() - give back the rings of paths that stayed idle
+ * @s: the engine
+ *
+ * The host calls it now and then while mr_sender_holds(): a path with
+ * nothing in flight keeps its ring until a whole period between two calls
+ * went without a packet on it, so a busy path does not borrow and return
+ * memory for every message, and an idle connection holds none.
+ *
+ * Return: whether rings are still held.
+ */
+bool mr_sender_trim(struct mr_sender *s)
+{
+	u32 i;
+
+	for (i = 0; i < s->npaths; i++) {
+		struct mr_tx_path *p = &s->path[i];
+
+		if (!p->ring || p->sb.una != p->sb.nxt)
+			continue;
+		if (p->ring_used)
+			p->ring_used = false;
+		else
+			mr_sender_ring_put(s, p);
+	}
+	return mr_sender_holds(s);
 }
 
 static void mr_sender_apply(struct mr_sender *s, u32 id)
@@ -336,7 +375,7 @@ bool mr_sender_push_moved(struct mr_sender *s, u64 now)
 		}
 		done = mr_requeue_pop(&s->requeue);
 		if (done)
-			mr_sender_env_ring_put(s, done);
+			mr_sender_ring_free(s, done);
 	}
 	return !s->requeue.count;
 }
@@ -493,12 +532,8 @@ int mr_sender_ack(struct mr_sender *s, const struct mr_pkt *ack, u64 now)
 			return 0;
 	}
 	/* Restart the RTO from this progress while packets remain out. */
-	if (p->sb.una != p->sb.nxt) {
-		if (!p->deadline)
-			mr_sender_arm(s, p, now);
-	} else {
-		mr_sender_ring_put(s, p);
-	}
+	if (p->sb.una != p->sb.nxt && !p->deadline)
+		mr_sender_arm(s, p, now);
 	return 0;
 }
 

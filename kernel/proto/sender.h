@@ -58,8 +58,12 @@ struct mr_tx_path {
 	u64 n_sack_gaps;	/* packets the SACKs reported lost */
 	u64 n_rtos;		/* RTOs (tail probes not included) */
 	u64 n_probes;		/* tail probes */
-	/* its packets' records while it has some in flight; else NULL */
+	/*
+	 * Its packets' records: borrowed for its first packet in flight,
+	 * kept while it sends, given back by mr_sender_trim() once idle.
+	 */
 	struct mr_tx_ring *ring;
+	bool ring_used;		/* recorded a packet since the last trim */
 };
 
 /* The timers' constants, ns. */
@@ -79,6 +83,7 @@ struct mr_sender {
 	struct mr_paths ps;
 	struct mr_tx_path *path;
 	struct mr_requeue requeue;	/* packets of failed paths */
+	u32 rings;		/* borrowed: on paths and in the requeue */
 	struct mr_cc_conn cc;
 	u64 pace_ns;		/* when paced packets may go on; 0: none wait */
 	u64 tx_order;		/* packets sent, resends included */
@@ -161,6 +166,7 @@ int mr_sender_start(struct mr_sender *s, u32 psn, bool early, u32 seed,
 		    u32 pkt_bytes);
 void mr_sender_stop(struct mr_sender *s);
 void mr_sender_release(struct mr_sender *s);
+bool mr_sender_trim(struct mr_sender *s);
 
 bool mr_sender_room(const struct mr_sender *s);
 bool mr_sender_pace_wait(struct mr_sender *s, u64 now);
@@ -218,16 +224,22 @@ mr_sender_in_flight(const struct mr_sender *s, u32 id, u16 epoch, u32 psn)
 
 /*
  * Whether nothing is unacknowledged, nor waiting to move off a failed
- * path: no path holds a ring.
+ * path.
  */
 static inline bool mr_sender_drained(const struct mr_sender *s)
 {
 	u32 i;
 
 	for (i = 0; i < s->npaths; i++)
-		if (s->path[i].ring)
+		if (s->path[i].ring && s->path[i].sb.una != s->path[i].sb.nxt)
 			return false;
 	return !s->requeue.head;
+}
+
+/* Whether the engine holds borrowed memory, which mr_sender_trim() frees. */
+static inline bool mr_sender_holds(const struct mr_sender *s)
+{
+	return s->rings;
 }
 
 /* Whether nothing is in flight on any path. */

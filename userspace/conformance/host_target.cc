@@ -1116,9 +1116,6 @@ private:
         }
         if (!snd_.on)
             return Next::None;
-        // resp.c: mr_resp_trim().
-        if (rsp_.resp && mr_sender_drained(&snd_))
-            mr_responder_trim(&rsp_);
         mr_requester_peer_done(&req_, pkt.ack.msn_done);
         CompComplete();
         return Next::Push;

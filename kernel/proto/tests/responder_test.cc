@@ -254,36 +254,47 @@ TEST(ResponderEngine, ReadExecutesInOrderAndIsSlicedByTheMtu)
 	EXPECT_TRUE(mr_responder_response_due(f.R(), false));
 }
 
-// The window's messages are borrowed for the first open message and
-// given back after the last; the responses, borrowed at the first READ,
-// stay until the host trims them with every response sent (and, the host
-// knows, acknowledged) and no message open. With no memory, a packet is
-// not recorded, and its resend opens the message then.
+// The window's messages are borrowed at the first request; the
+// responses, at the first READ. The host's trim gives them back once a
+// whole period between two trims went without a request, with no message
+// open and every response sent (and, the host knows, acknowledged). With
+// no memory, a packet is not recorded, and its resend opens the message
+// then.
 TEST(ResponderEngine, AnIdleResponderHoldsNoMemory)
 {
 	Responder t;
 	EXPECT_EQ(t.allocs, 0);
+	EXPECT_FALSE(mr_responder_holds(t.R()));
 	EXPECT_FALSE(t.Rx(Write(0, 2 * kMtu, 0)).complete);
 	EXPECT_NE(t.R()->msg, nullptr);
 	EXPECT_EQ(t.R()->open, 1u);
+	EXPECT_TRUE(mr_responder_trim(t.R())); // used this period
+	EXPECT_TRUE(mr_responder_trim(t.R())); // a message is open
 	EXPECT_TRUE(t.Rx(Write(0, 2 * kMtu, kMtu)).complete);
-	EXPECT_EQ(t.R()->msg, nullptr);
 	EXPECT_EQ(t.R()->open, 0u);
-	EXPECT_EQ(t.allocs, 0);
-	// An old duplicate borrows nothing for long.
-	EXPECT_EQ(t.Rx(Write(0, 2 * kMtu, 0)).kind, MR_RX_OLD);
+	// Kept while messages come: one per period is enough.
+	for (int i = 0; i < 3; i++) {
+		EXPECT_TRUE(mr_responder_trim(t.R()));
+		EXPECT_NE(t.R()->msg, nullptr);
+		// An old duplicate is a request too.
+		EXPECT_EQ(t.Rx(Write(0, 2 * kMtu, 0)).kind, MR_RX_OLD);
+	}
+	EXPECT_TRUE(mr_responder_trim(t.R()));
+	EXPECT_FALSE(mr_responder_trim(t.R()));
+	EXPECT_EQ(t.R()->msg, nullptr);
 	EXPECT_EQ(t.allocs, 0);
 
 	EXPECT_TRUE(t.Rx(ReadReq(1, 0x1000, 10)).respond);
-	EXPECT_EQ(t.R()->msg, nullptr);
 	ASSERT_NE(t.R()->resp, nullptr);
-	mr_responder_trim(t.R()); // its response not sent yet: kept
+	EXPECT_TRUE(mr_responder_trim(t.R()));
+	EXPECT_TRUE(mr_responder_trim(t.R())); // its response not sent yet
 	ASSERT_NE(mr_responder_resp(t.R(), 1), nullptr);
+	EXPECT_EQ(t.R()->msg, nullptr);
 	ASSERT_TRUE(mr_responder_response_due(t.R(), false));
 	mr_tx_pkt tp{};
 	mr_responder_response_take(t.R(), &tp);
 	EXPECT_FALSE(mr_responder_response_due(t.R(), false));
-	mr_responder_trim(t.R());
+	EXPECT_FALSE(mr_responder_trim(t.R()));
 	EXPECT_EQ(t.R()->resp, nullptr);
 	EXPECT_EQ(mr_responder_resp(t.R(), 1), nullptr);
 	EXPECT_EQ(t.allocs, 0);
@@ -294,6 +305,8 @@ TEST(ResponderEngine, AnIdleResponderHoldsNoMemory)
 	t.no_memory = false;
 	EXPECT_TRUE(t.Rx(Send(2, 0, 10, 0)).complete);
 	EXPECT_EQ(t.R()->msn_done, 3u);
+	EXPECT_TRUE(mr_responder_trim(t.R()));
+	EXPECT_FALSE(mr_responder_trim(t.R()));
 	EXPECT_EQ(t.allocs, 0);
 }
 

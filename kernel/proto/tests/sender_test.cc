@@ -122,6 +122,7 @@ public:
 		if (free_rings.empty())
 			free_rings.push_back(std::make_unique<mr_tx_ring>());
 		rings_out++;
+		ring_gets++;
 		rings_peak = std::max(rings_peak, rings_out);
 		mr_tx_ring *r = free_rings.back().release();
 		free_rings.pop_back();
@@ -388,7 +389,7 @@ public:
 	std::map<uint32_t, uint32_t> rsn;   // RSNs the requester gave
 	std::vector<mr_tx_path> path;
 	std::vector<std::unique_ptr<mr_tx_ring>> free_rings;
-	uint32_t rings_out = 0, rings_peak = 0, ring_fails = 0;
+	uint32_t rings_out = 0, rings_peak = 0, ring_fails = 0, ring_gets = 0;
 	ReceiverHost rx{};
 	std::vector<std::vector<bool>> landed;
 	std::priority_queue<Wire, std::vector<Wire>, std::greater<Wire>> wire;
@@ -558,18 +559,24 @@ TEST(SenderEngine, BlackHoledPathFailsOverAndTheTransferCompletes)
 		  static_cast<uint64_t>(MR_PATH_DEFAULT_FAIL_AFTER));
 }
 
-// A path borrows the records of its packets only while it has some out:
-// once everything is acknowledged the connection holds no ring, and at
-// most one per path while it sends.
+// A path borrows the records of its packets for its first packet out and
+// keeps them while it sends, one ring per path at most; once everything
+// is acknowledged, the host's trim gives them back after a whole period
+// without a packet, and the connection holds none.
 TEST(SenderEngine, IdlePathsHoldNoRings)
 {
 	Harness h(LinkConfig{});
 	EXPECT_EQ(h.rings_out, 0u);
+	EXPECT_FALSE(mr_sender_holds(h.S()));
 	ASSERT_TRUE(h.Run());
 	h.Drain();
-	EXPECT_EQ(h.rings_out, 0u);
 	EXPECT_GE(h.rings_peak, 1u);
 	EXPECT_LE(h.rings_peak, h.cfg.paths);
+	EXPECT_EQ(h.ring_gets, h.rings_peak) << "borrowed once per path";
+	EXPECT_EQ(h.S()->rings, h.rings_out);
+	EXPECT_TRUE(mr_sender_trim(h.S()));
+	EXPECT_FALSE(mr_sender_trim(h.S()));
+	EXPECT_EQ(h.rings_out, 0u);
 	for (uint32_t i = 0; i < h.cfg.paths; i++)
 		EXPECT_EQ(h.path[i].ring, nullptr) << "path " << i;
 }
@@ -587,6 +594,8 @@ TEST(SenderEngine, AFailedPathsRingMovesWholeAndIsGivenBack)
 	EXPECT_GT(h.moved, 0u);
 	EXPECT_EQ(h.S()->requeue.count, 0u);
 	EXPECT_EQ(h.S()->requeue.head, nullptr);
+	mr_sender_trim(h.S());
+	mr_sender_trim(h.S());
 	EXPECT_EQ(h.rings_out, 0u);
 }
 
@@ -604,6 +613,8 @@ TEST(SenderEngine, NoMemoryForARingWaitsThenCompletes)
 	EXPECT_EQ(h.ring_fails, 0u);
 	EXPECT_GE(h.now, 2 * MR_RING_WAIT_NS);
 	h.Drain();
+	mr_sender_trim(h.S());
+	mr_sender_trim(h.S());
 	EXPECT_EQ(h.rings_out, 0u);
 }
 
