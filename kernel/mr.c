@@ -21,7 +21,7 @@
  * A fast-registration MR (ib_alloc_mr) gets its pages from ib_map_mr_sg()
  * and becomes usable only when an IB_WR_REG_MR gives it a key, rights and
  * a range; IB_WR_LOCAL_INV or a SEND with invalidate takes its keys away
- * again. Lookups match the keys kept here, not those in struct ib_mr,
+ * again, and completes once the lookups that found it are done. Lookups match the keys kept here, not those in struct ib_mr,
  * which the consumer changes (ib_update_fast_reg_key) before registering.
  */
 #include <kunit/visibility.h>
@@ -397,6 +397,33 @@ int mr_mr_fast_reg(struct mr_dev *dev, struct ib_pd *pd,
 }
 EXPORT_SYMBOL_IF_KUNIT(mr_mr_fast_reg);
 
+/*
+ * The keys of @mr are gone: wait until the lookups that found it with
+ * them are done, so that once the invalidation completes nothing reads or
+ * writes its pages. Besides lookups, the references are the
+ * registration's, the caller's and one per window bound to it (the views
+ * keep theirs). A lookup is one packet's copy under a spinlock, so the
+ * wait is short; a LOCAL_INV posted from a task yields meanwhile. The
+ * reference count is read before the windows: a bind racing with us holds
+ * one more reference before it counts its window, and mr_mr_get() sees
+ * our cleared key if we missed its reference.
+ */
+static void mr_mr_wait_lookups(struct mr_mr *mr)
+{
+	smp_mb();	/* the cleared keys before the count: mr_mr_get() */
+	for (;;) {
+		unsigned int refs = refcount_read(&mr->ref);
+
+		smp_rmb();	/* the references before the windows */
+		if (refs <= 2 + (unsigned int)atomic_read(&mr->num_mw))
+			return;
+		if (preemptible())
+			cond_resched();
+		else
+			cpu_relax();
+	}
+}
+
 /**
  * mr_mr_invalidate() - take the keys of a fast-registration MR away
  * @dev: the device
@@ -438,11 +465,18 @@ int mr_mr_invalidate(struct mr_dev *dev, struct ib_pd *pd, u32 key,
 	} else {
 		WRITE_ONCE(mr->lkey, 0);
 		WRITE_ONCE(mr->rkey, 0);
+		mr_mr_wait_lookups(mr);
 	}
 	mr_mr_put(mr);
 	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(mr_mr_invalidate);
+
+/* The key a lookup matches: the rkey for a peer's access (@rqp). */
+static u32 mr_mr_key(const struct mr_mr *mr, const struct mr_qp *rqp)
+{
+	return rqp ? READ_ONCE(mr->rkey) : READ_ONCE(mr->lkey);
+}
 
 /*
  * Find the MR of @key and take a reference; NULL if there is none, it is
@@ -464,11 +498,19 @@ struct mr_mr *mr_mr_get(struct mr_dev *dev, struct ib_pd *pd, u32 key,
 		mr = rqp ? mr_mw_window(xa_untag_pointer(entry)) : NULL;
 	else
 		mr = entry;
-	if (mr && ((rqp ? READ_ONCE(mr->rkey) : READ_ONCE(mr->lkey)) != key ||
+	if (mr && (mr_mr_key(mr, rqp) != key ||
 		   (pd && mr->ibmr.pd != pd) ||
 		   (mr->qpn && mr->qpn != rqp->ibqp.qp_num) ||
 		   !refcount_inc_not_zero(&mr->ref)))
 		mr = NULL;
+	/* Its keys again, after our reference: mr_mr_wait_lookups(). */
+	if (mr) {
+		smp_mb__after_atomic();	/* our reference, then the key */
+		if (mr_mr_key(mr, rqp) != key) {
+			mr_mr_put(mr);
+			mr = NULL;
+		}
+	}
 	rcu_read_unlock();
 	if (!mr)
 		atomic_long_inc(&dev->mr_refused);

@@ -5,6 +5,7 @@
  * needs a process and is covered by selftests/tests/20-verbs-objects.sh.
  */
 #include <kunit/test.h>
+#include <linux/kthread.h>
 
 #include "../cq.h"
 #include "../mr.h"
@@ -359,6 +360,73 @@ static void mr_fast_reg(struct kunit *test)
 	mr_mr_dev_fini(f->dev);
 }
 
+struct invalidate_ctx {
+	struct mr_dev *dev;
+	struct ib_pd *pd;
+	u32 key;
+	int err;
+	struct completion done;
+};
+
+static int invalidate_thread(void *data)
+{
+	struct invalidate_ctx *c = data;
+
+	c->err = mr_mr_invalidate(c->dev, c->pd, c->key, NULL);
+	complete(&c->done);
+	return 0;
+}
+
+/*
+ * LOCAL_INV of a fast-reg MR that a lookup holds (a packet's copy in
+ * flight) completes only once that lookup is done: after it, nothing
+ * reaches the pages. New lookups fail meanwhile.
+ */
+static void mr_fast_reg_invalidate_waits(struct kunit *test)
+{
+	struct verbs_fixture *f = fixture(test);
+	u8 *buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	struct invalidate_ctx c = { .dev = f->dev, .pd = &f->pd };
+	struct task_struct *t;
+	struct scatterlist sg;
+	struct ib_reg_wr wr = {};
+	struct ib_mr *ibmr;
+	struct mr_mr *mr;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	ibmr = mr_mr_alloc_fast(&f->pd, IB_MR_TYPE_MEM_REG, 1);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ibmr));
+	sg_init_one(&sg, buf, 64);
+	sg_dma_address(&sg) = (uintptr_t)buf;
+	sg_dma_len(&sg) = 64;
+	ibmr->page_size = PAGE_SIZE;
+	KUNIT_ASSERT_EQ(test, mr_mr_map_sg(ibmr, &sg, 1, NULL), 1);
+	c.key = (ibmr->rkey & ~0xffu) | ((ibmr->rkey + 1) & 0xff);
+	wr.mr = ibmr;
+	wr.key = c.key;
+	wr.access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+	KUNIT_ASSERT_EQ(test, mr_mr_fast_reg(f->dev, &f->pd, &wr), 0);
+
+	mr = mr_mr_get(f->dev, &f->pd, c.key, &any_qp);
+	KUNIT_ASSERT_NOT_NULL(test, mr);
+	init_completion(&c.done);
+	t = kthread_create(invalidate_thread, &c, "mr_inv_test");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	/* Elsewhere than us, as a packet's copy on another CPU would be. */
+	if (num_online_cpus() > 1)
+		kthread_bind(t, cpumask_any_but(cpu_online_mask,
+						raw_smp_processor_id()));
+	wake_up_process(t);
+	KUNIT_EXPECT_FALSE(test, wait_for_completion_timeout(&c.done,
+							     HZ / 5));
+	KUNIT_EXPECT_NULL(test, mr_mr_get(f->dev, &f->pd, c.key, &any_qp));
+	mr_mr_put(mr);
+	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&c.done, 5 * HZ));
+	KUNIT_EXPECT_EQ(test, c.err, 0);
+	KUNIT_EXPECT_EQ(test, mr_mr_dereg(ibmr, NULL), 0);
+	mr_mr_dev_fini(f->dev);
+}
+
 static struct kunit_case verbs_cases[] = {
 	KUNIT_CASE(cq_create_limits),
 	KUNIT_CASE(cq_ring_and_overrun),
@@ -367,6 +435,7 @@ static struct kunit_case verbs_cases[] = {
 	KUNIT_CASE(cq_clean),
 	KUNIT_CASE(mr_dma),
 	KUNIT_CASE(mr_fast_reg),
+	KUNIT_CASE(mr_fast_reg_invalidate_waits),
 	{}
 };
 
