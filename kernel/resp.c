@@ -45,6 +45,13 @@
  * A message that had taken its receive before it failed completes that
  * receive in error, since later messages may already be placed in the
  * receives after it.
+ *
+ * A lying peer cannot make two messages share a receive: the engine
+ * drops a message whose RSN is out of order with the others (counted
+ * rx_drop_malformed), and refuses one whose receive is not the next when
+ * it completes. A message takes its receive (with an SRQ, binds it) only
+ * once its first packet is new on its path, and a SEND is placed only
+ * into a receive still posted.
  */
 #include <linux/slab.h>
 
@@ -120,6 +127,11 @@ static int mr_resp_scatter(struct mr_xport *x, u32 recv, u32 msg_len,
 	int err;
 
 	spin_lock_irqsave(&rq->lock, flags);
+	/* Only a receive still posted (not completed, not flushed). */
+	if (recv - x->rsp.rsn_head >= rq->count) {
+		spin_unlock_irqrestore(&rq->lock, flags);
+		return -EFAULT;
+	}
 	wqe = mr_wq_slot(rq, rq->head + (recv - x->rsp.rsn_head));
 	if (msg_len > wqe->length)
 		err = -EMSGSIZE;

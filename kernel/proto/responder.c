@@ -222,6 +222,34 @@ static void mr_responder_msg_init_dropped(struct mr_responder *r,
 	m->drop = MR_RXE_MAP_BUDGET;
 }
 
+/*
+ * Whether the RSN of a consuming message that opens its slot is one a
+ * conforming requester sends: RSNs count the consuming messages in MSN
+ * order, so the RSN lies between the next receive's and that plus the
+ * messages before it in the window, and between the RSNs of the open
+ * consuming messages around it, never equal to one. Two messages that
+ * name one receive, or one already completed, fail this.
+ */
+static bool mr_responder_rsn_ok(const struct mr_responder *r,
+				const struct mr_resp_info *ri)
+{
+	u32 next = r->rsn_head + r->rsn_skipped, i;
+
+	if (ri->rsn - next > ri->msn - r->msn_done)
+		return false;
+	for (i = 0; i < MR_MSG_WINDOW; i++) {
+		const struct mr_rx_msg *o = &r->msg[i];
+
+		if (!o->used || !o->consume)
+			continue;
+		if (mr_seq_before(o->msn, ri->msn) ?
+		    ri->rsn - o->rsn - 1 >= ri->msn - o->msn :
+		    o->rsn - ri->rsn - 1 >= o->msn - ri->msn)
+			return false;
+	}
+	return true;
+}
+
 /* mr_responder_admit(), with the memory its message may need. */
 static void mr_responder_admit_msg(struct mr_responder *r, struct mr_rx *rx)
 {
@@ -241,11 +269,8 @@ static void mr_responder_admit_msg(struct mr_responder *r, struct mr_rx *rx)
 	}
 	m = &r->msg[ri->msn % MR_MSG_WINDOW];
 	if (!m->used) {
-		u32 recv = r->uc ? mr_responder_recv(r, ri->rsn) : ri->rsn;
-		bool posted = !ri->consume || mr_responder_env_posted(r, recv);
-
-		if (!posted && !r->uc) {
-			rx->kind = MR_RX_RNR;
+		if (ri->consume && !mr_responder_rsn_ok(r, ri)) {
+			mr_responder_env_event(r, MR_RSE_MALFORMED, 0);
 			return;
 		}
 		err = mr_responder_msg_init(r, m, rx->pkt, ri);
@@ -261,14 +286,7 @@ static void mr_responder_admit_msg(struct mr_responder *r, struct mr_rx *rx)
 			return;
 		}
 		rx->fresh = true;
-		m->recv = recv;
-		if (!posted) {
-			/* UC, no RNR: drop it, skip its RSN. */
-			m->dropped = true;
-			m->skipped = true;
-			m->drop = MR_RXE_NO_RECV;
-			r->uc_skips++;
-		}
+		m->recv = r->uc ? mr_responder_recv(r, ri->rsn) : ri->rsn;
 	}
 	rx->kind = MR_RX_MESSAGE;
 	rx->m = m;
@@ -321,15 +339,46 @@ void mr_responder_admit(struct mr_responder *r, struct mr_rx *rx)
 	mr_responder_admit_msg(r, rx);
 }
 
-/* The path did not take @rx as new: it must not define its message. */
+/*
+ * The path did not take @rx as new: it must not define its message. On
+ * RC, a packet that would open a consuming message again is one whose
+ * earlier copy found no receive (a message that took its receive keeps
+ * its slot until it completes): the host repeats the RNR (kind
+ * MR_RX_RNR).
+ */
 void mr_responder_unadmit(struct mr_responder *r, struct mr_rx *rx)
 {
 	if (!rx->fresh)
 		return;
-	if (rx->m->skipped)
-		r->uc_skips--;
+	if (!r->uc && rx->m->consume)
+		rx->kind = MR_RX_RNR;
 	mr_responder_msg_free(r, rx->m);
 	rx->fresh = false;
+}
+
+/*
+ * The first packet of consuming message @rx->m, new on its path, takes
+ * the message's receive, only now: with an SRQ that binds receives, which
+ * a packet its path drops must not. Returns whether the message goes on:
+ * RC closes it again for RNR (@rx->kind), UC drops it and skips its RSN.
+ */
+static bool mr_responder_take_recv(struct mr_responder *r, struct mr_rx *rx)
+{
+	struct mr_rx_msg *m = rx->m;
+
+	if (!rx->fresh || !m->consume || mr_responder_env_posted(r, m->recv))
+		return true;
+	if (!r->uc) {
+		mr_responder_msg_free(r, m);
+		rx->fresh = false;
+		rx->kind = MR_RX_RNR;
+		return false;
+	}
+	m->dropped = true;
+	m->skipped = true;
+	m->drop = MR_RXE_NO_RECV;
+	r->uc_skips++;
+	return true;
 }
 
 /* UC: drop message @m for good, @error says why (see the top). */
@@ -376,6 +425,8 @@ u8 mr_responder_place(struct mr_responder *r, struct mr_rx *rx,
 	bool rd = op_flags & MR_WIRE_F_READ_OR_ATOMIC;
 	int err;
 
+	if (!mr_responder_take_recv(r, rx))
+		return MR_NAK_RNR;
 	/* UC: the rest of a dropped message only needs acknowledging. */
 	if (m->dropped) {
 		mr_responder_uc_drop(m, m->drop, complete);
@@ -386,7 +437,7 @@ u8 mr_responder_place(struct mr_responder *r, struct mr_rx *rx,
 	/* Slices are the MTU both ends agreed on; anything else is refused. */
 	if (ri->length != m->length || ri->offset % r->mtu ||
 	    pkt->payload_len != want || pkt->base.opcode != m->opcode ||
-	    (rd && r->uc))
+	    (m->consume && ri->rsn != m->rsn) || (rd && r->uc))
 		return mr_responder_fail(r, m, MR_NAK_INVALID_REQUEST,
 					 MR_RXE_INVALID, complete);
 	if (mr_map_test(m->map, ri->offset / r->mtu)) {
@@ -472,6 +523,22 @@ bool mr_responder_advance(struct mr_responder *r, bool fatal)
 
 		if (!m->used || !m->done || m->msn != r->msn_done)
 			break;
+		/*
+		 * Its receive must be the next: a message before it that its
+		 * RSN counted never came, so the RSNs lied.
+		 */
+		if (m->consume && !m->skipped && m->recv != r->rsn_head) {
+			if (!r->uc) {
+				mr_responder_env_refuse_late(r, m->msn,
+							     MR_NAK_INVALID_REQUEST,
+							     m->path);
+				return false;
+			}
+			/* UC: dropped, its receive is not its own. */
+			m->consume = false;
+			m->dropped = true;
+			m->drop = MR_RXE_INVALID;
+		}
 		if (m->dropped) {
 			mr_responder_env_event(r, MR_RSE_DROPPED, m->drop);
 			if (m->skipped) {

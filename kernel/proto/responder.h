@@ -139,7 +139,7 @@ struct mr_rx {
 
 /* What the engine reports for the host's counters. */
 enum mr_responder_event {
-	MR_RSE_MALFORMED,	/* beyond the message window */
+	MR_RSE_MALFORMED,	/* beyond the message window, or its RSN */
 	MR_RSE_SHORT,		/* no memory for its slot or map: not recorded */
 	MR_RSE_DUPLICATE,	/* a slice, or a message, that landed before */
 	MR_RSE_DROPPED,		/* UC: @arg, the enum mr_rx_error */

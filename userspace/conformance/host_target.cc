@@ -920,6 +920,8 @@ public:
     }
 
     int RespScatter(const mr_rx *rx, uint32_t recv) {
+        if (recv - rsp_.rsn_head >= rq_.size())
+            return -MR_EACCESS;
         const RecvWqe &r = rq_[recv - rsp_.rsn_head];
         uint32_t len = rx->pkt->payload_len;
         if (rx->ri.length > r.length)

@@ -22,6 +22,7 @@ public:
 	virtual ~ResponderSink() = default;
 	virtual bool ResponderPosted(uint32_t recv, uint32_t rsn_head)
 	{
+		asked.push_back(recv);
 		return recv - rsn_head < posted;
 	}
 	virtual int ResponderWrite(const mr_rx &) { return 0; }
@@ -66,6 +67,7 @@ public:
 	uint64_t atomics = 0;
 	std::map<uint64_t, uint64_t> memory;
 	std::vector<Completion> completions;
+	std::vector<uint32_t> asked; // the receives asked for (an SRQ binds)
 	std::map<uint32_t, uint8_t> refused;
 	std::map<int, uint64_t> events;
 	std::map<uint32_t, uint64_t> drops;

@@ -53,10 +53,10 @@ public:
 		rx.pkt = &pkt;
 		Result res{};
 		mr_responder_admit(&host.r, &rx);
-		res.kind = rx.kind;
 		if (rx.kind == MR_RX_MESSAGE)
 			res.nak = mr_responder_place(&host.r, &rx, &res.complete,
 						     &res.dup);
+		res.kind = rx.kind;
 		if (res.complete)
 			res.respond = mr_responder_advance(&host.r, false);
 		return res;
@@ -199,6 +199,99 @@ TEST(ResponderEngine, NoReceivePostedIsRnrOrASkip)
 	EXPECT_EQ(uc.R()->rsn_head, 1u);
 }
 
+// RSNs count the consuming messages in MSN order (protocol.rst, "RSN
+// checks"): a first packet whose RSN names a receive that another open
+// message names, one already completed, or one out of order with the
+// messages around it, is dropped unrecorded and counted as malformed.
+// Nothing is placed, and no receive is taken for it.
+TEST(ResponderEngine, TwoMessagesCannotNameOneReceive)
+{
+	for (bool uc : {false, true}) {
+		Responder t(uc);
+		// Message 0 open, RSN 0: message 1 cannot take RSN 0 too.
+		EXPECT_FALSE(t.Rx(Send(0, 0, 3000, 0)).complete);
+		EXPECT_EQ(t.Rx(Send(1, 0, 10, 0)).kind, MR_RX_DROP);
+		EXPECT_EQ(t.events[MR_RSE_MALFORMED], 1u);
+		EXPECT_FALSE(t.Msg(1).used);
+		// Nor one before it, nor two RSNs past one message.
+		EXPECT_EQ(t.Rx(Send(2, 0, 10, 0)).kind, MR_RX_DROP);
+		EXPECT_EQ(t.Rx(Send(1, 2, 10, 0)).kind, MR_RX_DROP);
+		// Nor, before message 0, the RSN after it.
+		EXPECT_TRUE(t.Rx(Send(2, 2, 10, 0)).complete);
+		EXPECT_EQ(t.Rx(Send(1, 2, 10, 0)).kind, MR_RX_DROP);
+		EXPECT_EQ(t.events[MR_RSE_MALFORMED], 4u);
+		// The conforming one fits between them.
+		EXPECT_TRUE(t.Rx(Send(1, 1, 10, 0)).complete);
+		EXPECT_FALSE(t.Rx(Send(0, 0, 3000, 1024)).complete);
+		EXPECT_TRUE(t.Rx(Send(0, 0, 3000, 2048)).complete);
+		EXPECT_EQ(t.R()->msn_done, 3u);
+		ASSERT_EQ(t.completions.size(), 3u);
+		for (uint32_t i = 0; i < 3; i++) {
+			EXPECT_EQ(t.completions[i].msn, i);
+			EXPECT_EQ(t.completions[i].rsn, i);
+		}
+		// Completed: RSN 0 cannot be taken again.
+		EXPECT_EQ(t.Rx(Send(3, 0, 10, 0)).kind, MR_RX_DROP);
+		EXPECT_EQ(t.Rx(Send(3, MR_MSG_WINDOW, 10, 0)).kind,
+			  MR_RX_DROP);
+		EXPECT_EQ(t.events[MR_RSE_MALFORMED], 6u);
+		EXPECT_EQ(t.completions.size(), 3u);
+		EXPECT_TRUE(t.refused.empty());
+	}
+}
+
+// A later packet of a message whose RSN differs from its first's does
+// not fit its message: refused (RC) or dropped (UC), like any other.
+TEST(ResponderEngine, AMessageKeepsItsRsn)
+{
+	Responder rc;
+	EXPECT_EQ(rc.Rx(Send(0, 0, 3000, 0)).nak, 0);
+	EXPECT_EQ(rc.Rx(Send(0, 1, 3000, 1024)).nak, MR_NAK_INVALID_REQUEST);
+}
+
+// A message whose RSN counted a consuming message before it that never
+// came names a receive after the next one: when it is next to complete
+// it is refused, RC with INVALID_REQUEST (fatal), UC dropped without
+// completing a receive that is not its own.
+TEST(ResponderEngine, AGapInTheRsnsIsRefusedAtCompletion)
+{
+	Responder rc;
+	EXPECT_TRUE(rc.Rx(Send(1, 1, 10, 0)).complete);
+	EXPECT_TRUE(rc.Rx(Write(0, 10, 0)).complete);
+	EXPECT_EQ(rc.refused[1], MR_NAK_INVALID_REQUEST);
+	EXPECT_EQ(rc.R()->msn_done, 1u);
+	EXPECT_TRUE(rc.completions.empty());
+
+	Responder uc(true);
+	EXPECT_TRUE(uc.Rx(Send(1, 1, 10, 0)).complete);
+	EXPECT_TRUE(uc.Rx(Write(0, 10, 0)).complete);
+	EXPECT_EQ(uc.R()->msn_done, 2u);
+	EXPECT_EQ(uc.drops[MR_RXE_INVALID], 1u);
+	EXPECT_TRUE(uc.completions.empty());
+	EXPECT_EQ(uc.R()->rsn_head, 0u);
+}
+
+// A message's receive is taken when its first packet is new on its path,
+// not at admission: a packet the path drops binds none (an SRQ's receive
+// stays in the SRQ); a copy of a packet refused for want of a receive
+// draws the RNR again.
+TEST(ResponderEngine, AReceiveIsTakenOnlyByANewPacket)
+{
+	Responder t;
+	mr_pkt p = Send(0, 0, 10, 0);
+	mr_rx rx{};
+	rx.pkt = &p;
+	mr_responder_admit(t.R(), &rx);
+	EXPECT_EQ(rx.kind, MR_RX_MESSAGE);
+	EXPECT_TRUE(t.asked.empty());
+	mr_responder_unadmit(t.R(), &rx);
+	EXPECT_TRUE(t.asked.empty());
+	EXPECT_EQ(rx.kind, MR_RX_RNR);
+	EXPECT_FALSE(t.Msg(0).used);
+	EXPECT_TRUE(t.Rx(p).complete);
+	EXPECT_EQ(t.asked, (std::vector<uint32_t>{0}));
+}
+
 // Skips in the window and gone by, and RSNs that wrap (the kernel's
 // KUnit case before the engine).
 TEST(ResponderEngine, UcReceivesMoveUpPastSkippedRsns)
@@ -206,20 +299,24 @@ TEST(ResponderEngine, UcReceivesMoveUpPastSkippedRsns)
 	Responder uc(true);
 	EXPECT_EQ(mr_responder_recv(uc.R(), 7), 7u);
 	uc.posted = 0;
-	// Message 3 (RSN 5) finds no receive while message 0 is open.
+	// Message 6 (RSN 5) finds no receive while message 0 is open.
 	EXPECT_FALSE(uc.Rx(Write(0, 3000, 0)).complete);
-	mr_pkt s = Send(3, 5, 10, 0);
+	mr_pkt s = Send(6, 5, 10, 0);
 	uc.Rx(s);
 	EXPECT_EQ(mr_responder_recv(uc.R(), 4), 4u);
 	EXPECT_EQ(mr_responder_recv(uc.R(), 6), 5u);
-	uc.Rx(Send(9, 10, 10, 0));
+	uc.Rx(Send(12, 10, 10, 0));
+	EXPECT_EQ(uc.R()->uc_skips, 2u);
 	EXPECT_EQ(mr_responder_recv(uc.R(), 6), 5u);
 	EXPECT_EQ(mr_responder_recv(uc.R(), 11), 9u);
 
+	// RSN UINT32_MAX skipped: the RSNs after it wrap.
 	Responder wrap(true);
 	wrap.posted = 0;
+	wrap.R()->rsn_head = UINT32_MAX;
 	wrap.Rx(Write(0, 3000, 0));
 	wrap.Rx(Send(1, UINT32_MAX, 10, 0));
+	EXPECT_EQ(wrap.R()->uc_skips, 1u);
 	EXPECT_EQ(mr_responder_recv(wrap.R(), 1), 0u);
 	EXPECT_EQ(mr_responder_recv(wrap.R(), UINT32_MAX - 1), UINT32_MAX - 1);
 }

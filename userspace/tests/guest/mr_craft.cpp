@@ -45,6 +45,11 @@
 // new pair then carries verified data. "# fuzz-sent N" tells the caller
 // how many datagrams went.
 //
+//   mr_craft --lying [--netns PEER_DEVICE=NETNS] DEVICE PEER_DEVICE PEER_IPV4
+//
+// With --lying, run in DEVICE's namespace: the attacks of a peer that holds
+// the connection tag, as 28-lying-peer.sh runs it (run_lying()).
+//
 //   mr_craft --tamper COUNT DEVICE PEER_DEVICE PEER_IPV4
 //
 // With --tamper, run in DEVICE's namespace with both devices encrypting
@@ -2055,6 +2060,80 @@ void run_fuzz(Ktap &t, RcEnd &a, RcEnd &b, const char *peer4, Udp &udp, int seco
             "fuzz: and SENDs both ways on it", "%s", w2.c_str());
 }
 
+// ---- --lying: a peer that holds the tag and lies about RSNs ----------------
+
+constexpr int kLyingCases = 6;
+
+// Two SENDs that name one receive, at the responder QP of a pair of its
+// own, from its peer's address with the real tag: message A (MSN 1, RSN 1,
+// 2 KiB, two packets of 0xcc) and message B (MSN 2, also RSN 1, two packets
+// of 0x5a), interleaved so that B's second packet arrives after A took and
+// completed receive 1. B must be dropped whole (rx_drop_malformed), receive
+// 1 hold A's bytes alone, receive 2 stay untouched and uncompleted, and a
+// second pair carry data after.
+void run_lying(Ktap &t, RcEnd &a, RcEnd &b, Udp &udp4, const std::string &netns) {
+    RcPair p(a, b), other(a, b);
+    if (p.error() || other.error())
+        bail("cannot build RC pairs: " + std::string(std::strerror(p.error())));
+    const uint32_t qpn = p[1]->qp_num, psn0 = RcPair::kPsn[0];
+    std::string why;
+    t.check(exchange(p, a, b, 0, &why), "the attacked pair carries a SEND first", "%s",
+            why.c_str());
+    // The responder has completed MSN 0 and RSN 0: next are 1 and 1.
+    const uint64_t tag = qp_tags(netns, b.name, qpn).local;
+
+    constexpr uint32_t kLen = 2048, kBuf = 4096;
+    constexpr uint8_t kGuard = 0x11;
+    std::vector<uint8_t> buf(2 * kBuf, kGuard);
+    Mr mr(ibv_reg_mr(b.pd.get(), buf.data(), buf.size(), IBV_ACCESS_LOCAL_WRITE));
+    if (!mr)
+        bail("reg_mr failed");
+    int rc = 0;
+    for (uint32_t i = 0; i < 2; i++) {
+        ibv_sge sge{reinterpret_cast<uintptr_t>(&buf[i * kBuf]), kBuf, mr->lkey};
+        rc |= post_recv_wr(p[1], 101 + i, &sge);
+    }
+    auto packet = [&](uint32_t msn, uint32_t off, uint32_t psn, uint8_t fill) {
+        mr_pkt pkt = send_pkt(qpn, psn, msn, kLen, 1024, tag);
+        pkt.send.rsn = 1;
+        pkt.send.offset = off;
+        Packet d = encode(pkt);
+        std::fill(d.end() - 1024, d.end(), fill);
+        return d;
+    };
+    Counts before = rdma_counters(b.name.c_str());
+    // A's first, B's first (RSN 1 again, while A is open), A's last (A
+    // completes, taking receive 1), B's last (receive 1 is gone).
+    bool sent = rc == 0 && udp4.send(packet(1, 0, psn0 + 8, 0xcc)) &&
+                udp4.send(packet(2, 0, psn0 + 9, 0x5a));
+    usleep(50000);
+    sent = sent && udp4.send(packet(1, 1024, psn0 + 10, 0xcc));
+    auto first = poll_wcs(b.rcq.get(), 1);
+    sent = sent && udp4.send(packet(2, 1024, psn0 + 11, 0x5a));
+    Counts want;
+    want["rx_drop_malformed"] = 2;
+    Counts after = settle(b.name.c_str(), before, want, 3000);
+    auto more = poll_wcs(b.rcq.get(), 1, 300);
+    t.check(sent && first.size() == 1 && first[0].status == IBV_WC_SUCCESS &&
+                first[0].wr_id == 101 && first[0].byte_len == kLen,
+            "message A (MSN 1, RSN 1) completes receive 1", "sent %d, recv %s", sent,
+            wcs_str(first).c_str());
+    t.check(after["rx_drop_malformed"] - before["rx_drop_malformed"] == 2,
+            "message B (MSN 2, RSN 1 again) is dropped and counted", "rx_drop_malformed +%lld",
+            after["rx_drop_malformed"] - before["rx_drop_malformed"]);
+    size_t bad = 0;
+    for (size_t i = 0; i < buf.size(); i++)
+        bad += buf[i] != (i < kLen ? 0xcc : kGuard);
+    t.check(more.empty() && bad == 0,
+            "no receive completes for B, and no byte of B lands in any receive",
+            "further completions %s, %zu bytes differ", wcs_str(more).c_str(), bad);
+    int state = p.state(1);
+    t.check(state == IBV_QPS_RTS || state == IBV_QPS_ERR, "the attacked QP is in RTS or ERR",
+            "state %d", state);
+    t.check(exchange(other, a, b, 0, &why), "another pair between the devices carries a SEND", "%s",
+            why.c_str());
+}
+
 // ---- --tamper: encrypted packets with a byte changed ------------------------
 
 constexpr int kTamperCases = 11;
@@ -2206,7 +2285,7 @@ void run_tamper(Ktap &t, RcEnd &a, RcEnd &b, const char *peer4, Udp &udp, int co
 } // namespace
 
 int main(int argc, char **argv) {
-    bool foreign = false;
+    bool foreign = false, lying = false;
     int fuzz_seconds = 0, tamper_count = 0;
     std::map<std::string, std::string> netns; // device -> network namespace
     char *const prog = argv[0];
@@ -2215,6 +2294,8 @@ int main(int argc, char **argv) {
         const char *eq = argc > 2 ? std::strchr(argv[2], '=') : nullptr;
         if (opt == "--foreign") {
             foreign = true;
+        } else if (opt == "--lying") {
+            lying = true;
         } else if (opt == "--netns" && eq && eq != argv[2] && eq[1]) {
             netns[std::string(argv[2], static_cast<size_t>(eq - argv[2]))] = eq + 1;
             argv++;
@@ -2255,6 +2336,17 @@ int main(int argc, char **argv) {
         if (!udp4.ok())
             bail("cannot open a UDP socket to " + std::string(argv[3]));
         run_fuzz(t, a, b, argv[3], udp4, fuzz_seconds, seed, netns[argv[2]]);
+        return t.passed() ? 0 : 1;
+    }
+    if (lying) {
+        start(argc, argv, 3, "--lying [--netns PEER_DEVICE=NETNS] DEVICE PEER_DEVICE PEER_IPV4");
+        Ktap t(kLyingCases);
+        RcEnd a, b;
+        open_rc_ends(a, argv[1], b, argv[2]);
+        Udp udp4(AF_INET, argv[3]);
+        if (!udp4.ok())
+            bail("cannot open a UDP socket to " + std::string(argv[3]));
+        run_lying(t, a, b, udp4, netns[argv[2]]);
         return t.passed() ? 0 : 1;
     }
     if (tamper_count) {
