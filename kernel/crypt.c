@@ -597,10 +597,31 @@ int mr_crypt_rx(struct mr_dev *dev, struct sk_buff *skb,
 }
 
 /*
+ * Whether this kernel can give a device its cipher: a device that cannot
+ * make keys must not be created, or every connection of it times out.
+ */
+static int mr_crypt_probe(const char *ibdev_name)
+{
+	struct crypto_aead *tfm;
+	int err;
+
+	tfm = crypto_alloc_aead("gcm(aes)", 0, CRYPTO_ALG_ASYNC);
+	if (!IS_ERR(tfm)) {
+		crypto_free_aead(tfm);
+		return 0;
+	}
+	err = PTR_ERR(tfm);
+	pr_err("%s: the psk is set but this kernel has no synchronous gcm(aes) (%d): load the gcm module, or clear the psk\n",
+	       ibdev_name, err);
+	/* "No such file or directory" would point at the netdev. */
+	return err == -ENOENT ? -ENOPKG : err;
+}
+
+/*
  * At creation, before registration: a device added while the psk is set
  * encrypts with it for its whole life.
  */
-int mr_crypt_dev_init(struct mr_dev *dev)
+int mr_crypt_dev_init(struct mr_dev *dev, const char *ibdev_name)
 {
 	u8 psk[MR_AEAD_PSK_LEN];
 	struct mr_crypt *c;
@@ -612,6 +633,9 @@ int mr_crypt_dev_init(struct mr_dev *dev)
 	memcpy(psk, mr_crypt_psk, sizeof(psk));
 	mutex_unlock(&mr_crypt_psk_lock);
 	if (!set)
+		goto out;
+	err = mr_crypt_probe(ibdev_name);
+	if (err)
 		goto out;
 
 	c = kzalloc(sizeof(*c), GFP_KERNEL);

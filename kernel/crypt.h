@@ -21,7 +21,7 @@ struct mr_crypt_dir {
 };
 
 void mr_crypt_init(void);
-int mr_crypt_dev_init(struct mr_dev *dev);
+int mr_crypt_dev_init(struct mr_dev *dev, const char *ibdev_name);
 void mr_crypt_dev_fini(struct mr_dev *dev);
 void mr_crypt_peer_prepare(struct mr_dev *dev, const struct mr_flow *flow);
 int mr_crypt_tx(struct mr_dev *dev, struct sk_buff *skb,

@@ -16,7 +16,8 @@
 # Then devices with different keys (psk A for mrc0, B for mrc1), and (stock)
 # with a key on one side only: an RC connection fails with "retry counter exceeded"
 # within bounded time, and the receivers count rx_drop_auth (or
-# rx_drop_encrypted / rx_drop_not_encrypted).
+# rx_drop_encrypted / rx_drop_not_encrypted). With a key set and gcm made
+# unloadable, rdma link add fails (ENOPKG) with a reason in the log.
 # timeout: 300
 # quick: stock debug
 here=$(dirname "$0")
@@ -27,7 +28,7 @@ here=$(dirname "$0")
 log=$(mktemp)
 cleanup() {
 	wait 2>/dev/null
-	rm -f "$log"
+	rm -f "$log" "$nogcm"
 	topo_teardown
 	# The module stays loaded for the next tests: no key for their devices.
 	[ -e "$MR_PSK" ] && echo >"$MR_PSK"
@@ -38,7 +39,7 @@ trap cleanup EXIT
 key_a=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f
 key_b=f0e1d2c3b4a5968778695a4b3c2d1e0f00112233445566778899aabbccddeeff
 craft_cases=11
-ktap_plan $((3 + 5 + 2 + 6 + 4 + craft_cases + 1 + 4 + 1 + 6 + 5))
+ktap_plan $((3 + 5 + 2 + 3 + 6 + 4 + craft_cases + 1 + 4 + 1 + 6 + 5))
 
 # --- the parameter
 ktap_run "modprobe metaroce psk=KEY" eval 'mr_unload && modprobe metaroce psk=$key_a'
@@ -51,6 +52,42 @@ for bad in "${key_a:1}:63 hex digits" "${key_a}0:65 hex digits" "${key_a:2}zz:no
 done
 ktap_check "psk unchanged after the refusals" "$(cat "$MR_PSK")" = "$key_a"
 ktap_run "psk cleared and set again" eval 'write_psk "" && [ -z "$(cat "$MR_PSK")" ] && write_psk "$key_a"'
+
+# --- a key on a kernel that cannot load gcm(aes): rdma link add fails
+# (ENOPKG) and says why, rather than making a device that cannot talk.
+# gcm is made unloadable for this part only (an install line for
+# modprobe); skipped where it is built in.
+nogcm=/etc/modprobe.d/mr-test-nogcm.conf
+no_gcm_cases() {
+	local out rc=0
+	ip link add mrnogcm type dummy && ip link set mrnogcm up || return
+	mkdir -p /etc/modprobe.d && echo 'install gcm /bin/false' >"$nogcm"
+	dmesg -C
+	out=$(rdma link add mrnogcm0 type metaroce netdev mrnogcm 2>&1) || rc=$?
+	rm -f "$nogcm"
+	ktap_diag "rdma link add: exit $rc: $out"
+	ktap_check "link add with a psk and no gcm(aes) fails (Package not installed)" \
+		"$rc" -ne 0 -a -n "$(grep -i 'package not installed' <<<"$out")"
+	ktap_check "... and the kernel log says why" \
+		-n "$(dmesg | grep 'mrnogcm0: the psk is set but this kernel has no synchronous gcm(aes)')"
+	ktap_check "... and no device is left behind" ! -e /sys/class/infiniband/mrnogcm0
+	rdma link del mrnogcm0 2>/dev/null
+	ip link del mrnogcm
+}
+gcm_file=$(modinfo -F filename gcm 2>/dev/null)
+if [ "$gcm_file" = "(builtin)" ]; then
+	for d in "link add with a psk and no gcm(aes) fails" "... and the kernel log says why" \
+		"... and no device is left behind"; do
+		ktap_skip "$d" "gcm is built into this kernel: it cannot be made missing"
+	done
+elif [ -e /sys/module/gcm ] && ! rmmod gcm 2>/dev/null; then
+	for d in "link add with a psk and no gcm(aes) fails" "... and the kernel log says why" \
+		"... and no device is left behind"; do
+		ktap_skip "$d" "gcm is in use (refcnt $(cat /sys/module/gcm/refcnt)): cannot unload it"
+	done
+else
+	no_gcm_cases
+fi
 
 # --- two hosts with the same key
 ktap_run "two hosts with mrc0 (h1) and mrc1 (h2), both with key A" mr_two_hosts 1500
