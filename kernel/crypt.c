@@ -16,10 +16,11 @@
  * kept only if that packet opens with them, and the table is bounded, as
  * every packet is hostile until its tag is checked.
  *
- * Nonces: one counter for the whole host, seeded with the wall clock in ns
- * at module load and advanced by one per packet, so a reload starts above
- * every counter used before (unless the clock is stepped back by more than
- * the uptime). Keys are static, so a nonce must never repeat.
+ * Nonces: keys are static, so a nonce must never repeat. Each sending key
+ * counts from a random 64-bit start drawn when it is derived, so no clock
+ * is trusted: another boot, a clone or another device deriving the same
+ * key starts elsewhere. Each receiving key keeps a replay window
+ * (proto/aead.c) that takes a counter once.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -30,7 +31,6 @@
 #include <linux/rculist.h>
 #include <linux/scatterlist.h>
 #include <linux/siphash.h>
-#include <linux/timekeeping.h>
 #include <linux/workqueue.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
@@ -67,6 +67,8 @@ struct mr_crypt_peer {
 	struct mr_crypt_addrs addrs;
 	struct mr_crypt_dir tx;		/* K(local, peer) */
 	struct mr_crypt_dir rx;		/* K(peer, local) */
+	spinlock_t replay_lock;
+	struct mr_aead_replay replay;	/* rx's counters */
 };
 
 /* A device's encryption state (dev->crypt; NULL: it sends in the clear). */
@@ -106,9 +108,6 @@ static struct mr_crypt_peer *mr_crypt_find(struct mr_crypt *c,
 			return peer;
 	return NULL;
 }
-
-/* The nonce counter of every device and peer of this host. */
-static atomic64_t mr_crypt_counter;
 
 /* The psk as the parameter holds it; devices copy it at creation. */
 static DEFINE_MUTEX(mr_crypt_psk_lock);
@@ -171,16 +170,10 @@ static const struct kernel_param_ops mr_crypt_psk_ops = {
 module_param_cb(psk, &mr_crypt_psk_ops, NULL, 0600);
 MODULE_PARM_DESC(psk, "Pre-shared key of devices added from now on: 64 hex digits to encrypt with AES-128-GCM, empty (default) for none");
 
-/* Module init: the nonce counter starts at the wall clock, in ns. */
-void mr_crypt_init(void)
+/* A nonce counter never used before with @dir's key (but by chance). */
+u64 mr_crypt_next_counter(struct mr_crypt_dir *dir)
 {
-	atomic64_set(&mr_crypt_counter, ktime_get_real_ns());
-}
-
-/* A nonce counter never used before on this host. */
-u64 mr_crypt_next_counter(void)
-{
-	return atomic64_inc_return(&mr_crypt_counter);
+	return atomic64_inc_return(&dir->counter);
 }
 EXPORT_SYMBOL_IF_KUNIT(mr_crypt_next_counter);
 
@@ -218,6 +211,7 @@ int mr_crypt_dir_init(struct mr_crypt_dir *dir, const u8 *psk,
 	}
 	dir->tfm = tfm;
 	memcpy(dir->salt, out + MR_AEAD_KEY_LEN, MR_AEAD_SALT_LEN);
+	atomic64_set(&dir->counter, get_random_u64());
 out:
 	memzero_explicit(out, sizeof(out));
 	return err;
@@ -271,7 +265,7 @@ static int mr_crypt_run(const struct mr_crypt_dir *dir, u8 *pkt,
  * @pkt: the encoded packet, linear, with MR_AEAD_TRAILER_LEN bytes of
  *	 room after it
  * @len: its length, headers and payload
- * @counter: from mr_crypt_next_counter(), never used with this key before
+ * @counter: from mr_crypt_next_counter(@dir), never used with this key
  *
  * Sets ENCRYPTED in the base header, which stays clear (the AAD), and
  * writes the trailer: @counter, then the tag.
@@ -357,6 +351,7 @@ static int mr_crypt_peer_make(struct mr_crypt *c, const struct mr_crypt_addrs *a
 		goto out;
 	}
 	peer->addrs = *a;
+	spin_lock_init(&peer->replay_lock);
 	err = mr_crypt_dir_init(&peer->tx, c->psk, &a->local, &a->peer);
 	if (!err)
 		err = mr_crypt_dir_init(&peer->rx, c->psk, &a->peer,
@@ -499,7 +494,8 @@ int mr_crypt_tx(struct mr_dev *dev, struct sk_buff *skb,
 		mr_stats_inc(dev, MR_CNT_TX_DROP_NO_KEY);
 		return -ENOKEY;
 	}
-	err = mr_crypt_seal(&peer->tx, skb->data, len, mr_crypt_next_counter());
+	err = mr_crypt_seal(&peer->tx, skb->data, len,
+			    mr_crypt_next_counter(&peer->tx));
 	rcu_read_unlock();
 	if (err) {
 		mr_stats_inc(dev, MR_CNT_TX_DROP_ERROR);
@@ -537,6 +533,10 @@ static void mr_crypt_rx_addrs(const struct sk_buff *skb,
  * A device without a key leaves every packet to the codec, which drops
  * the encrypted ones (ENCRYPTED is no flag of its), and counts those.
  *
+ * A packet that opens is then checked against the replay window of its
+ * key, which takes each counter once: a recorded packet sent again (UD and
+ * QP1 have no sequence of their own) is dropped.
+ *
  * Return: 0, or -EBADMSG when the packet must be dropped (*@drop says why).
  */
 int mr_crypt_rx(struct mr_dev *dev, struct sk_buff *skb,
@@ -548,6 +548,7 @@ int mr_crypt_rx(struct mr_dev *dev, struct sk_buff *skb,
 	struct mr_crypt_peer *peer;
 	struct mr_crypt_addrs a;
 	bool encrypted;
+	u64 counter;
 	int n;
 
 	encrypted = mr_aead_is_encrypted(skb->data + off);
@@ -583,11 +584,20 @@ int mr_crypt_rx(struct mr_dev *dev, struct sk_buff *skb,
 		*drop = MR_CNT_RX_DROP_NO_KEY;
 		return -EBADMSG;
 	}
+	counter = mr_aead_get_counter(skb->data + off, text_len);
 	n = mr_crypt_open(&peer->rx, skb->data + off, len);
+	/* Only a counter the tag vouches for moves the window. */
+	if (n >= 0) {
+		spin_lock_bh(&peer->replay_lock);
+		if (mr_aead_replay_check(&peer->replay, counter))
+			n = -EALREADY;
+		spin_unlock_bh(&peer->replay_lock);
+	}
 	rcu_read_unlock();
 	if (n < 0) {
-		/* A failed tag, or (rarely) no memory for the request. */
+		/* A failed tag, a replay, or (rarely) no memory. */
 		*drop = n == -EBADMSG ? MR_CNT_RX_DROP_AUTH :
+			n == -EALREADY ? MR_CNT_RX_DROP_REPLAY :
 					MR_CNT_RX_DROP_SHORT;
 		return -EBADMSG;
 	}

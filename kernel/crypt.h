@@ -14,13 +14,16 @@
 
 struct crypto_aead;
 
-/* One direction's key: the AES key in the transform, and the salt. */
+/*
+ * One direction's key: the AES key in the transform, the salt, and the
+ * next nonce counter, which starts at random when the key is derived.
+ */
 struct mr_crypt_dir {
 	struct crypto_aead *tfm;
 	u8 salt[MR_AEAD_SALT_LEN];
+	atomic64_t counter;
 };
 
-void mr_crypt_init(void);
 int mr_crypt_dev_init(struct mr_dev *dev, const char *ibdev_name);
 void mr_crypt_dev_fini(struct mr_dev *dev);
 void mr_crypt_peer_prepare(struct mr_dev *dev, const struct mr_flow *flow);
@@ -33,7 +36,7 @@ int mr_crypt_rx(struct mr_dev *dev, struct sk_buff *skb,
 int mr_crypt_dir_init(struct mr_crypt_dir *dir, const u8 *psk,
 		      const struct in6_addr *src, const struct in6_addr *dst);
 void mr_crypt_dir_free(struct mr_crypt_dir *dir);
-u64 mr_crypt_next_counter(void);
+u64 mr_crypt_next_counter(struct mr_crypt_dir *dir);
 int mr_crypt_seal(const struct mr_crypt_dir *dir, u8 *pkt, u32 len,
 		  u64 counter);
 int mr_crypt_open(const struct mr_crypt_dir *dir, u8 *pkt, u32 len);

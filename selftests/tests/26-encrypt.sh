@@ -8,9 +8,9 @@
 # active MTU run over it too (the kernel paths are mr_verify's and
 # mr_craft's). mr_craft --tamper (userspace/tests/guest/) captures sealed
 # packets leaving h1 and sends copies with one bit flipped in the
-# ciphertext, the base header, the nonce and the GCM tag, then cleartext
-# SENDs: each must be counted exactly (rx_drop_auth, rx_drop_not_encrypted)
-# with no other drop, and its pair stays in RTS with verified traffic.
+# ciphertext, the base header, the nonce and the GCM tag, copies unchanged
+# (replays), then cleartext SENDs: each must be counted exactly
+# (rx_drop_auth, rx_drop_replay, rx_drop_not_encrypted) with no other drop, and its pair stays in RTS with verified traffic.
 # Forged senders (new source addresses on h1) make h2 derive keys that it
 # throws away (rx_peer_unproven): their next packets still find none.
 # Then devices with different keys (psk A for mrc0, B for mrc1), and (stock)
@@ -38,7 +38,7 @@ trap cleanup EXIT
 # Fixed test keys (never use these: generate one, see the admin guide).
 key_a=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f
 key_b=f0e1d2c3b4a5968778695a4b3c2d1e0f00112233445566778899aabbccddeeff
-craft_cases=11
+craft_cases=12
 ktap_plan $((3 + 5 + 2 + 3 + 6 + 4 + craft_cases + 1 + 4 + 1 + 6 + 5))
 
 # --- the parameter
