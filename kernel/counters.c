@@ -63,6 +63,7 @@ static const struct rdma_stat_desc mr_counters_descs[] = {
 	[MR_CNT_TX_DROP_NO_KEY].name = "tx_drop_no_key",
 	[MR_CNT_RX_PEER_UNPROVEN].name = "rx_peer_unproven",
 	[MR_CNT_RX_DROP_REPLAY].name = "rx_drop_replay",
+	[MR_CNT_RX_KEY_RATE_LIMITED].name = "rx_key_rate_limited",
 	[MR_CNT_RING_ERRORS].name = "ring_errors",
 	[MR_CNT_TX_RING_WAITS].name = "tx_ring_waits",
 	[MR_QPC_TX_PACKETS].name = "qp_tx_packets",

@@ -80,6 +80,8 @@ enum mr_counter {
 	MR_CNT_RX_PEER_UNPROVEN,
 	/* a nonce counter taken before, or too old: a replay */
 	MR_CNT_RX_DROP_REPLAY,
+	/* keys for a new sender not made: past the rate of derivations */
+	MR_CNT_RX_KEY_RATE_LIMITED,
 	/* a mapped ring with an index out of range or a bad WQE: QP to ERR */
 	MR_CNT_RING_ERRORS,
 	/* a path found no memory for its packet records: it tries later */

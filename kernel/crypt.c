@@ -13,8 +13,9 @@
  * sleepable AH is created, or from a work item that a packet to or from an
  * unknown peer schedules (that packet is dropped; the next one, or the
  * retransmission, finds the key). Keys a received packet asked for are
- * kept only if that packet opens with them, and the table is bounded, as
- * every packet is hostile until its tag is checked.
+ * kept only if that packet opens with them, the table is bounded, and so
+ * is the rate of derivations for received packets, as every packet is
+ * hostile until its tag is checked.
  *
  * Nonces: keys are static, so a nonce must never repeat. Each sending key
  * counts from a random 64-bit start drawn when it is derived, so no clock
@@ -28,6 +29,7 @@
 #include <kunit/visibility.h>
 #include <linux/moduleparam.h>
 #include <linux/random.h>
+#include <linux/ratelimit.h>
 #include <linux/rculist.h>
 #include <linux/scatterlist.h>
 #include <linux/siphash.h>
@@ -43,6 +45,12 @@
 #define MR_CRYPT_BUCKETS 256
 /* Peers the packet path asked for that the work item has not made yet. */
 #define MR_CRYPT_MAX_PENDING 16
+/*
+ * Keys a device derives for packets from unknown senders, per second (a
+ * burst of as many): each costs an HMAC, a transform and a decryption,
+ * and a forged source address costs its sender nothing.
+ */
+#define MR_CRYPT_RX_MAKE_PER_SEC 32
 
 /* A table key: our address and the peer's, both as IPv6 (v4-mapped). */
 struct mr_crypt_addrs {
@@ -85,6 +93,7 @@ struct mr_crypt {
 	unsigned int n_pending;
 	bool dying;
 	bool full_warned;		/* under @lock */
+	struct ratelimit_state rx_make;	/* asked for by received packets */
 	struct work_struct work;
 };
 
@@ -352,20 +361,21 @@ static int mr_crypt_peer_make(struct mr_crypt *c, const struct mr_crypt_addrs *a
 	}
 	peer->addrs = *a;
 	spin_lock_init(&peer->replay_lock);
-	err = mr_crypt_dir_init(&peer->tx, c->psk, &a->local, &a->peer);
+	/* The receiving key first: a forged packet costs no more. */
+	err = mr_crypt_dir_init(&peer->rx, c->psk, &a->peer, &a->local);
+	if (!err && pkt && mr_crypt_open(&peer->rx, pkt, len) < 0) {
+		mr_crypt_peer_free(peer);
+		mr_stats_inc(c->dev, MR_CNT_RX_PEER_UNPROVEN);
+		err = -EBADMSG;
+		goto out;
+	}
 	if (!err)
-		err = mr_crypt_dir_init(&peer->rx, c->psk, &a->peer,
-					&a->local);
+		err = mr_crypt_dir_init(&peer->tx, c->psk, &a->local,
+					&a->peer);
 	if (err) {
 		mr_crypt_peer_free(peer);
 		ibdev_warn_ratelimited(&c->dev->ib_dev, "no key for %pI6c to %pI6c (%d)\n",
 				       &a->local, &a->peer, err);
-		goto out;
-	}
-	if (pkt && mr_crypt_open(&peer->rx, pkt, len) < 0) {
-		mr_crypt_peer_free(peer);
-		mr_stats_inc(c->dev, MR_CNT_RX_PEER_UNPROVEN);
-		err = -EBADMSG;
 		goto out;
 	}
 	hlist_add_head_rcu(&peer->node, mr_crypt_bucket(c, a));
@@ -411,6 +421,11 @@ static void mr_crypt_request(struct mr_crypt *c, const struct mr_crypt_addrs *a,
 		if (!memcmp(&c->pending[i].addrs, a, sizeof(*a)))
 			break;
 	if (!c->dying && i == c->n_pending && i < MR_CRYPT_MAX_PENDING) {
+		/* Outside the limit: dropped as without keys, and counted. */
+		if (pkt && !__ratelimit(&c->rx_make)) {
+			mr_stats_inc(c->dev, MR_CNT_RX_KEY_RATE_LIMITED);
+			goto out;
+		}
 		r = &c->pending[i];
 		r->addrs = *a;
 		r->len = len;
@@ -420,6 +435,7 @@ static void mr_crypt_request(struct mr_crypt *c, const struct mr_crypt_addrs *a,
 			queue_work(system_unbound_wq, &c->work);
 		}
 	}
+out:
 	spin_unlock_irqrestore(&c->pending_lock, flags);
 }
 
@@ -658,6 +674,9 @@ int mr_crypt_dev_init(struct mr_dev *dev, const char *ibdev_name)
 	spin_lock_init(&c->pending_lock);
 	INIT_WORK(&c->work, mr_crypt_work);
 	atomic_set(&c->n_peers, 0);
+	ratelimit_state_init(&c->rx_make, HZ, MR_CRYPT_RX_MAKE_PER_SEC);
+	/* Counted, not logged. */
+	ratelimit_set_flags(&c->rx_make, RATELIMIT_MSG_ON_RELEASE);
 	memcpy(c->psk, psk, sizeof(psk));
 	get_random_bytes(&c->hash_key, sizeof(c->hash_key));
 	dev->crypt = c;

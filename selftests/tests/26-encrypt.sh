@@ -12,7 +12,8 @@
 # (replays), then cleartext SENDs: each must be counted exactly
 # (rx_drop_auth, rx_drop_replay, rx_drop_not_encrypted) with no other drop, and its pair stays in RTS with verified traffic.
 # Forged senders (new source addresses on h1) make h2 derive keys that it
-# throws away (rx_peer_unproven): their next packets still find none.
+# throws away (rx_peer_unproven): their next packets still find none; a
+# burst of them is cut by the rate of derivations (rx_key_rate_limited).
 # Then devices with different keys (psk A for mrc0, B for mrc1), and (stock)
 # with a key on one side only: an RC connection fails with "retry counter exceeded"
 # within bounded time, and the receivers count rx_drop_auth (or
@@ -39,7 +40,7 @@ trap cleanup EXIT
 key_a=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f
 key_b=f0e1d2c3b4a5968778695a4b3c2d1e0f00112233445566778899aabbccddeeff
 craft_cases=12
-ktap_plan $((3 + 5 + 2 + 3 + 6 + 4 + craft_cases + 1 + 4 + 1 + 6 + 5))
+ktap_plan $((3 + 5 + 2 + 3 + 3 + 6 + 4 + craft_cases + 1 + 4 + 1 + 6 + 5))
 
 # --- the parameter
 ktap_run "modprobe metaroce psk=KEY" eval 'mr_unload && modprobe metaroce psk=$key_a'
@@ -171,6 +172,36 @@ ktap_check "their second packets find no keys either (rx_drop_no_key +$((nk2 - n
 	"$((nk2 - nk1))" -eq "$forged"
 ktap_check "... so none reaches a tag check (rx_drop_auth +$((au2 - au0)))" "$((au2 - au0))" -eq 0
 for i in $(seq "$forged"); do ip -n h1 addr del "$(forged_addr "$i")/24" dev veth1; done
+
+# A burst of forged senders: keys are derived for at most 32 new senders a
+# second (two windows at most while the burst lasts); the rest are refused
+# before any cryptography and counted.
+burst=100
+burst_addr() { echo "10.0.0.$((130 + $1))"; }
+for i in $(seq "$burst"); do echo "addr add $(burst_addr "$i")/24 dev veth1"; done | ip -n h1 -batch -
+sleep 1.5 # a fresh window of the rate limit
+nk0=$(mr_stat mrc1 rx_drop_no_key) un0=$(mr_stat mrc1 rx_peer_unproven) rl0=$(mr_stat mrc1 rx_key_rate_limited)
+in_h1 python3 -c '
+import os, socket, sys
+dst, n = sys.argv[1], int(sys.argv[2])
+socks = []
+for i in range(1, n + 1):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("10.0.0.%d" % (130 + i), 0))
+    socks.append(s)
+for s in socks:
+    s.sendto(bytes([2, 1, 4, 0, 0, 0, 0, 1]) + os.urandom(48), (dst, 4792))
+' "$TOPO_H2_IP" "$burst"
+nk1=$(settle_stat mrc1 rx_drop_no_key $((nk0 + burst)))
+sleep 1 # the work item's last derivations
+un1=$(mr_stat mrc1 rx_peer_unproven) rl1=$(mr_stat mrc1 rx_key_rate_limited)
+ktap_diag "burst of $burst forged senders: rx_drop_no_key +$((nk1 - nk0)), rx_peer_unproven +$((un1 - un0)), rx_key_rate_limited ${rl0:-none} -> ${rl1:-none}"
+ktap_check "a burst of $burst forged senders: each packet dropped without keys" "$((nk1 - nk0))" -eq "$burst"
+ktap_check "... keys derived for at most 64 of them (rx_peer_unproven +$((un1 - un0)))" \
+	"$((un1 - un0))" -le 64
+ktap_check "... the others refused by the rate limit (rx_key_rate_limited +$((${rl1:-0} - ${rl0:-0})))" \
+	-n "$rl1" -a "$((${rl1:-0} - ${rl0:-0}))" -gt 0
+for i in $(seq "$burst"); do echo "addr del $(burst_addr "$i")/24 dev veth1"; done | ip -n h1 -batch -
 
 # --- keys that do not match
 # connect_fails DESC: an RC pingpong from mrc0 to mrc1 must fail with

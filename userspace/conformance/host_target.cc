@@ -121,6 +121,7 @@ const char *const kCounterNames[] = {
     "tx_drop_no_key",
     "rx_peer_unproven",
     "rx_drop_replay",
+    "rx_key_rate_limited",
 };
 
 // A UC drop: its counter and the status of the receive it owned (resp.c).
