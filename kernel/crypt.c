@@ -69,12 +69,13 @@ struct mr_crypt_request {
 	u32 len;
 };
 
-/* The keys of one pair of addresses; freed only with the device. */
+/* The keys of one pair of addresses; freed with the device, or evicted. */
 struct mr_crypt_peer {
 	struct hlist_node node;		/* in a bucket, under RCU */
 	struct mr_crypt_addrs addrs;
 	struct mr_crypt_dir tx;		/* K(local, peer) */
 	struct mr_crypt_dir rx;		/* K(peer, local) */
+	unsigned long used;		/* jiffies: the last packet's */
 	spinlock_t replay_lock;
 	struct mr_aead_replay replay;	/* rx's counters */
 };
@@ -88,6 +89,7 @@ struct mr_crypt {
 	struct hlist_head peers[MR_CRYPT_BUCKETS];
 	hsiphash_key_t hash_key;	/* random: addresses are the sender's */
 	atomic_t n_peers;
+	unsigned int max_peers;		/* MR_CRYPT_MAX_PEERS; tests less */
 	spinlock_t pending_lock;	/* @pending, @n_pending, @dying */
 	struct mr_crypt_request pending[MR_CRYPT_MAX_PENDING];
 	unsigned int n_pending;
@@ -331,6 +333,34 @@ static void mr_crypt_peer_free(struct mr_crypt_peer *peer)
 }
 
 /*
+ * Under @c->lock, sleeps: frees the least recently used peer unused since
+ * @before. Return: whether one was.
+ */
+static bool mr_crypt_evict(struct mr_crypt *c, unsigned long before)
+{
+	struct mr_crypt_peer *peer, *lru = NULL;
+	unsigned int i;
+
+	for (i = 0; i < MR_CRYPT_BUCKETS; i++)
+		hlist_for_each_entry(peer, &c->peers[i], node) {
+			unsigned long used = READ_ONCE(peer->used);
+
+			if (time_before(used, before) &&
+			    (!lru || time_before(used, READ_ONCE(lru->used))))
+				lru = peer;
+		}
+	if (!lru)
+		return false;
+	hlist_del_rcu(&lru->node);
+	atomic_dec(&c->n_peers);
+	/* Packets that found it are done with its keys. */
+	synchronize_rcu();
+	mr_crypt_peer_free(lru);
+	mr_stats_inc(c->dev, MR_CNT_PEER_EVICTIONS);
+	return true;
+}
+
+/*
  * Process context: the keys of @a, made unless they exist. With @pkt, the
  * received packet that asked for them, they are kept only if it opens
  * with them: a forged sender's packet leaves nothing behind.
@@ -346,11 +376,13 @@ static int mr_crypt_peer_make(struct mr_crypt *c, const struct mr_crypt_addrs *a
 		err = 0;
 		goto out;
 	}
-	if (atomic_read(&c->n_peers) >= MR_CRYPT_MAX_PEERS) {
+	if (atomic_read(&c->n_peers) >= c->max_peers &&
+	    !mr_crypt_evict(c, jiffies - MR_CRYPT_IDLE)) {
 		if (!c->full_warned)
-			ibdev_warn(&c->dev->ib_dev, "keys for %u peers: no more, packets of new peers are dropped (rx/tx_drop_no_key)\n",
-				   MR_CRYPT_MAX_PEERS);
+			ibdev_warn(&c->dev->ib_dev, "keys for %u peers, none idle: packets of new peers are dropped (rx/tx_drop_no_key)\n",
+				   c->max_peers);
 		c->full_warned = true;
+		mr_stats_inc(c->dev, MR_CNT_PEER_TABLE_FULL);
 		err = -ENOSPC;
 		goto out;
 	}
@@ -360,6 +392,7 @@ static int mr_crypt_peer_make(struct mr_crypt *c, const struct mr_crypt_addrs *a
 		goto out;
 	}
 	peer->addrs = *a;
+	peer->used = jiffies;
 	spin_lock_init(&peer->replay_lock);
 	/* The receiving key first: a forged packet costs no more. */
 	err = mr_crypt_dir_init(&peer->rx, c->psk, &a->peer, &a->local);
@@ -414,8 +447,6 @@ static void mr_crypt_request(struct mr_crypt *c, const struct mr_crypt_addrs *a,
 	unsigned long flags;
 	unsigned int i;
 
-	if (atomic_read(&c->n_peers) >= MR_CRYPT_MAX_PEERS)
-		return;
 	spin_lock_irqsave(&c->pending_lock, flags);
 	for (i = 0; i < c->n_pending; i++)
 		if (!memcmp(&c->pending[i].addrs, a, sizeof(*a)))
@@ -447,11 +478,14 @@ static struct mr_crypt_peer *mr_crypt_lookup(struct mr_crypt *c,
 					     const struct mr_crypt_addrs *a,
 					     const u8 *pkt, u32 len)
 {
+	unsigned long now = jiffies;
 	struct mr_crypt_peer *peer;
 
 	peer = mr_crypt_find(c, a);
 	if (!peer)
 		mr_crypt_request(c, a, pkt, len);
+	else if (READ_ONCE(peer->used) != now)	/* a write a tick at most */
+		WRITE_ONCE(peer->used, now);
 	return peer;
 }
 
@@ -470,6 +504,7 @@ void mr_crypt_peer_prepare(struct mr_dev *dev, const struct mr_flow *flow)
 	if (dev->crypt)
 		mr_crypt_peer_make(dev->crypt, &a, NULL, 0);
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_crypt_peer_prepare);
 
 /**
  * mr_crypt_tx() - encrypt a packet about to be sent, if the device does
@@ -650,7 +685,6 @@ static int mr_crypt_probe(const char *ibdev_name)
 int mr_crypt_dev_init(struct mr_dev *dev, const char *ibdev_name)
 {
 	u8 psk[MR_AEAD_PSK_LEN];
-	struct mr_crypt *c;
 	bool set;
 	int err = 0;
 
@@ -658,33 +692,72 @@ int mr_crypt_dev_init(struct mr_dev *dev, const char *ibdev_name)
 	set = mr_crypt_psk_set;
 	memcpy(psk, mr_crypt_psk, sizeof(psk));
 	mutex_unlock(&mr_crypt_psk_lock);
-	if (!set)
-		goto out;
+	if (set)
+		err = mr_crypt_dev_init_key(dev, ibdev_name, psk);
+	memzero_explicit(psk, sizeof(psk));
+	return err;
+}
+
+/* mr_crypt_dev_init() with @psk. */
+int mr_crypt_dev_init_key(struct mr_dev *dev, const char *ibdev_name,
+			  const u8 *psk)
+{
+	struct mr_crypt *c;
+	int err;
+
 	err = mr_crypt_probe(ibdev_name);
 	if (err)
-		goto out;
-
+		return err;
 	c = kzalloc(sizeof(*c), GFP_KERNEL);
-	if (!c) {
-		err = -ENOMEM;
-		goto out;
-	}
+	if (!c)
+		return -ENOMEM;
 	c->dev = dev;
 	mutex_init(&c->lock);
 	spin_lock_init(&c->pending_lock);
 	INIT_WORK(&c->work, mr_crypt_work);
 	atomic_set(&c->n_peers, 0);
+	c->max_peers = MR_CRYPT_MAX_PEERS;
 	ratelimit_state_init(&c->rx_make, HZ, MR_CRYPT_RX_MAKE_PER_SEC);
 	/* Counted, not logged. */
 	ratelimit_set_flags(&c->rx_make, RATELIMIT_MSG_ON_RELEASE);
-	memcpy(c->psk, psk, sizeof(psk));
+	memcpy(c->psk, psk, sizeof(c->psk));
 	get_random_bytes(&c->hash_key, sizeof(c->hash_key));
 	dev->crypt = c;
 	dev->mtu_extra = MR_AEAD_MTU_EXTRA;
-out:
-	memzero_explicit(psk, sizeof(psk));
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(mr_crypt_dev_init_key);
+
+/*
+ * For tests: limit @dev's table to @max peers, and make the peer of
+ * @flow look unused for @ago jiffies. Return: -ENOENT if it has no keys.
+ */
+void mr_crypt_set_max_peers(struct mr_dev *dev, unsigned int max)
+{
+	dev->crypt->max_peers = max;
+}
+EXPORT_SYMBOL_IF_KUNIT(mr_crypt_set_max_peers);
+
+int mr_crypt_peer_age(struct mr_dev *dev, const struct mr_flow *flow,
+		      unsigned long ago)
+{
+	struct mr_crypt_addrs a = {
+		.local = flow->saddr,
+		.peer = flow->daddr,
+	};
+	struct mr_crypt_peer *peer;
+	int err = -ENOENT;
+
+	rcu_read_lock();
+	peer = mr_crypt_find(dev->crypt, &a);
+	if (peer) {
+		WRITE_ONCE(peer->used, jiffies - ago);
+		err = 0;
+	}
+	rcu_read_unlock();
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_crypt_peer_age);
 
 /* From dealloc_driver: no packet reads the keys any more. */
 void mr_crypt_dev_fini(struct mr_dev *dev)
@@ -712,3 +785,4 @@ void mr_crypt_dev_fini(struct mr_dev *dev)
 	mutex_destroy(&c->lock);
 	kfree(c);
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_crypt_dev_fini);

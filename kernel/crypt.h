@@ -32,7 +32,18 @@ int mr_crypt_tx(struct mr_dev *dev, struct sk_buff *skb,
 int mr_crypt_rx(struct mr_dev *dev, struct sk_buff *skb,
 		enum mr_counter *drop);
 
+/*
+ * A full table of peers makes room by evicting its least recently used
+ * peer idle this long: address handles that send nothing hold no place.
+ */
+#define MR_CRYPT_IDLE (10 * HZ)
+
 /* The parts below, for the KUnit suite. */
+int mr_crypt_dev_init_key(struct mr_dev *dev, const char *ibdev_name,
+			  const u8 *psk);
+void mr_crypt_set_max_peers(struct mr_dev *dev, unsigned int max);
+int mr_crypt_peer_age(struct mr_dev *dev, const struct mr_flow *flow,
+		      unsigned long ago);
 int mr_crypt_dir_init(struct mr_crypt_dir *dir, const u8 *psk,
 		      const struct in6_addr *src, const struct in6_addr *dst);
 void mr_crypt_dir_free(struct mr_crypt_dir *dir);

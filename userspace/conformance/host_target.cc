@@ -122,6 +122,8 @@ const char *const kCounterNames[] = {
     "rx_peer_unproven",
     "rx_drop_replay",
     "rx_key_rate_limited",
+    "peer_evictions",
+    "peer_table_full",
 };
 
 // A UC drop: its counter and the status of the receive it owned (resp.c).
