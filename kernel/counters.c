@@ -62,6 +62,10 @@ static const struct rdma_stat_desc mr_counters_descs[] = {
 	[MR_CNT_RX_DROP_NO_KEY].name = "rx_drop_no_key",
 	[MR_CNT_TX_DROP_NO_KEY].name = "tx_drop_no_key",
 	[MR_CNT_RX_PEER_UNPROVEN].name = "rx_peer_unproven",
+	[MR_CNT_RX_DROP_REPLAY].name = "rx_drop_replay",
+	[MR_CNT_RX_KEY_RATE_LIMITED].name = "rx_key_rate_limited",
+	[MR_CNT_PEER_EVICTIONS].name = "peer_evictions",
+	[MR_CNT_PEER_TABLE_FULL].name = "peer_table_full",
 	[MR_CNT_RING_ERRORS].name = "ring_errors",
 	[MR_CNT_TX_RING_WAITS].name = "tx_ring_waits",
 	[MR_QPC_TX_PACKETS].name = "qp_tx_packets",
@@ -112,6 +116,7 @@ void mr_counters_sum(struct mr_dev *dev, u64 *values)
 			values[i] += READ_ONCE(s->c[i]);
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_counters_sum);
 
 /* Before registration: ib_core reads the counters from then on. */
 int mr_counters_init(struct mr_dev *dev)
@@ -119,9 +124,11 @@ int mr_counters_init(struct mr_dev *dev)
 	dev->stats = alloc_percpu(struct mr_stats);
 	return dev->stats ? 0 : -ENOMEM;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_counters_init);
 
 void mr_counters_free(struct mr_dev *dev)
 {
 	free_percpu(dev->stats);
 	dev->stats = NULL;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_counters_free);

@@ -78,6 +78,12 @@ enum mr_counter {
 	MR_CNT_TX_DROP_NO_KEY,
 	/* keys made for a new sender whose packet did not open: not kept */
 	MR_CNT_RX_PEER_UNPROVEN,
+	/* a nonce counter taken before, or too old: a replay */
+	MR_CNT_RX_DROP_REPLAY,
+	/* keys for a new sender not made: past the rate of derivations */
+	MR_CNT_RX_KEY_RATE_LIMITED,
+	MR_CNT_PEER_EVICTIONS,	/* a peer's keys freed to make room */
+	MR_CNT_PEER_TABLE_FULL,	/* no room for a new peer: none idle */
 	/* a mapped ring with an index out of range or a bad WQE: QP to ERR */
 	MR_CNT_RING_ERRORS,
 	/* a path found no memory for its packet records: it tries later */

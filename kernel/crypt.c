@@ -13,13 +13,15 @@
  * sleepable AH is created, or from a work item that a packet to or from an
  * unknown peer schedules (that packet is dropped; the next one, or the
  * retransmission, finds the key). Keys a received packet asked for are
- * kept only if that packet opens with them, and the table is bounded, as
- * every packet is hostile until its tag is checked.
+ * kept only if that packet opens with them, the table is bounded, and so
+ * is the rate of derivations for received packets, as every packet is
+ * hostile until its tag is checked.
  *
- * Nonces: one counter for the whole host, seeded with the wall clock in ns
- * at module load and advanced by one per packet, so a reload starts above
- * every counter used before (unless the clock is stepped back by more than
- * the uptime). Keys are static, so a nonce must never repeat.
+ * Nonces: keys are static, so a nonce must never repeat. Each sending key
+ * counts from a random 64-bit start drawn when it is derived, so no clock
+ * is trusted: another boot, a clone or another device deriving the same
+ * key starts elsewhere. Each receiving key keeps a replay window
+ * (proto/aead.c) that takes a counter once.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -27,10 +29,10 @@
 #include <kunit/visibility.h>
 #include <linux/moduleparam.h>
 #include <linux/random.h>
+#include <linux/ratelimit.h>
 #include <linux/rculist.h>
 #include <linux/scatterlist.h>
 #include <linux/siphash.h>
-#include <linux/timekeeping.h>
 #include <linux/workqueue.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
@@ -43,6 +45,12 @@
 #define MR_CRYPT_BUCKETS 256
 /* Peers the packet path asked for that the work item has not made yet. */
 #define MR_CRYPT_MAX_PENDING 16
+/*
+ * Keys a device derives for packets from unknown senders, per second (a
+ * burst of as many): each costs an HMAC, a transform and a decryption,
+ * and a forged source address costs its sender nothing.
+ */
+#define MR_CRYPT_RX_MAKE_PER_SEC 32
 
 /* A table key: our address and the peer's, both as IPv6 (v4-mapped). */
 struct mr_crypt_addrs {
@@ -61,12 +69,15 @@ struct mr_crypt_request {
 	u32 len;
 };
 
-/* The keys of one pair of addresses; freed only with the device. */
+/* The keys of one pair of addresses; freed with the device, or evicted. */
 struct mr_crypt_peer {
 	struct hlist_node node;		/* in a bucket, under RCU */
 	struct mr_crypt_addrs addrs;
 	struct mr_crypt_dir tx;		/* K(local, peer) */
 	struct mr_crypt_dir rx;		/* K(peer, local) */
+	unsigned long used;		/* jiffies: the last packet's */
+	spinlock_t replay_lock;
+	struct mr_aead_replay replay;	/* rx's counters */
 };
 
 /* A device's encryption state (dev->crypt; NULL: it sends in the clear). */
@@ -78,11 +89,13 @@ struct mr_crypt {
 	struct hlist_head peers[MR_CRYPT_BUCKETS];
 	hsiphash_key_t hash_key;	/* random: addresses are the sender's */
 	atomic_t n_peers;
+	unsigned int max_peers;		/* MR_CRYPT_MAX_PEERS; tests less */
 	spinlock_t pending_lock;	/* @pending, @n_pending, @dying */
 	struct mr_crypt_request pending[MR_CRYPT_MAX_PENDING];
 	unsigned int n_pending;
 	bool dying;
 	bool full_warned;		/* under @lock */
+	struct ratelimit_state rx_make;	/* asked for by received packets */
 	struct work_struct work;
 };
 
@@ -106,9 +119,6 @@ static struct mr_crypt_peer *mr_crypt_find(struct mr_crypt *c,
 			return peer;
 	return NULL;
 }
-
-/* The nonce counter of every device and peer of this host. */
-static atomic64_t mr_crypt_counter;
 
 /* The psk as the parameter holds it; devices copy it at creation. */
 static DEFINE_MUTEX(mr_crypt_psk_lock);
@@ -171,16 +181,10 @@ static const struct kernel_param_ops mr_crypt_psk_ops = {
 module_param_cb(psk, &mr_crypt_psk_ops, NULL, 0600);
 MODULE_PARM_DESC(psk, "Pre-shared key of devices added from now on: 64 hex digits to encrypt with AES-128-GCM, empty (default) for none");
 
-/* Module init: the nonce counter starts at the wall clock, in ns. */
-void mr_crypt_init(void)
+/* A nonce counter never used before with @dir's key (but by chance). */
+u64 mr_crypt_next_counter(struct mr_crypt_dir *dir)
 {
-	atomic64_set(&mr_crypt_counter, ktime_get_real_ns());
-}
-
-/* A nonce counter never used before on this host. */
-u64 mr_crypt_next_counter(void)
-{
-	return atomic64_inc_return(&mr_crypt_counter);
+	return atomic64_inc_return(&dir->counter);
 }
 EXPORT_SYMBOL_IF_KUNIT(mr_crypt_next_counter);
 
@@ -218,6 +222,7 @@ int mr_crypt_dir_init(struct mr_crypt_dir *dir, const u8 *psk,
 	}
 	dir->tfm = tfm;
 	memcpy(dir->salt, out + MR_AEAD_KEY_LEN, MR_AEAD_SALT_LEN);
+	atomic64_set(&dir->counter, get_random_u64());
 out:
 	memzero_explicit(out, sizeof(out));
 	return err;
@@ -271,7 +276,7 @@ static int mr_crypt_run(const struct mr_crypt_dir *dir, u8 *pkt,
  * @pkt: the encoded packet, linear, with MR_AEAD_TRAILER_LEN bytes of
  *	 room after it
  * @len: its length, headers and payload
- * @counter: from mr_crypt_next_counter(), never used with this key before
+ * @counter: from mr_crypt_next_counter(@dir), never used with this key
  *
  * Sets ENCRYPTED in the base header, which stays clear (the AAD), and
  * writes the trailer: @counter, then the tag.
@@ -328,6 +333,34 @@ static void mr_crypt_peer_free(struct mr_crypt_peer *peer)
 }
 
 /*
+ * Under @c->lock, sleeps: frees the least recently used peer unused since
+ * @before. Return: whether one was.
+ */
+static bool mr_crypt_evict(struct mr_crypt *c, unsigned long before)
+{
+	struct mr_crypt_peer *peer, *lru = NULL;
+	unsigned int i;
+
+	for (i = 0; i < MR_CRYPT_BUCKETS; i++)
+		hlist_for_each_entry(peer, &c->peers[i], node) {
+			unsigned long used = READ_ONCE(peer->used);
+
+			if (time_before(used, before) &&
+			    (!lru || time_before(used, READ_ONCE(lru->used))))
+				lru = peer;
+		}
+	if (!lru)
+		return false;
+	hlist_del_rcu(&lru->node);
+	atomic_dec(&c->n_peers);
+	/* Packets that found it are done with its keys. */
+	synchronize_rcu();
+	mr_crypt_peer_free(lru);
+	mr_stats_inc(c->dev, MR_CNT_PEER_EVICTIONS);
+	return true;
+}
+
+/*
  * Process context: the keys of @a, made unless they exist. With @pkt, the
  * received packet that asked for them, they are kept only if it opens
  * with them: a forged sender's packet leaves nothing behind.
@@ -343,11 +376,13 @@ static int mr_crypt_peer_make(struct mr_crypt *c, const struct mr_crypt_addrs *a
 		err = 0;
 		goto out;
 	}
-	if (atomic_read(&c->n_peers) >= MR_CRYPT_MAX_PEERS) {
+	if (atomic_read(&c->n_peers) >= c->max_peers &&
+	    !mr_crypt_evict(c, jiffies - MR_CRYPT_IDLE)) {
 		if (!c->full_warned)
-			ibdev_warn(&c->dev->ib_dev, "keys for %u peers: no more, packets of new peers are dropped (rx/tx_drop_no_key)\n",
-				   MR_CRYPT_MAX_PEERS);
+			ibdev_warn(&c->dev->ib_dev, "keys for %u peers, none idle: packets of new peers are dropped (rx/tx_drop_no_key)\n",
+				   c->max_peers);
 		c->full_warned = true;
+		mr_stats_inc(c->dev, MR_CNT_PEER_TABLE_FULL);
 		err = -ENOSPC;
 		goto out;
 	}
@@ -357,20 +392,23 @@ static int mr_crypt_peer_make(struct mr_crypt *c, const struct mr_crypt_addrs *a
 		goto out;
 	}
 	peer->addrs = *a;
-	err = mr_crypt_dir_init(&peer->tx, c->psk, &a->local, &a->peer);
+	peer->used = jiffies;
+	spin_lock_init(&peer->replay_lock);
+	/* The receiving key first: a forged packet costs no more. */
+	err = mr_crypt_dir_init(&peer->rx, c->psk, &a->peer, &a->local);
+	if (!err && pkt && mr_crypt_open(&peer->rx, pkt, len) < 0) {
+		mr_crypt_peer_free(peer);
+		mr_stats_inc(c->dev, MR_CNT_RX_PEER_UNPROVEN);
+		err = -EBADMSG;
+		goto out;
+	}
 	if (!err)
-		err = mr_crypt_dir_init(&peer->rx, c->psk, &a->peer,
-					&a->local);
+		err = mr_crypt_dir_init(&peer->tx, c->psk, &a->local,
+					&a->peer);
 	if (err) {
 		mr_crypt_peer_free(peer);
 		ibdev_warn_ratelimited(&c->dev->ib_dev, "no key for %pI6c to %pI6c (%d)\n",
 				       &a->local, &a->peer, err);
-		goto out;
-	}
-	if (pkt && mr_crypt_open(&peer->rx, pkt, len) < 0) {
-		mr_crypt_peer_free(peer);
-		mr_stats_inc(c->dev, MR_CNT_RX_PEER_UNPROVEN);
-		err = -EBADMSG;
 		goto out;
 	}
 	hlist_add_head_rcu(&peer->node, mr_crypt_bucket(c, a));
@@ -409,13 +447,16 @@ static void mr_crypt_request(struct mr_crypt *c, const struct mr_crypt_addrs *a,
 	unsigned long flags;
 	unsigned int i;
 
-	if (atomic_read(&c->n_peers) >= MR_CRYPT_MAX_PEERS)
-		return;
 	spin_lock_irqsave(&c->pending_lock, flags);
 	for (i = 0; i < c->n_pending; i++)
 		if (!memcmp(&c->pending[i].addrs, a, sizeof(*a)))
 			break;
 	if (!c->dying && i == c->n_pending && i < MR_CRYPT_MAX_PENDING) {
+		/* Outside the limit: dropped as without keys, and counted. */
+		if (pkt && !__ratelimit(&c->rx_make)) {
+			mr_stats_inc(c->dev, MR_CNT_RX_KEY_RATE_LIMITED);
+			goto out;
+		}
 		r = &c->pending[i];
 		r->addrs = *a;
 		r->len = len;
@@ -425,6 +466,7 @@ static void mr_crypt_request(struct mr_crypt *c, const struct mr_crypt_addrs *a,
 			queue_work(system_unbound_wq, &c->work);
 		}
 	}
+out:
 	spin_unlock_irqrestore(&c->pending_lock, flags);
 }
 
@@ -436,11 +478,14 @@ static struct mr_crypt_peer *mr_crypt_lookup(struct mr_crypt *c,
 					     const struct mr_crypt_addrs *a,
 					     const u8 *pkt, u32 len)
 {
+	unsigned long now = jiffies;
 	struct mr_crypt_peer *peer;
 
 	peer = mr_crypt_find(c, a);
 	if (!peer)
 		mr_crypt_request(c, a, pkt, len);
+	else if (READ_ONCE(peer->used) != now)	/* a write a tick at most */
+		WRITE_ONCE(peer->used, now);
 	return peer;
 }
 
@@ -459,6 +504,7 @@ void mr_crypt_peer_prepare(struct mr_dev *dev, const struct mr_flow *flow)
 	if (dev->crypt)
 		mr_crypt_peer_make(dev->crypt, &a, NULL, 0);
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_crypt_peer_prepare);
 
 /**
  * mr_crypt_tx() - encrypt a packet about to be sent, if the device does
@@ -499,7 +545,8 @@ int mr_crypt_tx(struct mr_dev *dev, struct sk_buff *skb,
 		mr_stats_inc(dev, MR_CNT_TX_DROP_NO_KEY);
 		return -ENOKEY;
 	}
-	err = mr_crypt_seal(&peer->tx, skb->data, len, mr_crypt_next_counter());
+	err = mr_crypt_seal(&peer->tx, skb->data, len,
+			    mr_crypt_next_counter(&peer->tx));
 	rcu_read_unlock();
 	if (err) {
 		mr_stats_inc(dev, MR_CNT_TX_DROP_ERROR);
@@ -537,6 +584,10 @@ static void mr_crypt_rx_addrs(const struct sk_buff *skb,
  * A device without a key leaves every packet to the codec, which drops
  * the encrypted ones (ENCRYPTED is no flag of its), and counts those.
  *
+ * A packet that opens is then checked against the replay window of its
+ * key, which takes each counter once: a recorded packet sent again (UD and
+ * QP1 have no sequence of their own) is dropped.
+ *
  * Return: 0, or -EBADMSG when the packet must be dropped (*@drop says why).
  */
 int mr_crypt_rx(struct mr_dev *dev, struct sk_buff *skb,
@@ -548,6 +599,7 @@ int mr_crypt_rx(struct mr_dev *dev, struct sk_buff *skb,
 	struct mr_crypt_peer *peer;
 	struct mr_crypt_addrs a;
 	bool encrypted;
+	u64 counter;
 	int n;
 
 	encrypted = mr_aead_is_encrypted(skb->data + off);
@@ -583,11 +635,20 @@ int mr_crypt_rx(struct mr_dev *dev, struct sk_buff *skb,
 		*drop = MR_CNT_RX_DROP_NO_KEY;
 		return -EBADMSG;
 	}
+	counter = mr_aead_get_counter(skb->data + off, text_len);
 	n = mr_crypt_open(&peer->rx, skb->data + off, len);
+	/* Only a counter the tag vouches for moves the window. */
+	if (n >= 0) {
+		spin_lock_bh(&peer->replay_lock);
+		if (mr_aead_replay_check(&peer->replay, counter))
+			n = -EALREADY;
+		spin_unlock_bh(&peer->replay_lock);
+	}
 	rcu_read_unlock();
 	if (n < 0) {
-		/* A failed tag, or (rarely) no memory for the request. */
+		/* A failed tag, a replay, or (rarely) no memory. */
 		*drop = n == -EBADMSG ? MR_CNT_RX_DROP_AUTH :
+			n == -EALREADY ? MR_CNT_RX_DROP_REPLAY :
 					MR_CNT_RX_DROP_SHORT;
 		return -EBADMSG;
 	}
@@ -597,13 +658,33 @@ int mr_crypt_rx(struct mr_dev *dev, struct sk_buff *skb,
 }
 
 /*
+ * Whether this kernel can give a device its cipher: a device that cannot
+ * make keys must not be created, or every connection of it times out.
+ */
+static int mr_crypt_probe(const char *ibdev_name)
+{
+	struct crypto_aead *tfm;
+	int err;
+
+	tfm = crypto_alloc_aead("gcm(aes)", 0, CRYPTO_ALG_ASYNC);
+	if (!IS_ERR(tfm)) {
+		crypto_free_aead(tfm);
+		return 0;
+	}
+	err = PTR_ERR(tfm);
+	pr_err("%s: the psk is set but this kernel has no synchronous gcm(aes) (%d): load the gcm module, or clear the psk\n",
+	       ibdev_name, err);
+	/* "No such file or directory" would point at the netdev. */
+	return err == -ENOENT ? -ENOPKG : err;
+}
+
+/*
  * At creation, before registration: a device added while the psk is set
  * encrypts with it for its whole life.
  */
-int mr_crypt_dev_init(struct mr_dev *dev)
+int mr_crypt_dev_init(struct mr_dev *dev, const char *ibdev_name)
 {
 	u8 psk[MR_AEAD_PSK_LEN];
-	struct mr_crypt *c;
 	bool set;
 	int err = 0;
 
@@ -611,27 +692,72 @@ int mr_crypt_dev_init(struct mr_dev *dev)
 	set = mr_crypt_psk_set;
 	memcpy(psk, mr_crypt_psk, sizeof(psk));
 	mutex_unlock(&mr_crypt_psk_lock);
-	if (!set)
-		goto out;
+	if (set)
+		err = mr_crypt_dev_init_key(dev, ibdev_name, psk);
+	memzero_explicit(psk, sizeof(psk));
+	return err;
+}
 
+/* mr_crypt_dev_init() with @psk. */
+int mr_crypt_dev_init_key(struct mr_dev *dev, const char *ibdev_name,
+			  const u8 *psk)
+{
+	struct mr_crypt *c;
+	int err;
+
+	err = mr_crypt_probe(ibdev_name);
+	if (err)
+		return err;
 	c = kzalloc(sizeof(*c), GFP_KERNEL);
-	if (!c) {
-		err = -ENOMEM;
-		goto out;
-	}
+	if (!c)
+		return -ENOMEM;
 	c->dev = dev;
 	mutex_init(&c->lock);
 	spin_lock_init(&c->pending_lock);
 	INIT_WORK(&c->work, mr_crypt_work);
 	atomic_set(&c->n_peers, 0);
-	memcpy(c->psk, psk, sizeof(psk));
+	c->max_peers = MR_CRYPT_MAX_PEERS;
+	ratelimit_state_init(&c->rx_make, HZ, MR_CRYPT_RX_MAKE_PER_SEC);
+	/* Counted, not logged. */
+	ratelimit_set_flags(&c->rx_make, RATELIMIT_MSG_ON_RELEASE);
+	memcpy(c->psk, psk, sizeof(c->psk));
 	get_random_bytes(&c->hash_key, sizeof(c->hash_key));
 	dev->crypt = c;
 	dev->mtu_extra = MR_AEAD_MTU_EXTRA;
-out:
-	memzero_explicit(psk, sizeof(psk));
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(mr_crypt_dev_init_key);
+
+/*
+ * For tests: limit @dev's table to @max peers, and make the peer of
+ * @flow look unused for @ago jiffies. Return: -ENOENT if it has no keys.
+ */
+void mr_crypt_set_max_peers(struct mr_dev *dev, unsigned int max)
+{
+	dev->crypt->max_peers = max;
+}
+EXPORT_SYMBOL_IF_KUNIT(mr_crypt_set_max_peers);
+
+int mr_crypt_peer_age(struct mr_dev *dev, const struct mr_flow *flow,
+		      unsigned long ago)
+{
+	struct mr_crypt_addrs a = {
+		.local = flow->saddr,
+		.peer = flow->daddr,
+	};
+	struct mr_crypt_peer *peer;
+	int err = -ENOENT;
+
+	rcu_read_lock();
+	peer = mr_crypt_find(dev->crypt, &a);
+	if (peer) {
+		WRITE_ONCE(peer->used, jiffies - ago);
+		err = 0;
+	}
+	rcu_read_unlock();
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_crypt_peer_age);
 
 /* From dealloc_driver: no packet reads the keys any more. */
 void mr_crypt_dev_fini(struct mr_dev *dev)
@@ -659,3 +785,4 @@ void mr_crypt_dev_fini(struct mr_dev *dev)
 	mutex_destroy(&c->lock);
 	kfree(c);
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_crypt_dev_fini);

@@ -14,14 +14,17 @@
 
 struct crypto_aead;
 
-/* One direction's key: the AES key in the transform, and the salt. */
+/*
+ * One direction's key: the AES key in the transform, the salt, and the
+ * next nonce counter, which starts at random when the key is derived.
+ */
 struct mr_crypt_dir {
 	struct crypto_aead *tfm;
 	u8 salt[MR_AEAD_SALT_LEN];
+	atomic64_t counter;
 };
 
-void mr_crypt_init(void);
-int mr_crypt_dev_init(struct mr_dev *dev);
+int mr_crypt_dev_init(struct mr_dev *dev, const char *ibdev_name);
 void mr_crypt_dev_fini(struct mr_dev *dev);
 void mr_crypt_peer_prepare(struct mr_dev *dev, const struct mr_flow *flow);
 int mr_crypt_tx(struct mr_dev *dev, struct sk_buff *skb,
@@ -29,11 +32,22 @@ int mr_crypt_tx(struct mr_dev *dev, struct sk_buff *skb,
 int mr_crypt_rx(struct mr_dev *dev, struct sk_buff *skb,
 		enum mr_counter *drop);
 
+/*
+ * A full table of peers makes room by evicting its least recently used
+ * peer idle this long: address handles that send nothing hold no place.
+ */
+#define MR_CRYPT_IDLE (10 * HZ)
+
 /* The parts below, for the KUnit suite. */
+int mr_crypt_dev_init_key(struct mr_dev *dev, const char *ibdev_name,
+			  const u8 *psk);
+void mr_crypt_set_max_peers(struct mr_dev *dev, unsigned int max);
+int mr_crypt_peer_age(struct mr_dev *dev, const struct mr_flow *flow,
+		      unsigned long ago);
 int mr_crypt_dir_init(struct mr_crypt_dir *dir, const u8 *psk,
 		      const struct in6_addr *src, const struct in6_addr *dst);
 void mr_crypt_dir_free(struct mr_crypt_dir *dir);
-u64 mr_crypt_next_counter(void);
+u64 mr_crypt_next_counter(struct mr_crypt_dir *dir);
 int mr_crypt_seal(const struct mr_crypt_dir *dir, u8 *pkt, u32 len,
 		  u64 counter);
 int mr_crypt_open(const struct mr_crypt_dir *dir, u8 *pkt, u32 len);

@@ -344,7 +344,7 @@ int mr_device_add(const char *ibdev_name, struct net_device *ndev)
 	 * The psk as it is now, for the device's life (sets mtu_extra).
 	 * dealloc_driver undoes everything from here on.
 	 */
-	err = mr_crypt_dev_init(dev);
+	err = mr_crypt_dev_init(dev, ibdev_name);
 	if (err)
 		goto err_dealloc;
 	if (ndev->mtu < mr_mtu_min_netdev() + dev->mtu_extra) {

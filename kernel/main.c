@@ -15,7 +15,6 @@ static int __init mr_main_init(void)
 {
 	int err;
 
-	mr_crypt_init();
 	err = mr_comp_init();
 	if (err)
 		return err;

@@ -283,3 +283,101 @@ u64 mr_aead_get_counter(const u8 *pkt, u32 text_len)
 	return mr_get_be64(pkt + MR_AEAD_AAD_LEN + text_len);
 }
 EXPORT_SYMBOL_IF_KUNIT(mr_aead_get_counter);
+
+static u64 *mr_aead_replay_word(struct mr_aead_replay *r, u64 counter,
+				u64 *bit)
+{
+	*bit = 1ull << (counter % 64);
+	return &r->seen[counter / 64 % (MR_AEAD_REPLAY_WINDOW / 64)];
+}
+
+/* @counter opens a stream: the window holds it alone. */
+static void mr_aead_replay_start(struct mr_aead_replay *r, u64 counter)
+{
+	u64 *w, bit;
+	u32 i;
+
+	for (i = 0; i < MR_AEAD_REPLAY_WINDOW / 64; i++)
+		r->seen[i] = 0;
+	r->top = counter;
+	r->first = (u32)(counter >> 32);
+	r->started = true;
+	w = mr_aead_replay_word(r, counter, &bit);
+	*w |= bit;
+}
+
+static bool mr_aead_span_has(u32 lo, u32 hi, u32 x)
+{
+	return (u32)(x - lo) <= (u32)(hi - lo);
+}
+
+/* Whether @counter's high bits belong to this stream or one left before. */
+static bool mr_aead_replay_known(const struct mr_aead_replay *r, u64 counter)
+{
+	u32 x = (u32)(counter >> 32), i, n;
+
+	if (mr_aead_span_has(r->first, (u32)(r->top >> 32), x))
+		return true;
+	n = r->n_retired < MR_AEAD_REPLAY_RETIRED ? r->n_retired :
+						    MR_AEAD_REPLAY_RETIRED;
+	for (i = 0; i < n; i++)
+		if (mr_aead_span_has(r->retired[i].lo, r->retired[i].hi, x))
+			return true;
+	return false;
+}
+
+/**
+ * mr_aead_replay_check() - take a counter of an authenticated packet once
+ * @r: the window of the key the packet opened with (zeroed: empty)
+ * @counter: the packet's nonce counter
+ *
+ * Call only for a packet whose tag checked: the window trusts @counter.
+ *
+ * Return: 0 (the packet is new; recorded), or -MR_ESTALE: a counter taken
+ * before, one too far below the highest, or of a stream left before.
+ */
+int mr_aead_replay_check(struct mr_aead_replay *r, u64 counter)
+{
+	u64 *w, bit, d, c;
+
+	if (!r->started) {
+		mr_aead_replay_start(r, counter);
+		return 0;
+	}
+	if (counter > r->top && counter - r->top < MR_AEAD_STREAM_SPAN) {
+		d = counter - r->top;
+		if (d >= MR_AEAD_REPLAY_WINDOW) {
+			for (c = 0; c < MR_AEAD_REPLAY_WINDOW / 64; c++)
+				r->seen[c] = 0;
+		} else {
+			for (c = 1; c <= d; c++) {
+				w = mr_aead_replay_word(r, r->top + c, &bit);
+				*w &= ~bit;
+			}
+		}
+		r->top = counter;
+		w = mr_aead_replay_word(r, counter, &bit);
+		*w |= bit;
+		return 0;
+	}
+	if (counter <= r->top && r->top - counter < MR_AEAD_STREAM_SPAN) {
+		if (r->top - counter >= MR_AEAD_REPLAY_WINDOW)
+			return -MR_ESTALE;
+		w = mr_aead_replay_word(r, counter, &bit);
+		if (*w & bit)
+			return -MR_ESTALE;
+		*w |= bit;
+		return 0;
+	}
+	/* Another stream: the sender's new one, or a recording of an old. */
+	if (mr_aead_replay_known(r, counter))
+		return -MR_ESTALE;
+	r->retired[r->n_retired % MR_AEAD_REPLAY_RETIRED] = (struct mr_aead_span){
+		.lo = r->first,
+		.hi = (u32)(r->top >> 32),
+	};
+	r->n_retired++;
+	mr_aead_replay_start(r, counter);
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(mr_aead_replay_check);

@@ -64,6 +64,34 @@ struct mr_aead_sha256 {
 	u32 fill;	/* bytes in buf */
 };
 
+/*
+ * A receiver's replay window for one direction's key (protocol.rst,
+ * "Replay"): counters within MR_AEAD_REPLAY_WINDOW below the highest
+ * accepted are each taken once; older ones are stale. A counter at least
+ * MR_AEAD_STREAM_SPAN away from the highest belongs to another stream
+ * (the sender derived the key again, from a random start), which replaces
+ * the current one unless its high 32 bits fall in a stream left before.
+ */
+#define MR_AEAD_REPLAY_WINDOW 1024u
+#define MR_AEAD_REPLAY_RETIRED 8u
+#define MR_AEAD_STREAM_SPAN 0x100000000ull	/* 2^32 */
+
+/* The high 32 bits of a stream's first and highest counters. */
+struct mr_aead_span {
+	u32 lo;
+	u32 hi;
+};
+
+struct mr_aead_replay {
+	u64 top;		/* the highest counter accepted */
+	u32 first;		/* the stream's first counter >> 32 */
+	u32 n_retired;		/* streams left so far */
+	bool started;
+	/* Bit c % WINDOW: counter c, for c in (top - WINDOW, top], seen. */
+	u64 seen[MR_AEAD_REPLAY_WINDOW / 64];
+	struct mr_aead_span retired[MR_AEAD_REPLAY_RETIRED];
+};
+
 /* The base header flag of an encrypted packet. */
 static inline bool mr_aead_is_encrypted(const u8 *buf)
 {
@@ -87,5 +115,6 @@ void mr_aead_nonce(u8 nonce[MR_AEAD_NONCE_LEN],
 int mr_aead_text_len(u32 len, u32 *text_len);
 void mr_aead_put_counter(u8 *pkt, u32 text_len, u64 counter);
 u64 mr_aead_get_counter(const u8 *pkt, u32 text_len);
+int mr_aead_replay_check(struct mr_aead_replay *r, u64 counter);
 
 #endif /* METAROCE_PROTO_AEAD_H */

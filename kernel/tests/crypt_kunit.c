@@ -92,7 +92,8 @@ static void crypt_exit(struct kunit *test)
 static u32 crypt_seal(struct kunit *test, struct crypt_ctx *c)
 {
 	KUNIT_ASSERT_EQ(test, mr_crypt_seal(&c->a_to_b, c->pkt, c->len,
-					    mr_crypt_next_counter()), 0);
+					    mr_crypt_next_counter(&c->a_to_b)),
+			0);
 	return c->len + MR_AEAD_TRAILER_LEN;
 }
 
@@ -212,11 +213,86 @@ static void crypt_nonce_unique(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, memcmp(first, c->pkt, c->len), 0);
 }
 
+/*
+ * The same key derived again (another boot, a clone, another device)
+ * counts from another random start: no clock decides, and the two never
+ * share a nonce within 2^20 packets each.
+ */
+static void crypt_nonce_rederived(struct kunit *test)
+{
+	struct crypt_ctx *c = test->priv;
+	struct mr_crypt_dir again = {};
+	u64 n1, n2;
+
+	KUNIT_ASSERT_EQ(test, mr_crypt_dir_init(&again, crypt_psk, &c->a,
+						&c->b), 0);
+	n1 = mr_crypt_next_counter(&c->a_to_b);
+	n2 = mr_crypt_next_counter(&again);
+	KUNIT_EXPECT_GT(test, n1 > n2 ? n1 - n2 : n2 - n1, 1ull << 20);
+	mr_crypt_dir_free(&again);
+}
+
+/* The summed counter @i of @dev. */
+static u64 crypt_stat(struct mr_dev *dev, enum mr_counter i)
+{
+	u64 v[MR_NUM_COUNTERS];
+
+	mr_counters_sum(dev, v);
+	return v[i];
+}
+
+/*
+ * A full table of peers evicts the least recently used idle one for a new
+ * peer, and none that is in use: address handles left unused (an
+ * unprivileged user's) cannot keep new peers out.
+ */
+static void crypt_table_evicts_idle(struct kunit *test)
+{
+	struct mr_dev *dev = kunit_kzalloc(test, sizeof(*dev), GFP_KERNEL);
+	struct mr_flow f[5] = {};
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, dev);
+	KUNIT_ASSERT_EQ(test, mr_counters_init(dev), 0);
+	KUNIT_ASSERT_EQ(test, mr_crypt_dev_init_key(dev, "kunit", crypt_psk),
+			0);
+	mr_crypt_set_max_peers(dev, 4);
+	for (i = 0; i < ARRAY_SIZE(f); i++) {
+		ipv6_addr_set_v4mapped(htonl(0x0a000001), &f[i].saddr);
+		ipv6_addr_set_v4mapped(htonl(0x0a000100 + i), &f[i].daddr);
+	}
+	for (i = 0; i < 4; i++) {
+		mr_crypt_peer_prepare(dev, &f[i]);
+		KUNIT_EXPECT_EQ(test, mr_crypt_peer_age(dev, &f[i], 0), 0);
+	}
+	/* Full, every peer in use: no place for a fifth. */
+	mr_crypt_peer_prepare(dev, &f[4]);
+	KUNIT_EXPECT_EQ(test, mr_crypt_peer_age(dev, &f[4], 0), -ENOENT);
+	KUNIT_EXPECT_EQ(test, crypt_stat(dev, MR_CNT_PEER_TABLE_FULL), 1ull);
+	KUNIT_EXPECT_EQ(test, crypt_stat(dev, MR_CNT_PEER_EVICTIONS), 0ull);
+	/* Two idle: the one unused the longest makes room. */
+	KUNIT_EXPECT_EQ(test, mr_crypt_peer_age(dev, &f[1], MR_CRYPT_IDLE + 2 * HZ), 0);
+	KUNIT_EXPECT_EQ(test, mr_crypt_peer_age(dev, &f[2], MR_CRYPT_IDLE + HZ), 0);
+	mr_crypt_peer_prepare(dev, &f[4]);
+	KUNIT_EXPECT_EQ(test, mr_crypt_peer_age(dev, &f[4], 0), 0);
+	KUNIT_EXPECT_EQ(test, mr_crypt_peer_age(dev, &f[1], 0), -ENOENT);
+	KUNIT_EXPECT_EQ(test, crypt_stat(dev, MR_CNT_PEER_EVICTIONS), 1ull);
+	/* Its keys come back when it is used again, in place of the other. */
+	mr_crypt_peer_prepare(dev, &f[1]);
+	KUNIT_EXPECT_EQ(test, mr_crypt_peer_age(dev, &f[2], 0), -ENOENT);
+	KUNIT_EXPECT_EQ(test, mr_crypt_peer_age(dev, &f[1], 0), 0);
+	KUNIT_EXPECT_EQ(test, crypt_stat(dev, MR_CNT_PEER_EVICTIONS), 2ull);
+	mr_crypt_dev_fini(dev);
+	mr_counters_free(dev);
+}
+
 static struct kunit_case crypt_cases[] = {
 	KUNIT_CASE(crypt_round_trip),
 	KUNIT_CASE(crypt_tampered),
 	KUNIT_CASE(crypt_wrong_key),
 	KUNIT_CASE(crypt_nonce_unique),
+	KUNIT_CASE(crypt_nonce_rederived),
+	KUNIT_CASE(crypt_table_evicts_idle),
 	{}
 };
 

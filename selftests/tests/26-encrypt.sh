@@ -8,15 +8,17 @@
 # active MTU run over it too (the kernel paths are mr_verify's and
 # mr_craft's). mr_craft --tamper (userspace/tests/guest/) captures sealed
 # packets leaving h1 and sends copies with one bit flipped in the
-# ciphertext, the base header, the nonce and the GCM tag, then cleartext
-# SENDs: each must be counted exactly (rx_drop_auth, rx_drop_not_encrypted)
-# with no other drop, and its pair stays in RTS with verified traffic.
+# ciphertext, the base header, the nonce and the GCM tag, copies unchanged
+# (replays), then cleartext SENDs: each must be counted exactly
+# (rx_drop_auth, rx_drop_replay, rx_drop_not_encrypted) with no other drop, and its pair stays in RTS with verified traffic.
 # Forged senders (new source addresses on h1) make h2 derive keys that it
-# throws away (rx_peer_unproven): their next packets still find none.
+# throws away (rx_peer_unproven): their next packets still find none; a
+# burst of them is cut by the rate of derivations (rx_key_rate_limited).
 # Then devices with different keys (psk A for mrc0, B for mrc1), and (stock)
 # with a key on one side only: an RC connection fails with "retry counter exceeded"
 # within bounded time, and the receivers count rx_drop_auth (or
-# rx_drop_encrypted / rx_drop_not_encrypted).
+# rx_drop_encrypted / rx_drop_not_encrypted). With a key set and gcm made
+# unloadable, rdma link add fails (ENOPKG) with a reason in the log.
 # timeout: 300
 # quick: stock debug
 here=$(dirname "$0")
@@ -27,7 +29,7 @@ here=$(dirname "$0")
 log=$(mktemp)
 cleanup() {
 	wait 2>/dev/null
-	rm -f "$log"
+	rm -f "$log" "$nogcm"
 	topo_teardown
 	# The module stays loaded for the next tests: no key for their devices.
 	[ -e "$MR_PSK" ] && echo >"$MR_PSK"
@@ -37,8 +39,8 @@ trap cleanup EXIT
 # Fixed test keys (never use these: generate one, see the admin guide).
 key_a=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f
 key_b=f0e1d2c3b4a5968778695a4b3c2d1e0f00112233445566778899aabbccddeeff
-craft_cases=11
-ktap_plan $((3 + 5 + 2 + 6 + 4 + craft_cases + 1 + 4 + 1 + 6 + 5))
+craft_cases=12
+ktap_plan $((3 + 5 + 2 + 3 + 3 + 6 + 4 + craft_cases + 1 + 4 + 1 + 6 + 5))
 
 # --- the parameter
 ktap_run "modprobe metaroce psk=KEY" eval 'mr_unload && modprobe metaroce psk=$key_a'
@@ -51,6 +53,42 @@ for bad in "${key_a:1}:63 hex digits" "${key_a}0:65 hex digits" "${key_a:2}zz:no
 done
 ktap_check "psk unchanged after the refusals" "$(cat "$MR_PSK")" = "$key_a"
 ktap_run "psk cleared and set again" eval 'write_psk "" && [ -z "$(cat "$MR_PSK")" ] && write_psk "$key_a"'
+
+# --- a key on a kernel that cannot load gcm(aes): rdma link add fails
+# (ENOPKG) and says why, rather than making a device that cannot talk.
+# gcm is made unloadable for this part only (an install line for
+# modprobe); skipped where it is built in.
+nogcm=/etc/modprobe.d/mr-test-nogcm.conf
+no_gcm_cases() {
+	local out rc=0
+	ip link add mrnogcm type dummy && ip link set mrnogcm up || return
+	mkdir -p /etc/modprobe.d && echo 'install gcm /bin/false' >"$nogcm"
+	dmesg -C
+	out=$(rdma link add mrnogcm0 type metaroce netdev mrnogcm 2>&1) || rc=$?
+	rm -f "$nogcm"
+	ktap_diag "rdma link add: exit $rc: $out"
+	ktap_check "link add with a psk and no gcm(aes) fails (Package not installed)" \
+		"$rc" -ne 0 -a -n "$(grep -i 'package not installed' <<<"$out")"
+	ktap_check "... and the kernel log says why" \
+		-n "$(dmesg | grep 'mrnogcm0: the psk is set but this kernel has no synchronous gcm(aes)')"
+	ktap_check "... and no device is left behind" ! -e /sys/class/infiniband/mrnogcm0
+	rdma link del mrnogcm0 2>/dev/null
+	ip link del mrnogcm
+}
+gcm_file=$(modinfo -F filename gcm 2>/dev/null)
+if [ "$gcm_file" = "(builtin)" ]; then
+	for d in "link add with a psk and no gcm(aes) fails" "... and the kernel log says why" \
+		"... and no device is left behind"; do
+		ktap_skip "$d" "gcm is built into this kernel: it cannot be made missing"
+	done
+elif [ -e /sys/module/gcm ] && ! rmmod gcm 2>/dev/null; then
+	for d in "link add with a psk and no gcm(aes) fails" "... and the kernel log says why" \
+		"... and no device is left behind"; do
+		ktap_skip "$d" "gcm is in use (refcnt $(cat /sys/module/gcm/refcnt)): cannot unload it"
+	done
+else
+	no_gcm_cases
+fi
 
 # --- two hosts with the same key
 ktap_run "two hosts with mrc0 (h1) and mrc1 (h2), both with key A" mr_two_hosts 1500
@@ -134,6 +172,36 @@ ktap_check "their second packets find no keys either (rx_drop_no_key +$((nk2 - n
 	"$((nk2 - nk1))" -eq "$forged"
 ktap_check "... so none reaches a tag check (rx_drop_auth +$((au2 - au0)))" "$((au2 - au0))" -eq 0
 for i in $(seq "$forged"); do ip -n h1 addr del "$(forged_addr "$i")/24" dev veth1; done
+
+# A burst of forged senders: keys are derived for at most 32 new senders a
+# second (two windows at most while the burst lasts); the rest are refused
+# before any cryptography and counted.
+burst=100
+burst_addr() { echo "10.0.0.$((130 + $1))"; }
+for i in $(seq "$burst"); do echo "addr add $(burst_addr "$i")/24 dev veth1"; done | ip -n h1 -batch -
+sleep 1.5 # a fresh window of the rate limit
+nk0=$(mr_stat mrc1 rx_drop_no_key) un0=$(mr_stat mrc1 rx_peer_unproven) rl0=$(mr_stat mrc1 rx_key_rate_limited)
+in_h1 python3 -c '
+import os, socket, sys
+dst, n = sys.argv[1], int(sys.argv[2])
+socks = []
+for i in range(1, n + 1):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("10.0.0.%d" % (130 + i), 0))
+    socks.append(s)
+for s in socks:
+    s.sendto(bytes([2, 1, 4, 0, 0, 0, 0, 1]) + os.urandom(48), (dst, 4792))
+' "$TOPO_H2_IP" "$burst"
+nk1=$(settle_stat mrc1 rx_drop_no_key $((nk0 + burst)))
+sleep 1 # the work item's last derivations
+un1=$(mr_stat mrc1 rx_peer_unproven) rl1=$(mr_stat mrc1 rx_key_rate_limited)
+ktap_diag "burst of $burst forged senders: rx_drop_no_key +$((nk1 - nk0)), rx_peer_unproven +$((un1 - un0)), rx_key_rate_limited ${rl0:-none} -> ${rl1:-none}"
+ktap_check "a burst of $burst forged senders: each packet dropped without keys" "$((nk1 - nk0))" -eq "$burst"
+ktap_check "... keys derived for at most 64 of them (rx_peer_unproven +$((un1 - un0)))" \
+	"$((un1 - un0))" -le 64
+ktap_check "... the others refused by the rate limit (rx_key_rate_limited +$((${rl1:-0} - ${rl0:-0})))" \
+	-n "$rl1" -a "$((${rl1:-0} - ${rl0:-0}))" -gt 0
+for i in $(seq "$burst"); do echo "addr del $(burst_addr "$i")/24 dev veth1"; done | ip -n h1 -batch -
 
 # --- keys that do not match
 # connect_fails DESC: an RC pingpong from mrc0 to mrc1 must fail with

@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <memory>
+#include <random>
 #include <openssl/evp.h>
 
 extern "C" {
@@ -80,12 +80,19 @@ DirKey DeriveKey(const Psk &psk, const Bytes &src, const Bytes &dst) {
     return k;
 }
 
-uint64_t NextCounter() {
-    static std::atomic<uint64_t> counter{
-        static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                  std::chrono::system_clock::now().time_since_epoch())
-                                  .count())};
-    return ++counter;
+namespace {
+std::atomic<uint64_t> g_counter{[] {
+    std::random_device rd;
+    return static_cast<uint64_t>(rd()) << 32 | rd();
+}()};
+} // namespace
+
+uint64_t NextCounter() { return ++g_counter; }
+
+void SkipCounters(uint64_t used) {
+    uint64_t now = g_counter.load();
+    while (used > now && used - now < (1ull << 32) && !g_counter.compare_exchange_weak(now, used)) {
+    }
 }
 
 Bytes Seal(const DirKey &k, const Bytes &clear, uint64_t counter) {

@@ -34,9 +34,11 @@ bool ParsePsk(const std::string &text, Psk *psk, std::string *why);
 Bytes V4Mapped(const uint8_t ip[4]);
 // K(@src, @dst): HMAC-SHA256(PSK, label || src || dst), src and dst 16 bytes.
 DirKey DeriveKey(const Psk &psk, const Bytes &src, const Bytes &dst);
-// A nonce counter never used before by this process: it starts at the
-// wall clock in ns, as crypt.c's, and advances by one per call.
+// A nonce counter never used before by this process: it starts at random,
+// as each of crypt.c's keys, and advances by one per call.
 uint64_t NextCounter();
+// Moves the counter on past @used, a counter a case chose (counter=).
+void SkipCounters(uint64_t used);
 
 // @clear (at least the base header) sealed with @k and @counter: ENCRYPTED
 // set in the base header, the rest encrypted, then the counter and the tag.

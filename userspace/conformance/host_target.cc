@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <random>
+#include <map>
 #include <set>
 
 #include "gcm.h"
@@ -119,6 +120,10 @@ const char *const kCounterNames[] = {
     "rx_drop_no_key",
     "tx_drop_no_key",
     "rx_peer_unproven",
+    "rx_drop_replay",
+    "rx_key_rate_limited",
+    "peer_evictions",
+    "peer_table_full",
 };
 
 // A UC drop: its counter and the status of the receive it owned (resp.c).
@@ -189,7 +194,7 @@ struct RecvWqe {
 const uint8_t kQpIp[4] = {10, 0, 0, 1}, kPeerIp[4] = {10, 0, 0, 2}, kForeignIp[4] = {10, 0, 0, 3};
 
 // A device's encryption (struct mr_crypt): its psk, the peers it has keys
-// for and the host's nonce counter. It lives with the target (the device)
+// for, with the replay window of each. It lives with the target (the device)
 // and outlives each QP, as keys outlive QPs in the kernel. The work item
 // that makes keys runs at once, before the next packet.
 class HostCrypt {
@@ -235,6 +240,8 @@ public:
         auto o = Open(DeriveKey(psk_, peer, qp_), b, &err);
         if (!o)
             return count(OpenErrorName(err)), false;
+        if (mr_aead_replay_check(&peers_[peer], o->counter))
+            return count("rx_drop_replay"), false;
         *clear = std::move(o->clear);
         count("rx_decrypted");
         return true;
@@ -247,13 +254,13 @@ private:
         OpenError err;
         if (pkt && !Open(DeriveKey(psk_, peer, qp_), *pkt, &err))
             return false;
-        peers_.insert(peer);
+        peers_.try_emplace(peer, mr_aead_replay{});
         return true;
     }
 
     Psk psk_;
     Bytes qp_;
-    std::set<Bytes> peers_;
+    std::map<Bytes, mr_aead_replay> peers_;
 };
 
 class HostQp;

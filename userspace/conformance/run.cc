@@ -16,6 +16,8 @@ namespace {
 
 // The runner's own connection tag: what the QP must put in its packets.
 constexpr uint64_t kPeerTag = 0x5eed0000c0ffee01ull;
+// $ctr: this far above the runner's nonce counter when a case starts.
+constexpr uint64_t kCaseCounterGap = 1ull << 20;
 
 // Names a case may use for values (flags, HELLO flags, NAK codes).
 const std::map<std::string, uint64_t> kConstants = {
@@ -212,7 +214,8 @@ private:
             throw Failure("cannot create the QP: " + why);
         vars_ = {{"qpn", t_.Qpn()},  {"peer_qpn", kPeerQpn}, {"rkey", t_.Rkey()},
                  {"va", t_.Va()},    {"rq", kPeerPsn},       {"sq", kQpPsn},
-                 {"ptag", kPeerTag}, {"qkey", spec.qkey},    {"tag", 0}};
+                 {"ptag", kPeerTag}, {"qkey", spec.qkey},    {"tag", 0},
+                 {"ctr", NextCounter() + kCaseCounterGap}};
         t_prev_ = t_.NowMs();
         if (handshake_)
             Handshake();
@@ -381,6 +384,8 @@ private:
                 throw Failure("key=peer|foreign|reverse, not " + *key);
         }
         const uint64_t counter = ev.Param("counter") ? Num(ev, "counter", 0) : NextCounter();
+        if (ev.Param("counter"))
+            SkipCounters(counter); // the target's window follows the highest
         if (d->payload.size() < kAadLen) {
             *how = " [too short to seal]";
             return;

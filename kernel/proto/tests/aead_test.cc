@@ -222,6 +222,94 @@ TEST(AeadNonce, ConsecutiveCountersGiveDistinctNonces)
 	}
 }
 
+// The replay window (protocol.rst, "Replay"): a recorded packet sent
+// again is refused, in any order within the window.
+TEST(AeadReplay, EachCounterOnceWithinTheWindow)
+{
+	mr_aead_replay r = {};
+	const uint64_t base = 0x123456789000ull;
+
+	EXPECT_EQ(mr_aead_replay_check(&r, base), 0);
+	EXPECT_EQ(mr_aead_replay_check(&r, base), -MR_ESTALE);
+	EXPECT_EQ(mr_aead_replay_check(&r, base + 5), 0);
+	EXPECT_EQ(mr_aead_replay_check(&r, base + 5), -MR_ESTALE);
+	// Reordered: below the highest, within the window, each once.
+	for (uint64_t c = base + 1; c < base + 5; c++) {
+		EXPECT_EQ(mr_aead_replay_check(&r, c), 0) << c;
+		EXPECT_EQ(mr_aead_replay_check(&r, c), -MR_ESTALE) << c;
+	}
+	EXPECT_EQ(mr_aead_replay_check(&r, base - 1), 0);
+	EXPECT_EQ(mr_aead_replay_check(&r, base - 1), -MR_ESTALE);
+}
+
+TEST(AeadReplay, TooFarBelowTheHighestIsStale)
+{
+	mr_aead_replay r = {};
+	const uint64_t top = 1000000;
+
+	ASSERT_EQ(mr_aead_replay_check(&r, top), 0);
+	EXPECT_EQ(mr_aead_replay_check(&r, top - MR_AEAD_REPLAY_WINDOW), -MR_ESTALE);
+	EXPECT_EQ(mr_aead_replay_check(&r, 5), -MR_ESTALE);
+	EXPECT_EQ(mr_aead_replay_check(&r, top - MR_AEAD_REPLAY_WINDOW + 1), 0);
+	// A jump of more than the window forgets all below it.
+	ASSERT_EQ(mr_aead_replay_check(&r, top + 3 * MR_AEAD_REPLAY_WINDOW), 0);
+	EXPECT_EQ(mr_aead_replay_check(&r, top + 1), -MR_ESTALE);
+	EXPECT_EQ(mr_aead_replay_check(&r, top + 2 * MR_AEAD_REPLAY_WINDOW + 1), 0);
+	EXPECT_EQ(mr_aead_replay_check(&r, top + 2 * MR_AEAD_REPLAY_WINDOW + 1),
+		  -MR_ESTALE);
+}
+
+TEST(AeadReplay, SlidesBitByBitOverManyPackets)
+{
+	mr_aead_replay r = {};
+	const uint64_t base = ~0ull - 5000;
+
+	for (uint64_t i = 0; i < 5000; i += 2)
+		ASSERT_EQ(mr_aead_replay_check(&r, base + i), 0) << i;
+	// The odd ones within the window are new, the even ones seen.
+	for (uint64_t i = 5000 - MR_AEAD_REPLAY_WINDOW + 2; i < 5000; i++)
+		EXPECT_EQ(mr_aead_replay_check(&r, base + i), i % 2 ? 0 : -MR_ESTALE) << i;
+	EXPECT_EQ(mr_aead_replay_check(&r, ~0ull), 0); // the last counter
+	EXPECT_EQ(mr_aead_replay_check(&r, ~0ull), -MR_ESTALE);
+}
+
+// A sender that derives the key again (a reboot, a clone) starts a new
+// stream at a random counter: taken, and the old stream's recordings are
+// refused from then on, whichever side of the new one they lie.
+TEST(AeadReplay, NewStreamReplacesTheOldOneForGood)
+{
+	mr_aead_replay r = {};
+	const uint64_t old = 0x9000000000000000ull, fresh = 0x1234567800000010ull;
+
+	ASSERT_EQ(mr_aead_replay_check(&r, old), 0);
+	ASSERT_EQ(mr_aead_replay_check(&r, old + 1), 0);
+	EXPECT_EQ(mr_aead_replay_check(&r, fresh), 0);
+	EXPECT_EQ(mr_aead_replay_check(&r, fresh + 1), 0);
+	EXPECT_EQ(mr_aead_replay_check(&r, old + 2), -MR_ESTALE);  // never sent, yet old
+	EXPECT_EQ(mr_aead_replay_check(&r, old), -MR_ESTALE);
+	EXPECT_EQ(mr_aead_replay_check(&r, fresh + 1), -MR_ESTALE);
+	// A third stream above both; the first two stay refused.
+	const uint64_t third = 0xa000000000000000ull;
+	EXPECT_EQ(mr_aead_replay_check(&r, third), 0);
+	EXPECT_EQ(mr_aead_replay_check(&r, fresh + 2), -MR_ESTALE);
+	EXPECT_EQ(mr_aead_replay_check(&r, old + 3), -MR_ESTALE);
+	EXPECT_EQ(mr_aead_replay_check(&r, third + 1), 0);
+}
+
+// A stream that carries into its high 32 bits stays one stream, and all
+// of it is refused once it is left.
+TEST(AeadReplay, StreamAcrossACarryIsOneStream)
+{
+	mr_aead_replay r = {};
+	const uint64_t s = 0x00000005fffffff0ull;
+
+	for (uint64_t i = 0; i < 32; i++)
+		ASSERT_EQ(mr_aead_replay_check(&r, s + i), 0) << i;
+	ASSERT_EQ(mr_aead_replay_check(&r, 0x7700000000000000ull), 0);
+	EXPECT_EQ(mr_aead_replay_check(&r, s + 40), -MR_ESTALE);
+	EXPECT_EQ(mr_aead_replay_check(&r, s - 100), -MR_ESTALE);
+}
+
 TEST(AeadLayout, LengthsAndTrailer)
 {
 	uint32_t text = 12345;

@@ -59,8 +59,9 @@
 // copies of them each with one bit flipped in the ciphertext, in the base
 // header, in the nonce and in the GCM tag go to that QP from this host's
 // UDP socket (checksum valid): each must count exactly COUNT rx_drop_auth
-// and no other drop. COUNT well-formed cleartext SENDs to the QP must count
-// rx_drop_not_encrypted alike. The pair must stay in RTS and carry verified
+// and no other drop. COUNT copies sent again unchanged (replays) must count
+// rx_drop_replay, and COUNT well-formed cleartext SENDs to the QP
+// rx_drop_not_encrypted, alike. The pair must stay in RTS and carry verified
 // traffic after, and tx_encrypted and rx_decrypted must have counted the
 // captured packets.
 #include "guest_test.h"
@@ -2136,14 +2137,14 @@ void run_lying(Ktap &t, RcEnd &a, RcEnd &b, Udp &udp4, const std::string &netns)
 
 // ---- --tamper: encrypted packets with a byte changed ------------------------
 
-constexpr int kTamperCases = 11;
+constexpr int kTamperCases = 12;
 // An encrypting device's packets (protocol.rst, Encryption): the base header
 // in clear, the opcode header and payload sealed, an 8-byte nonce counter and
 // a 16-byte AES-GCM tag at the end.
 constexpr size_t kNonceLen = MR_AEAD_COUNTER_LEN, kGcmTagLen = MR_AEAD_TAG_LEN;
 // The drops an encrypting receiver adds to the others.
 const char *const kCryptoDrops[] = {"rx_drop_auth", "rx_drop_not_encrypted", "rx_drop_encrypted",
-                                    "rx_drop_no_key"};
+                                    "rx_drop_no_key", "rx_drop_replay"};
 
 // Where in a sealed packet a tamper changes a byte.
 enum class Part { Ciphertext, Header, Nonce, Tag };
@@ -2257,6 +2258,10 @@ void run_tamper(Ktap &t, RcEnd &a, RcEnd &b, const char *peer4, Udp &udp, int co
             t, target, udp, count, std::string("captured packets with ") + name + " flipped",
             [&, part = part](uint32_t i) { return tampered(pick(i), part, i, rng); },
             "rx_drop_auth");
+    // Unchanged: each opens, and the replay window refuses its counter.
+    tamper_kind(
+        t, target, udp, count, "captured packets sent again unchanged",
+        [&](uint32_t i) { return pick(i); }, "rx_drop_replay");
     // In clear, well-formed and aimed at the QP: refused before anything else.
     tamper_kind(
         t, target, udp, count, "cleartext SENDs to the QP",
