@@ -3,7 +3,8 @@
  * The completer, the requester's side of reliability: ACKs go to the
  * sender engine (proto/sender.c), which keeps the paths' scoreboards and
  * resends what they report lost, and send WQEs complete in MSN order as
- * the responder's "MSN done" passes them; a READ or atomic once its whole
+ * the responder's "MSN done" passes them and their packets are all
+ * acknowledged; a READ or atomic once its whole
  * response has landed (placed here as it arrives). NAKs fail a WR or, for
  * RNR, stop new data until the delay is over. What it learns goes to the
  * requester's bookkeeping through proto/requester.c, its only writer. The sender
@@ -239,7 +240,8 @@ enum mr_xport_next mr_comp_ack_rcv(struct mr_xport *x, const struct mr_pkt *pkt)
 	}
 	if (!x->snd.on)
 		return MR_NEXT_NONE;
-	mr_requester_peer_done(&x->req, pkt->ack.msn_done);
+	if (!mr_requester_peer_done(&x->req, &x->snd, pkt->ack.msn_done))
+		mr_stats_inc(dev, MR_CNT_RX_BOGUS_MSN_DONE);
 	mr_comp_complete(x);
 	return MR_NEXT_PUSH;
 }
@@ -263,6 +265,9 @@ void mr_comp_nak_rcv(struct mr_xport *x, const struct mr_pkt *pkt)
 				 mr_xport_now())) {
 	case MR_REQ_NAK_OLD:
 		mr_stats_inc(dev, MR_CNT_DUPLICATE_PACKETS);
+		break;
+	case MR_REQ_NAK_BOGUS:
+		mr_stats_inc(dev, MR_CNT_RX_DROP_BOGUS_NAK);
 		break;
 	case MR_REQ_NAK_FAIL:
 		mr_comp_fail(x, msn, pkt->nak.code == MR_NAK_REMOTE_ACCESS ?

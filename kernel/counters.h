@@ -67,6 +67,9 @@ enum mr_counter {
 	MR_CNT_FATAL_NAKS,	/* a fatal NAK repeated to a later packet */
 	MR_CNT_FATAL_NAKS_SUPPRESSED,	/* ... not repeated: within the gap */
 	MR_CNT_ACKS_HELD,	/* a completion's ACKs past MR_ACK_BURST */
+	/* A peer that holds the tag and lies: */
+	MR_CNT_RX_DROP_BOGUS_NAK,	/* a fatal NAK of no packet in flight */
+	MR_CNT_RX_BOGUS_MSN_DONE,	/* "MSN done" past every MSN sent */
 	/* Encryption (crypt.c): */
 	MR_CNT_TX_ENCRYPTED,
 	MR_CNT_RX_DECRYPTED,

@@ -174,13 +174,32 @@ void mr_requester_rd_answered(struct mr_requester *r, u32 msn)
 		r->rd_out--;
 }
 
-/* The peer reported the messages before @msn_done complete. */
-void mr_requester_peer_done(struct mr_requester *r, u32 msn_done)
+/**
+ * mr_requester_peer_done() - an ACK reported the messages before @msn_done
+ *	complete at the peer
+ * @r: the requester
+ * @s: its sender engine, which has taken the ACK
+ * @msn_done: the ACK's "MSN done"
+ *
+ * A message completes only once every packet it was sent in is
+ * acknowledged too: a peer that reports messages done whose packets it
+ * never acknowledged (it lies, or its ACKs came out of order) completes
+ * nothing until they are.
+ *
+ * Return: false when @msn_done names messages never sent: it is bogus, and
+ * changes nothing.
+ */
+bool mr_requester_peer_done(struct mr_requester *r, const struct mr_sender *s,
+			    u32 msn_done)
 {
-	/* Nothing not yet sent can be done: a bogus value changes nothing. */
-	if (mr_seq_before(r->peer_done, msn_done) &&
-	    !mr_seq_before(r->msn_hi, msn_done))
+	if (mr_seq_before(r->msn_hi, msn_done))
+		return false;
+	if (mr_seq_before(r->peer_done, msn_done))
 		r->peer_done = msn_done;
+	if (mr_seq_before(r->msn_head, r->peer_done))
+		r->acked = mr_sender_oldest_unacked(s, r->msn_head,
+						    r->msn_send);
+	return true;
 }
 
 /*
@@ -221,8 +240,9 @@ bool mr_requester_rnr_wait(struct mr_requester *r, u32 msn, u32 rnr_retry,
  * @r: the requester
  *
  * A failed message retires with its error once every message before it
- * has; a message retires with success once the peer reported it done,
- * or, a READ or atomic, once its whole response is in.
+ * has; a message retires with success once the peer reported it done and
+ * acknowledged every packet of it (mr_requester_peer_done()), or, a READ
+ * or atomic, once its whole response is in.
  */
 enum mr_req_head mr_requester_head(struct mr_requester *r)
 {
@@ -235,8 +255,9 @@ enum mr_req_head mr_requester_head(struct mr_requester *r)
 	mr_requester_env_msg(r, r->msn_head, &m);
 	if (m.rd)
 		return m.answered ? MR_REQ_HEAD_DONE : MR_REQ_HEAD_WAITS;
-	return mr_seq_before(r->msn_head, r->peer_done) ? MR_REQ_HEAD_DONE :
-							  MR_REQ_HEAD_WAITS;
+	return mr_seq_before(r->msn_head, r->peer_done) &&
+	       mr_seq_before(r->msn_head, r->acked) ? MR_REQ_HEAD_DONE :
+						      MR_REQ_HEAD_WAITS;
 }
 
 /**
@@ -247,8 +268,12 @@ enum mr_req_head mr_requester_head(struct mr_requester *r)
  * @rnr_retry: the RNR retries (MR_RNR_RETRY_INFINITE: without end)
  * @now: the time, ns
  *
- * Only a message started and not complete can be refused. An RNR NAK
- * during a wait, or of a packet sent before the last rewind, is old news.
+ * Only a message started and not complete can be refused, by a NAK that
+ * names a packet in flight: of that message for RNR; for a fatal NAK, of
+ * that message or a later one (the responder refuses everything after it,
+ * and a late refusal names its path's last packet), or a response. An
+ * RNR NAK during a wait, or of a packet sent before the last rewind, is
+ * old news.
  */
 enum mr_req_nak mr_requester_nak(struct mr_requester *r,
 				 const struct mr_sender *s,
@@ -264,6 +289,10 @@ enum mr_req_nak mr_requester_nak(struct mr_requester *r,
 	switch (nak->nak.code) {
 	case MR_NAK_REMOTE_ACCESS:
 	case MR_NAK_INVALID_REQUEST:
+		tp = mr_sender_in_flight(s, nak->base.path, nak->base.epoch,
+					 nak->base.psn);
+		if (!tp || (!tp->resp && mr_seq_before(tp->msn, msn)))
+			return MR_REQ_NAK_BOGUS;
 		return MR_REQ_NAK_FAIL;
 	case MR_NAK_RNR:
 		if (r->rnr_wait)
@@ -338,6 +367,9 @@ void mr_requester_rnr_resume(struct mr_requester *r)
 	if (mr_seq_before(r->rnr_msn, r->msn_send) ||
 	    (r->rnr_msn == r->msn_send && r->send_off)) {
 		r->msn_send = r->rnr_msn;
+		/* Its packets go again: none of those is acknowledged. */
+		if (mr_seq_before(r->rnr_msn, r->acked))
+			r->acked = r->rnr_msn;
 		r->send_off = 0;
 		mr_requester_rd_recount(r);
 	}

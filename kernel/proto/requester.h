@@ -34,6 +34,7 @@ struct mr_requester {
 	u32 msn_hi;		/* msn_send before any RNR rewind */
 	u32 rd_out;		/* see mr_requester_rd_recount() */
 	u32 peer_done;		/* the newest "MSN done" the peer reported */
+	u32 acked;		/* no packet of a message before it is unacked */
 	u32 send_off;		/* of msn_send: its next new packet */
 	u32 rsn_next;		/* the next message that consumes a receive */
 	u32 gen;		/* RNR rewinds */
@@ -95,6 +96,7 @@ enum mr_req_head {
 /* What a NAK means (mr_requester_nak()). */
 enum mr_req_nak {
 	MR_REQ_NAK_OLD,		/* of a message not started or complete */
+	MR_REQ_NAK_BOGUS,	/* names no packet of ours at or after it */
 	MR_REQ_NAK_IGNORED,	/* old news, or a code it does not know */
 	MR_REQ_NAK_RNR_WAIT,	/* the RNR wait began */
 	MR_REQ_NAK_FAIL,	/* the message fails with the NAK's code */
@@ -127,7 +129,8 @@ void mr_requester_push(struct mr_requester *r, struct mr_sender *s,
 		       u32 rd_max, u64 now);
 void mr_requester_retire(struct mr_requester *r, bool rd_open);
 void mr_requester_rd_answered(struct mr_requester *r, u32 msn);
-void mr_requester_peer_done(struct mr_requester *r, u32 msn_done);
+bool mr_requester_peer_done(struct mr_requester *r, const struct mr_sender *s,
+			    u32 msn_done);
 bool mr_requester_fail(struct mr_requester *r, u32 msn, u32 status);
 bool mr_requester_rnr_wait(struct mr_requester *r, u32 msn, u32 rnr_retry,
 			   u64 deadline);

@@ -58,6 +58,7 @@ static struct mr_tx_ring *mr_sender_ring(struct mr_sender *s,
 	s->rings++;
 	mr_requeue_clear(r);
 	p->ring = r;
+	p->ring_psn = p->sb.nxt;
 	p->sb.mark = r->mark;
 	return r;
 }
@@ -378,6 +379,51 @@ bool mr_sender_push_moved(struct mr_sender *s, u64 now)
 			mr_sender_ring_free(s, done);
 	}
 	return !s->requeue.count;
+}
+
+/* Lower @oldest to the MSN of request @tp if that is older, but not @from. */
+static bool mr_sender_older(const struct mr_tx_pkt *tp, u32 from, u32 *oldest)
+{
+	if (!tp->resp && !mr_seq_before(tp->msn, from) &&
+	    mr_seq_before(tp->msn, *oldest))
+		*oldest = tp->msn;
+	return *oldest == from;
+}
+
+/**
+ * mr_sender_oldest_unacked() - the oldest message not yet delivered whole
+ * @s: the engine
+ * @from: the oldest message not complete: older ones are skipped
+ * @upto: the answer when no packet of a message before it is out
+ *
+ * Of the request packets not acknowledged, on the paths or waiting to
+ * move off a failed one, the oldest message from @from on: no message
+ * before it lacks a packet at the receiver, as far as its ACKs tell.
+ *
+ * Return: that MSN, or @upto.
+ */
+u32 mr_sender_oldest_unacked(const struct mr_sender *s, u32 from, u32 upto)
+{
+	const struct mr_tx_ring *r;
+	u32 i, psn;
+
+	if (upto == from)
+		return upto;
+	for (i = 0; i < s->npaths; i++) {
+		const struct mr_tx_path *p = &s->path[i];
+
+		for (psn = p->sb.una; p->ring &&
+		     mr_sack_tx_next_unacked(&p->sb, &psn); psn++)
+			if (mr_sender_older(&p->ring->pkt[psn % MR_SACK_WINDOW],
+					    from, &upto))
+				return upto;
+	}
+	for (r = s->requeue.head; r; r = r->next)
+		for (i = 0; i < MR_SACK_WINDOW; i++)
+			if ((r->moving[i / 64] >> (i % 64) & 1) &&
+			    mr_sender_older(&r->pkt[i], from, &upto))
+				return upto;
+	return upto;
 }
 
 /*

@@ -63,6 +63,7 @@ struct mr_tx_path {
 	 * kept while it sends, given back by mr_sender_trim() once idle.
 	 */
 	struct mr_tx_ring *ring;
+	u32 ring_psn;		/* the first PSN its ring recorded */
 	bool ring_used;		/* recorded a packet since the last trim */
 };
 
@@ -175,6 +176,7 @@ int mr_sender_take(struct mr_sender *s, int avoid, u32 *psn, u64 now);
 int mr_sender_send(struct mr_sender *s, u32 id, u32 psn,
 		   const struct mr_tx_pkt *tp, enum mr_send_why why, u64 now);
 bool mr_sender_push_moved(struct mr_sender *s, u64 now);
+u32 mr_sender_oldest_unacked(const struct mr_sender *s, u32 from, u32 upto);
 void mr_sender_abandon(struct mr_sender *s, u32 id);
 
 int mr_sender_ack(struct mr_sender *s, const struct mr_pkt *ack, u64 now);
@@ -206,7 +208,8 @@ static inline u32 mr_sender_path_nxt(const struct mr_sender *s, u32 id)
 
 /*
  * The packet in flight that a NAK of path @id's @epoch and @psn is about,
- * or NULL when that PSN is from an older epoch or outside the window.
+ * or NULL when that PSN is from an older epoch, outside the window, not
+ * sent yet, or older than what the path's ring recorded.
  */
 static inline const struct mr_tx_pkt *
 mr_sender_in_flight(const struct mr_sender *s, u32 id, u16 epoch, u32 psn)
@@ -217,7 +220,8 @@ mr_sender_in_flight(const struct mr_sender *s, u32 id, u16 epoch, u32 psn)
 		return NULL;
 	p = &s->path[id];
 	if (!p->ring || epoch != p->sb.epoch ||
-	    p->sb.nxt - psn > MR_SACK_WINDOW)
+	    p->sb.nxt - psn - 1 >= MR_SACK_WINDOW ||
+	    psn - p->ring_psn >= p->sb.nxt - p->ring_psn)
 		return NULL;
 	return &p->ring->pkt[psn % MR_SACK_WINDOW];
 }

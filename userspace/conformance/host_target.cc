@@ -112,6 +112,8 @@ const char *const kCounterNames[] = {
     "fatal_naks",
     "fatal_naks_suppressed",
     "acks_held",
+    "rx_drop_bogus_nak",
+    "rx_bogus_msn_done",
     "tx_encrypted",
     "rx_decrypted",
     "rx_drop_auth",
@@ -1125,7 +1127,8 @@ private:
         }
         if (!snd_.on)
             return Next::None;
-        mr_requester_peer_done(&req_, pkt.ack.msn_done);
+        if (!mr_requester_peer_done(&req_, &snd_, pkt.ack.msn_done))
+            Count("rx_bogus_msn_done");
         CompComplete();
         return Next::Push;
     }
@@ -1143,6 +1146,9 @@ private:
         switch (mr_requester_nak(&req_, &snd_, &pkt, spec_.rnr_retry, now_)) {
         case MR_REQ_NAK_OLD:
             Count("duplicate_packets");
+            break;
+        case MR_REQ_NAK_BOGUS:
+            Count("rx_drop_bogus_nak");
             break;
         case MR_REQ_NAK_FAIL:
             CompFail(msn, pkt.nak.code == MR_NAK_REMOTE_ACCESS ? kRemAccessErr : kRemInvReqErr);

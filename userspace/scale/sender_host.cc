@@ -277,7 +277,7 @@ void MrSender::OnAck(const mr_pkt &pkt) {
     if (Done())
         return;
     mr_requester *r = &req_.r;
-    mr_requester_peer_done(r, pkt.ack.msn_done);
+    mr_requester_peer_done(r, &engine_.s, pkt.ack.msn_done);
     while (mr_requester_head(r) == MR_REQ_HEAD_DONE)
         mr_requester_retire(r, false);
     if (AllDone()) {

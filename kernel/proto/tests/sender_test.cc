@@ -145,7 +145,7 @@ public:
 	// or nothing is left to happen; returns whether everything arrived.
 	bool Run(uint64_t limit_ns = 600ull * 1000 * 1000 * 1000)
 	{
-		while (host.s.on && req.r.peer_done < cfg.msgs && now < limit_ns) {
+		while (host.s.on && req.r.msn_head < cfg.msgs && now < limit_ns) {
 			Push();
 			uint64_t next = 0;
 			auto consider = [&](uint64_t t) {
@@ -170,7 +170,8 @@ public:
 			mr_receiver_timeout(&rx.r, now);
 			mr_sender_timeout(&host.s, now);
 		}
-		return req.r.peer_done == cfg.msgs && AllLanded();
+		return req.r.peer_done == cfg.msgs &&
+		       req.r.msn_head == cfg.msgs && AllLanded();
 	}
 
 	// Deliver what is still on the wire (the ACKs that follow the one
@@ -305,7 +306,7 @@ public:
 			return;
 		}
 		// The completer's part: report, then retire what completed.
-		mr_requester_peer_done(&req.r, pkt.ack.msn_done);
+		mr_requester_peer_done(&req.r, &host.s, pkt.ack.msn_done);
 		while (mr_requester_head(&req.r) == MR_REQ_HEAD_DONE)
 			mr_requester_retire(&req.r, false);
 	}
@@ -618,10 +619,12 @@ TEST(SenderEngine, NoMemoryForARingWaitsThenCompletes)
 	EXPECT_EQ(h.rings_out, 0u);
 }
 
-// A path whose ACKs are lost fails over, but what it carried arrived:
-// packets of messages the peer completed are not moved to other paths
-// (protocol.rst, "Failover": only what is still owed is sent again).
-TEST(SenderEngine, PathWithLostAcksFailsOverWithoutMovingWhatArrived)
+// A path whose ACKs are lost fails over. What it carried arrived, but no
+// ACK confirmed it: its messages do not complete on "MSN done" alone
+// (protocol.rst, "Completion"), so its packets move to other paths, where
+// they are acknowledged as duplicates and placed once; every message
+// then completes.
+TEST(SenderEngine, PathWithLostAcksFailsOverAndMovesWhatNoAckConfirmed)
 {
 	LinkConfig c;
 	c.seed = 5;
@@ -629,8 +632,11 @@ TEST(SenderEngine, PathWithLostAcksFailsOverWithoutMovingWhatArrived)
 	Harness h(c);
 	h.acks_blackholed.insert(mr_sender_path_port(h.S(), 0));
 	ASSERT_TRUE(h.Run());
+	h.Drain();
 	EXPECT_GE(h.failovers, 1u);
-	EXPECT_EQ(h.moved, 0u);
+	EXPECT_GE(h.moved, 1u);
+	EXPECT_EQ(h.placed, static_cast<uint64_t>(c.msgs) * c.pkts_per_msg);
+	EXPECT_EQ(h.R()->msn_head, c.msgs);
 }
 
 // A peer that stops answering fails the connection once every path had
@@ -855,14 +861,81 @@ TEST(RequesterEngine, PeerDoneBeyondWhatWentIsIgnored)
 	Harness h(c);
 	h.Push();
 	ASSERT_EQ(h.R()->msn_hi, 8u);
-	mr_requester_peer_done(h.R(), 9);
+	EXPECT_FALSE(mr_requester_peer_done(h.R(), h.S(), 9));
 	EXPECT_EQ(h.R()->peer_done, 0u);
-	mr_requester_peer_done(h.R(), 5);
+	EXPECT_TRUE(mr_requester_peer_done(h.R(), h.S(), 5));
 	EXPECT_EQ(h.R()->peer_done, 5u);
-	mr_requester_peer_done(h.R(), 3);
+	EXPECT_TRUE(mr_requester_peer_done(h.R(), h.S(), 3));
 	EXPECT_EQ(h.R()->peer_done, 5u);
-	mr_requester_peer_done(h.R(), 8);
+	EXPECT_TRUE(mr_requester_peer_done(h.R(), h.S(), 8));
 	EXPECT_EQ(h.R()->peer_done, 8u);
+}
+
+// An ACK of path @id: every PSN before @cum arrived, and the messages
+// before @msn_done are done; the completer's part as comp.c takes it.
+void AckPath(Harness &h, uint32_t id, uint32_t cum, uint32_t msn_done)
+{
+	mr_pkt a{};
+	a.base.opcode = MR_OP_ACK;
+	a.base.path = static_cast<u8>(id);
+	a.base.epoch = mr_sender_path_epoch(h.S(), id);
+	a.base.psn = cum - 1;
+	a.ack.cum_psn = cum;
+	a.ack.msn_done = msn_done;
+	h.Ack(a);
+}
+
+// A message completes only once the peer reports it done and has
+// acknowledged every packet of it: a peer that says later messages are
+// done, whose packets it never acknowledged, completes nothing beyond
+// what it acknowledged (issue 31).
+TEST(RequesterEngine, PeerDoneCompletesOnlyWhatWasAcknowledged)
+{
+	LinkConfig c;
+	c.msgs = 4;
+	c.pkts_per_msg = 1;
+	c.paths = 1;
+	c.cc = false;
+	Harness h(c);
+	h.Push();
+	ASSERT_EQ(h.sent_log.size(), 4u);
+	// Messages 0 and 1 acknowledged, all four claimed done.
+	AckPath(h, 0, h.sent_log[2].psn, 4);
+	EXPECT_EQ(h.R()->peer_done, 4u);
+	EXPECT_EQ(h.R()->msn_head, 2u);
+	EXPECT_EQ(mr_requester_head(h.R()), MR_REQ_HEAD_WAITS);
+	// No resend of them goes as a stale (empty) SEND.
+	mr_tx_pkt tp{};
+	tp.msn = 2;
+	EXPECT_FALSE(mr_requester_stale(h.R(), &tp));
+	// The rest acknowledged: an ACK with no new "MSN done" completes them.
+	AckPath(h, 0, h.sent_log[3].psn + 1, 0);
+	EXPECT_EQ(h.R()->msn_head, 4u);
+}
+
+// Over several paths: a message whose packets went on two waits for the
+// ACKs of both, in whichever order they come.
+TEST(RequesterEngine, PeerDoneWaitsForEveryPathOfTheMessage)
+{
+	LinkConfig c;
+	c.msgs = 2;
+	c.pkts_per_msg = 4;
+	c.paths = 2;
+	c.cc = false;
+	Harness h(c);
+	h.Push();
+	ASSERT_EQ(h.sent_log.size(), 8u);
+	std::set<uint32_t> on;
+	for (const auto &e : h.sent_log)
+		if (e.msn == 0)
+			on.insert(e.id);
+	ASSERT_EQ(on.size(), 2u);
+	// Path 0 acknowledged in full, reporting both messages done.
+	AckPath(h, 0, mr_sender_path_nxt(h.S(), 0), 2);
+	EXPECT_EQ(h.R()->msn_head, 0u);
+	// Path 1's ACK, with an older "MSN done", completes both.
+	AckPath(h, 1, mr_sender_path_nxt(h.S(), 1), 1);
+	EXPECT_EQ(h.R()->msn_head, 2u);
 }
 
 // The first failure stands: a later message's error does not replace
@@ -943,6 +1016,54 @@ TEST(RequesterEngine, NaksAreJudgedAgainstWhatWent)
 	EXPECT_EQ(nak(2, MR_NAK_RNR, h.sent_log[4].psn), MR_REQ_NAK_RNR_SPENT);
 }
 
+// A fatal NAK must name a packet in flight, of the message it refuses or
+// a later one (the responder refuses every packet after it): one of
+// another path, epoch or PSN, one not sent, or an earlier message's is
+// bogus and fails nothing (issue 31).
+TEST(RequesterEngine, FatalNaksMustNameAPacketInFlight)
+{
+	LinkConfig c;
+	c.msgs = 4;
+	c.pkts_per_msg = 1;
+	c.paths = 2;
+	c.cc = false;
+	Harness h(c);
+	h.Push();
+	ASSERT_EQ(h.sent_log.size(), 4u);
+	auto nak = [&](uint32_t msn, uint8_t code, uint32_t id, int depoch,
+		       uint32_t psn) {
+		mr_pkt p{};
+		p.base.opcode = MR_OP_NAK;
+		p.base.path = static_cast<u8>(id);
+		p.base.epoch = static_cast<u16>(
+		    mr_sender_path_epoch(h.S(), id % 2) + depoch);
+		p.base.psn = psn;
+		p.nak.msn = msn;
+		p.nak.code = code;
+		return mr_requester_nak(h.R(), h.S(), &p, c.rnr_retry, 1000);
+	};
+	const auto &m1 = h.sent_log[1], &m0 = h.sent_log[0];
+	const auto &m3 = h.sent_log[3];
+	for (uint8_t code : {MR_NAK_REMOTE_ACCESS, MR_NAK_INVALID_REQUEST}) {
+		// Another path, epoch, a PSN not sent, a path it lacks.
+		EXPECT_EQ(nak(1, code, 1 - m1.id, 0, m1.psn + 100),
+			  MR_REQ_NAK_BOGUS);
+		EXPECT_EQ(nak(1, code, m1.id, 1, m1.psn), MR_REQ_NAK_BOGUS);
+		EXPECT_EQ(nak(1, code, m1.id, 0,
+			      mr_sender_path_nxt(h.S(), m1.id)),
+			  MR_REQ_NAK_BOGUS);
+		EXPECT_EQ(nak(1, code, m1.id, 0, m1.psn - 5), MR_REQ_NAK_BOGUS);
+		EXPECT_EQ(nak(1, code, 7, 0, m1.psn), MR_REQ_NAK_BOGUS);
+		// A packet of an earlier message.
+		EXPECT_EQ(nak(1, code, m0.id, 0, m0.psn), MR_REQ_NAK_BOGUS);
+	}
+	// Its own packet, or a later message's (a repeat): it fails.
+	EXPECT_EQ(nak(1, MR_NAK_INVALID_REQUEST, m3.id, 0, m3.psn),
+		  MR_REQ_NAK_FAIL);
+	EXPECT_EQ(nak(1, MR_NAK_REMOTE_ACCESS, m1.id, 0, m1.psn),
+		  MR_REQ_NAK_FAIL);
+}
+
 // Messages retire in order: a failed one once it is the oldest, a READ
 // once its whole response is in, others once the peer reports them done.
 TEST(RequesterEngine, TheOldestRetiresFirstAFailedOneWithItsError)
@@ -958,7 +1079,15 @@ TEST(RequesterEngine, TheOldestRetiresFirstAFailedOneWithItsError)
 	h.kind[2].length = kSlice;
 	EXPECT_EQ(mr_requester_head(h.R()), MR_REQ_HEAD_WAITS);
 	h.Push();
-	mr_requester_peer_done(h.R(), 3);
+	// Everything acknowledged, all reported done; the completer's loop
+	// is this test's.
+	mr_pkt a{};
+	a.base.opcode = MR_OP_ACK;
+	a.base.epoch = mr_sender_path_epoch(h.S(), 0);
+	a.ack.cum_psn = mr_sender_path_nxt(h.S(), 0);
+	a.base.psn = a.ack.cum_psn - 1;
+	ASSERT_EQ(mr_sender_ack(h.S(), &a, h.now), 0);
+	EXPECT_TRUE(mr_requester_peer_done(h.R(), h.S(), 3));
 	EXPECT_EQ(mr_requester_head(h.R()), MR_REQ_HEAD_DONE);
 	mr_requester_retire(h.R(), false);
 	// The READ waits for its response, whatever MSN done says.
