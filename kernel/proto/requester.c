@@ -186,13 +186,18 @@ void mr_requester_rd_answered(struct mr_requester *r, u32 msn)
  * never acknowledged (it lies, or its ACKs came out of order) completes
  * nothing until they are.
  *
- * Return: false when @msn_done names messages never sent: it is bogus, and
- * changes nothing.
+ * Return: false when @msn_done names messages never sent, or the one an
+ * RNR wait holds: it is bogus, and changes nothing.
  */
 bool mr_requester_peer_done(struct mr_requester *r, const struct mr_sender *s,
 			    u32 msn_done)
 {
-	if (mr_seq_before(r->msn_hi, msn_done))
+	/*
+	 * Nothing not yet sent can be done, nor, during an RNR wait, the
+	 * refused message: its data was discarded.
+	 */
+	if (mr_seq_before(r->msn_hi, msn_done) ||
+	    (r->rnr_wait && mr_seq_before(r->rnr_msn, msn_done)))
 		return false;
 	if (mr_seq_before(r->peer_done, msn_done))
 		r->peer_done = msn_done;

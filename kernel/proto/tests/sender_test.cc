@@ -913,6 +913,34 @@ TEST(RequesterEngine, PeerDoneCompletesOnlyWhatWasAcknowledged)
 	EXPECT_EQ(h.R()->msn_head, 4u);
 }
 
+// During an RNR wait the refused message is not done, though its packets
+// were acknowledged: an "MSN done" past it is bogus. After the wait its
+// new packets must be acknowledged before it completes.
+TEST(RequesterEngine, PeerDoneCannotCompleteAMessageAnRnrWaitHolds)
+{
+	LinkConfig c;
+	c.msgs = 2;
+	c.pkts_per_msg = 1;
+	c.paths = 1;
+	c.cc = false;
+	Harness h(c);
+	h.Push();
+	ASSERT_EQ(h.sent_log.size(), 2u);
+	AckPath(h, 0, h.sent_log[1].psn, 1);
+	ASSERT_EQ(h.R()->msn_head, 1u);
+	ASSERT_TRUE(mr_requester_rnr_wait(h.R(), 1, c.rnr_retry, 5000));
+	AckPath(h, 0, h.sent_log[1].psn + 1, 0);
+	EXPECT_FALSE(mr_requester_peer_done(h.R(), h.S(), 2));
+	EXPECT_EQ(mr_requester_head(h.R()), MR_REQ_HEAD_WAITS);
+	mr_requester_rnr_resume(h.R());
+	h.Push();
+	ASSERT_EQ(h.sent_log.size(), 3u);
+	EXPECT_TRUE(mr_requester_peer_done(h.R(), h.S(), 2));
+	EXPECT_EQ(mr_requester_head(h.R()), MR_REQ_HEAD_WAITS);
+	AckPath(h, 0, h.sent_log[2].psn + 1, 2);
+	EXPECT_EQ(h.R()->msn_head, 2u);
+}
+
 // Over several paths: a message whose packets went on two waits for the
 // ACKs of both, in whichever order they come.
 TEST(RequesterEngine, PeerDoneWaitsForEveryPathOfTheMessage)
