@@ -64,6 +64,19 @@
 // rx_drop_not_encrypted, alike. The pair must stay in RTS and carry verified
 // traffic after, and tx_encrypted and rx_decrypted must have counted the
 // captured packets.
+//
+//   mr_craft --lying-acks COUNT DEVICE PEER_DEVICE PEER_IPV4
+//
+// With --lying-acks, run in DEVICE's namespace: the lying peer, which holds the
+// connection tag (issue 31). PEER_DEVICE's QP sends a SEND that DEVICE's
+// QP refuses for want of a receive (RNR, waits of 491 ms); an AF_PACKET
+// socket keeps DEVICE's ACKs and NAKs for it. Then COUNT ACKs of the
+// right path, epoch and PSNs that report the SEND done, COUNT that report
+// messages never sent done, and COUNT fatal NAKs of the SEND that name a
+// PSN or epoch that never carried it go to the requester: the ACKs must
+// complete nothing (rx_bogus_msn_done), the NAKs fail nothing
+// (rx_drop_bogus_nak), the QP stays in RTS, and once the receive is
+// posted the SEND completes with its data intact.
 #include "guest_test.h"
 
 extern "C" {
@@ -2287,11 +2300,109 @@ void run_tamper(Ktap &t, RcEnd &a, RcEnd &b, const char *peer4, Udp &udp, int co
             "tx_encrypted +%lld for %zu captured, rx_decrypted +%lld", enc, all.size(), dec);
 }
 
+// ---- --lying-acks: a peer that holds the tag reports what did not happen --
+
+constexpr int kLieCases = 6;
+
+void run_lie(Ktap &t, RcEnd &a, RcEnd &b, const char *peer4, Udp &udp, int count) {
+    Capture cap(peer4);
+    if (!cap.ok())
+        bail("cannot open an AF_PACKET socket (needs CAP_NET_RAW): " +
+             std::string(std::strerror(errno)));
+    RcPairOptions opts;
+    opts.min_rnr_timer = 31; // 491 ms: the forgeries go within one wait
+    RcPair p(a, b, opts);
+    if (p.error())
+        bail("cannot build an RC pair: " + std::string(std::strerror(p.error())));
+    const uint32_t qpn = p[1]->qp_num; // the target: the requester on PEER
+    const char *target = b.name.c_str();
+    std::string why;
+    t.check(exchange(p, b, a, 1, &why), "lie: the pair carries a SEND from the target first", "%s",
+            why.c_str());
+
+    // The SEND the lies are about: no receive for it yet.
+    std::vector<uint8_t> out(200), in(256, 0);
+    for (size_t i = 0; i < out.size(); i++)
+        out[i] = static_cast<uint8_t>(i * 7 + 1);
+    Mr out_mr(ibv_reg_mr(b.pd.get(), out.data(), out.size(), IBV_ACCESS_LOCAL_WRITE));
+    Mr in_mr(ibv_reg_mr(a.pd.get(), in.data(), in.size(), IBV_ACCESS_LOCAL_WRITE));
+    if (!out_mr || !in_mr)
+        bail("reg_mr failed");
+    ibv_sge ss{reinterpret_cast<uintptr_t>(out.data()), 200, out_mr->lkey};
+    ibv_sge rs{reinterpret_cast<uintptr_t>(in.data()), 256, in_mr->lkey};
+    Counts before = rdma_counters(target);
+    if (post_send_wr(p[1], send_wr(77, IBV_WR_SEND, &ss)))
+        bail("post_send failed");
+    usleep(150000); // refused, acknowledged, waiting
+    cap.stop();
+    std::optional<mr_pkt> ack, rnr;
+    for (const Packet &c : cap.for_qp(qpn)) {
+        mr_pkt k;
+        if (mr_wire_decode(c.data(), static_cast<u32>(c.size()), &k))
+            continue;
+        if (k.base.opcode == MR_OP_ACK)
+            ack = k;
+        else if (k.base.opcode == MR_OP_NAK && k.nak.code == MR_NAK_RNR)
+            rnr = k;
+    }
+    t.check(ack && rnr, "lie: the SEND was refused (RNR) and acknowledged", "ACK %s, RNR NAK %s",
+            ack ? "seen" : "missing", rnr ? "seen" : "missing");
+    if (!ack || !rnr)
+        bail("no ACK or RNR NAK of the target's SEND was captured");
+    const uint32_t msn = rnr->nak.msn;
+    std::printf("# SEND MSN %u refused on path %u epoch %u PSN %u; last ACK path %u cum %u\n", msn,
+                rnr->base.path, rnr->base.epoch, rnr->base.psn, ack->base.path, ack->ack.cum_psn);
+
+    int sent = 0;
+    for (int i = 0; i < count; i++) {
+        mr_pkt k = *ack; // the SEND reported done, past it, never sent
+        k.ack.msn_done = msn + 1 + (i % 2 ? 1000u + static_cast<uint32_t>(i) : 0u);
+        sent += udp.send(encode(k));
+        mr_pkt n = *rnr; // a fatal NAK of it on a PSN or epoch it never had
+        n.nak.code = i % 2 ? MR_NAK_REMOTE_ACCESS : MR_NAK_INVALID_REQUEST;
+        n.nak.rnr_delay = 0;
+        if (i % 3 == 2)
+            n.base.epoch = static_cast<u16>(n.base.epoch + 1);
+        else
+            n.base.psn += 300 + static_cast<uint32_t>(i);
+        sent += udp.send(encode(n));
+        if (i % 32 == 31)
+            usleep(2000);
+    }
+    Counts after = settle(target, before,
+                          {{"rx_bogus_msn_done", count}, {"rx_drop_bogus_nak", count}}, 5000, 50);
+    long long bogus = after["rx_bogus_msn_done"] - before["rx_bogus_msn_done"],
+              naks = after["rx_drop_bogus_nak"] - before["rx_drop_bogus_nak"];
+    auto early = poll_wcs(b.scq.get(), 1, 100);
+    std::printf("# sent %d: rx_bogus_msn_done +%lld, rx_drop_bogus_nak +%lld, completions %s\n",
+                sent, bogus, naks, wcs_str(early).c_str());
+    t.check(early.empty() && p.state(1) == IBV_QPS_RTS,
+            "lie: the forged ACKs completed nothing, the NAKs failed nothing: QP in RTS",
+            "completions %s, state %d", wcs_str(early).c_str(), p.state(1));
+    t.check(sent == 2 * count && bogus >= count && naks == count,
+            "lie: rx_bogus_msn_done and rx_drop_bogus_nak counted the forgeries",
+            "sent %d of %d; rx_bogus_msn_done +%lld, rx_drop_bogus_nak +%lld (want %d)", sent,
+            2 * count, bogus, naks, count);
+
+    // The receive comes: the SEND goes again after its wait, and lands whole.
+    int rc = post_recv_wr(p[0], 5, &rs);
+    auto sw = poll_wcs(b.scq.get(), 1, 5000);
+    auto rw = poll_wcs(a.rcq.get(), 1, 5000);
+    bool same = std::equal(out.begin(), out.end(), in.begin());
+    t.check(rc == 0 && sw.size() == 1 && sw[0].wr_id == 77 && sw[0].status == IBV_WC_SUCCESS &&
+                rw.size() == 1 && rw[0].status == IBV_WC_SUCCESS && rw[0].byte_len == 200 && same,
+            "lie: once the receive is posted the SEND completes, its data intact",
+            "rc %d send %s recv %s data %s", rc, wcs_str(sw).c_str(), wcs_str(rw).c_str(),
+            same ? "same" : "differs");
+    t.check(exchange(p, a, b, 0, &why) && exchange(p, b, a, 1, &why),
+            "lie: and the pair carries SENDs both ways after", "%s", why.c_str());
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
     bool foreign = false, lying = false;
-    int fuzz_seconds = 0, tamper_count = 0;
+    int fuzz_seconds = 0, tamper_count = 0, lie_count = 0;
     std::map<std::string, std::string> netns; // device -> network namespace
     char *const prog = argv[0];
     while (argc > 1 && std::strncmp(argv[1], "--", 2) == 0) {
@@ -2313,12 +2424,17 @@ int main(int argc, char **argv) {
             tamper_count = std::atoi(argv[2]);
             argv++;
             argc--;
+        } else if (opt == "--lying-acks" && argc > 2 && std::atoi(argv[2]) > 0) {
+            lie_count = std::atoi(argv[2]);
+            argv++;
+            argc--;
         } else {
             std::fprintf(stderr, "mr_craft: bad option %s%s\n", argv[1],
-                         opt == "--netns"    ? " (want --netns DEVICE=NETNS)"
-                         : opt == "--fuzz"   ? " (want --fuzz SECONDS, above 0)"
-                         : opt == "--tamper" ? " (want --tamper COUNT, above 0)"
-                                             : "");
+                         opt == "--netns"        ? " (want --netns DEVICE=NETNS)"
+                         : opt == "--fuzz"       ? " (want --fuzz SECONDS, above 0)"
+                         : opt == "--tamper"     ? " (want --tamper COUNT, above 0)"
+                         : opt == "--lying-acks" ? " (want --lying-acks COUNT, above 0)"
+                                                 : "");
             return 2;
         }
         argv++;
@@ -2363,6 +2479,17 @@ int main(int argc, char **argv) {
         if (!udp4.ok())
             bail("cannot open a UDP socket to " + std::string(argv[3]));
         run_tamper(t, a, b, argv[3], udp4, tamper_count);
+        return t.passed() ? 0 : 1;
+    }
+    if (lie_count) {
+        start(argc, argv, 3, "--lying-acks COUNT DEVICE PEER_DEVICE PEER_IPV4");
+        Ktap t(kLieCases);
+        RcEnd a, b;
+        open_rc_ends(a, argv[1], b, argv[2]);
+        Udp udp4(AF_INET, argv[3]);
+        if (!udp4.ok())
+            bail("cannot open a UDP socket to " + std::string(argv[3]));
+        run_lie(t, a, b, argv[3], udp4, lie_count);
         return t.passed() ? 0 : 1;
     }
     start(argc, argv, 5,
