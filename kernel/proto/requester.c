@@ -369,6 +369,12 @@ void mr_requester_answered(struct mr_requester *r, u32 msn,
 void mr_requester_rnr_resume(struct mr_requester *r)
 {
 	r->rnr_wait = false;
+	/*
+	 * Never rewind before the oldest message not retired: msn_send would
+	 * fall behind msn_head, and mr_requester_rd_recount() walk 2^32 MSNs.
+	 */
+	if (mr_seq_before(r->rnr_msn, r->msn_head))
+		r->rnr_msn = r->msn_head;
 	if (mr_seq_before(r->rnr_msn, r->msn_send) ||
 	    (r->rnr_msn == r->msn_send && r->send_off)) {
 		r->msn_send = r->rnr_msn;

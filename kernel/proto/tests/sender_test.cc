@@ -941,6 +941,25 @@ TEST(RequesterEngine, PeerDoneCannotCompleteAMessageAnRnrWaitHolds)
 	EXPECT_EQ(h.R()->msn_head, 2u);
 }
 
+// Should the refused message retire during its RNR wait all the same,
+// the rewind starts at the oldest message not retired, never before it.
+TEST(RequesterEngine, RnrResumeNeverRewindsBeforeTheHead)
+{
+	LinkConfig c;
+	c.msgs = 3;
+	c.pkts_per_msg = 1;
+	c.paths = 1;
+	c.cc = false;
+	Harness h(c);
+	h.Push();
+	ASSERT_TRUE(mr_requester_rnr_wait(h.R(), 0, c.rnr_retry, 5000));
+	mr_requester_retire(h.R(), false);
+	mr_requester_retire(h.R(), false);
+	mr_requester_rnr_resume(h.R());
+	EXPECT_EQ(h.R()->msn_send, 2u);
+	EXPECT_EQ(h.R()->rd_out, 0u);
+}
+
 // Over several paths: a message whose packets went on two waits for the
 // ACKs of both, in whichever order they come.
 TEST(RequesterEngine, PeerDoneWaitsForEveryPathOfTheMessage)
