@@ -21,8 +21,9 @@
  * A fast-registration MR (ib_alloc_mr) gets its pages from ib_map_mr_sg()
  * and becomes usable only when an IB_WR_REG_MR gives it a key, rights and
  * a range; IB_WR_LOCAL_INV or a SEND with invalidate takes its keys away
- * again, and completes once the lookups that found it are done. Lookups match the keys kept here, not those in struct ib_mr,
- * which the consumer changes (ib_update_fast_reg_key) before registering.
+ * again, and completes once the lookups that found it are done. Lookups
+ * match the keys kept here, not those in struct ib_mr, which the consumer
+ * changes (ib_update_fast_reg_key) before registering.
  */
 #include <kunit/visibility.h>
 #include <linux/highmem.h>
