@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <atomic>
 #include <memory>
-#include <random>
 #include <openssl/evp.h>
+#include <random>
 
 extern "C" {
 #include "aead.h"
@@ -87,7 +87,9 @@ std::atomic<uint64_t> g_counter{[] {
 }()};
 } // namespace
 
-uint64_t NextCounter() { return ++g_counter; }
+uint64_t NextCounter() {
+    return ++g_counter;
+}
 
 void SkipCounters(uint64_t used) {
     uint64_t now = g_counter.load();

@@ -10,9 +10,9 @@
 #include <cstring>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <random>
-#include <map>
 #include <set>
 
 #include "gcm.h"

@@ -212,10 +212,11 @@ private:
         std::string why;
         if (!t_.CreateQp(spec, &why))
             throw Failure("cannot create the QP: " + why);
-        vars_ = {{"qpn", t_.Qpn()},  {"peer_qpn", kPeerQpn}, {"rkey", t_.Rkey()},
-                 {"va", t_.Va()},    {"rq", kPeerPsn},       {"sq", kQpPsn},
-                 {"ptag", kPeerTag}, {"qkey", spec.qkey},    {"tag", 0},
-                 {"ctr", NextCounter() + kCaseCounterGap}};
+        vars_ = {{"qpn", t_.Qpn()},   {"peer_qpn", kPeerQpn},
+                 {"rkey", t_.Rkey()}, {"va", t_.Va()},
+                 {"rq", kPeerPsn},    {"sq", kQpPsn},
+                 {"ptag", kPeerTag},  {"qkey", spec.qkey},
+                 {"tag", 0},          {"ctr", NextCounter() + kCaseCounterGap}};
         t_prev_ = t_.NowMs();
         if (handshake_)
             Handshake();
