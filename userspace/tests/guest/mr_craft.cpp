@@ -626,9 +626,15 @@ void run(Ktap &t, RcEnd &a, RcEnd &b, const char *peer4, const char *peer6, Udp 
         "reserved flag bits and reserved bytes",
         [&](int i) {
             Packet p = encode(send_pkt(qpn, far_psn, 1, 16, 16, tag));
-            if (i % 3 == 0)
-                p[kFlagsByte] |= static_cast<uint8_t>(4u << c.below(6));
-            else if (i % 3 == 1)
+            if (i % 3 == 0) {
+                // A bit no packet may carry in the clear: a reserved one,
+                // or ENCRYPTED, which decoding refuses.
+                uint8_t bit;
+                do
+                    bit = static_cast<uint8_t>(1u << c.below(8));
+                while (bit & (MR_FLAG_ACK_REQ | MR_FLAG_SOLICITED | MR_FLAG_WINDOW_LIMITED));
+                p[kFlagsByte] |= bit;
+            } else if (i % 3 == 1)
                 p[kReservedByte] = static_cast<uint8_t>(1 + c.below(255));
             else
                 p[kReservedTail + c.below(2)] = static_cast<uint8_t>(1 + c.below(255));
