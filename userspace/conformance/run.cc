@@ -455,7 +455,7 @@ private:
             checks.push_back(kv);
         const uint64_t offset = p.fields.count("offset") ? p.fields.at("offset") : 0;
         for (auto &[k, v] : checks) {
-            if (k == "within" || v == "*")
+            if (k == "within" || k == "late" || v == "*")
                 continue;
             if (k == "sack") {
                 if (p.sack != SackSet(v)) {
@@ -545,7 +545,9 @@ private:
         if (ev.args[0] == "none")
             return ExpectNone(ev);
         const double start = t_prev_;
-        const double within = ev.at_ms >= 0 ? ev.at_ms + o_.tolerance_ms : Within(ev);
+        // late=MS: a timer's own granularity, on top of the tolerance.
+        const double within =
+            ev.at_ms >= 0 ? ev.at_ms + o_.tolerance_ms + MsParam(ev, "late", 0) : Within(ev);
         const double deadline = t_.NowMs() + within + (ev.at_ms >= 0 ? start - t_.NowMs() : 0);
         std::string closest;
         for (size_t seen = 0;;) {
@@ -587,20 +589,29 @@ private:
         throw Failure(what);
     }
 
-    // "> none [OPCODE] [for=MS]": nothing new (of that opcode) for MS.
+    // "> none [OPCODE] [for=MS] [but_FIELD=V ...]": nothing new (of that
+    // opcode) for MS, but packets of that opcode whose fields are all the
+    // but_ ones (a copy of a packet that may cross an injection).
     void ExpectNone(const Event &ev) {
         const size_t before = queue_.size();
         Drain(MsParam(ev, "for", 50));
         // With an opcode, and fields: only such packets are unexpected.
-        Event like = ev;
+        Event like = ev, but = ev;
         if (ev.args.size() > 1)
-            like.args = {ev.args[1]};
-        std::erase_if(like.params, [](auto &kv) { return kv.first == "for"; });
+            like.args = but.args = {ev.args[1]};
+        const auto is_but = [](const auto &kv) { return kv.first.rfind("but_", 0) == 0; };
+        std::erase_if(like.params, [&](auto &kv) { return kv.first == "for" || is_but(kv); });
+        but.params.clear();
+        for (const auto &kv : ev.params)
+            if (is_but(kv))
+                but.params.emplace_back(kv.first.substr(4), kv.second);
         for (size_t i = before; i < queue_.size(); i++) {
             const Got &g = queue_[i];
             std::map<std::string, uint64_t> bind;
             std::string diff;
             if (ev.args.size() > 1 && !Matches(like, g, &bind, &diff))
+                continue;
+            if (!but.params.empty() && ev.args.size() > 1 && Matches(but, g, &bind, &diff))
                 continue;
             throw Failure("unexpected " +
                           (g.p ? Describe(*g.p) : "undecodable packet (" + g.undecodable + ")"));

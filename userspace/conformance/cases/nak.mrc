@@ -126,7 +126,8 @@ post_send wr=1 op=send off=0 len=64
 > SEND msn=0 rsn=0 path=?a psn=?x
 < NAK msn=0 code=rnr rnr_delay=100 path=$a psn=$x
 < ACK path=$a psn=$x cum_psn=$x+1 msn_done=0
-> none SEND for=0.5
+# The SEND's tail probe (the same path and PSN) may cross the NAK.
+> none SEND for=0.5 but_path=$a but_psn=$x
 > SEND msn=0 rsn=0 payload=64 path=?b psn=?y within=50
 < ACK path=$b psn=$y cum_psn=$y+1 msn_done=1
 cq wr=1 status=success opcode=send within=5
