@@ -59,6 +59,19 @@ struct LinkConfig {
 	std::vector<uint32_t> link_of;
 };
 
+// @msgs messages of one packet each, on one path, without congestion
+// control: every step of the requester is one packet.
+static LinkConfig OnePacketMessages(uint32_t msgs)
+{
+	LinkConfig c;
+
+	c.msgs = msgs;
+	c.pkts_per_msg = 1;
+	c.paths = 1;
+	c.cc = false;
+	return c;
+}
+
 class Harness;
 
 // The engine and the way back to its host: standard layout, so a pointer
@@ -853,11 +866,7 @@ TEST(RequesterEngine, RnrWaitsThenRewindsToTheRefusedMessage)
 // one is old news.
 TEST(RequesterEngine, PeerDoneBeyondWhatWentIsIgnored)
 {
-	LinkConfig c;
-	c.msgs = 8;
-	c.pkts_per_msg = 1;
-	c.paths = 1;
-	c.cc = false;
+	LinkConfig c = OnePacketMessages(8);
 	Harness h(c);
 	h.Push();
 	ASSERT_EQ(h.R()->msn_hi, 8u);
@@ -891,11 +900,7 @@ void AckPath(Harness &h, uint32_t id, uint32_t cum, uint32_t msn_done)
 // what it acknowledged (issue 31).
 TEST(RequesterEngine, PeerDoneCompletesOnlyWhatWasAcknowledged)
 {
-	LinkConfig c;
-	c.msgs = 4;
-	c.pkts_per_msg = 1;
-	c.paths = 1;
-	c.cc = false;
+	LinkConfig c = OnePacketMessages(4);
 	Harness h(c);
 	h.Push();
 	ASSERT_EQ(h.sent_log.size(), 4u);
@@ -918,11 +923,7 @@ TEST(RequesterEngine, PeerDoneCompletesOnlyWhatWasAcknowledged)
 // new packets must be acknowledged before it completes.
 TEST(RequesterEngine, PeerDoneCannotCompleteAMessageAnRnrWaitHolds)
 {
-	LinkConfig c;
-	c.msgs = 2;
-	c.pkts_per_msg = 1;
-	c.paths = 1;
-	c.cc = false;
+	LinkConfig c = OnePacketMessages(2);
 	Harness h(c);
 	h.Push();
 	ASSERT_EQ(h.sent_log.size(), 2u);
@@ -945,11 +946,7 @@ TEST(RequesterEngine, PeerDoneCannotCompleteAMessageAnRnrWaitHolds)
 // the rewind starts at the oldest message not retired, never before it.
 TEST(RequesterEngine, RnrResumeNeverRewindsBeforeTheHead)
 {
-	LinkConfig c;
-	c.msgs = 3;
-	c.pkts_per_msg = 1;
-	c.paths = 1;
-	c.cc = false;
+	LinkConfig c = OnePacketMessages(3);
 	Harness h(c);
 	h.Push();
 	ASSERT_TRUE(mr_requester_rnr_wait(h.R(), 0, c.rnr_retry, 5000));
@@ -989,11 +986,7 @@ TEST(RequesterEngine, PeerDoneWaitsForEveryPathOfTheMessage)
 // it, an earlier one's does; nothing new goes after it.
 TEST(RequesterEngine, TheEarliestErrorStandsAndStopsNewRequests)
 {
-	LinkConfig c;
-	c.msgs = 8;
-	c.pkts_per_msg = 1;
-	c.paths = 1;
-	c.cc = false;
+	LinkConfig c = OnePacketMessages(8);
 	Harness h(c);
 	EXPECT_TRUE(mr_requester_fail(h.R(), 5, 11));
 	EXPECT_FALSE(mr_requester_fail(h.R(), 7, 12));
@@ -1024,11 +1017,7 @@ TEST(RequesterEngine, NothingBeyondTheMessageWindow)
 // sent before the last rewind; spent retries fail the message.
 TEST(RequesterEngine, NaksAreJudgedAgainstWhatWent)
 {
-	LinkConfig c;
-	c.msgs = 4;
-	c.pkts_per_msg = 1;
-	c.paths = 1;
-	c.cc = false;
+	LinkConfig c = OnePacketMessages(4);
 	c.rnr_retry = 1;
 	Harness h(c);
 	h.Push();
@@ -1115,11 +1104,7 @@ TEST(RequesterEngine, FatalNaksMustNameAPacketInFlight)
 // once its whole response is in, others once the peer reports them done.
 TEST(RequesterEngine, TheOldestRetiresFirstAFailedOneWithItsError)
 {
-	LinkConfig c;
-	c.msgs = 3;
-	c.pkts_per_msg = 1;
-	c.paths = 1;
-	c.cc = false;
+	LinkConfig c = OnePacketMessages(3);
 	Harness h(c);
 	h.kind = {mr_req_msg{}, Read(64), mr_req_msg{}};
 	h.kind[0].length = kSlice;
