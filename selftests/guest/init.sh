@@ -200,7 +200,17 @@ check_after() {
 # policy-routing rules.
 # Runs before the splat check, so a teardown that splats counts here.
 reset_state() {
-	local left=() d n
+	local left=() d n stat pgrp cmd
+	# A process a test started in a process group of its own (timeout
+	# makes one) outlives the kill of the test's group; init's group is 0.
+	for d in /proc/[0-9]*; do
+		stat=$(cat "$d/stat" 2>/dev/null) || continue
+		cmd=$(tr '\0' ' ' <"$d/cmdline" 2>/dev/null)
+		read -r _ _ pgrp _ <<<"${stat##*) }"
+		[ -z "$cmd" ] || [ "$pgrp" = 0 ] && continue
+		left+=("process ${d#/proc/} ${cmd:0:60}")
+		kill -KILL "${d#/proc/}" 2>/dev/null
+	done
 	for d in /run/netns/*; do [ -e "$d" ] && left+=("netns ${d##*/}"); done
 	[ ${#left[@]} -eq 0 ] || ip -all netns delete
 	for d in /sys/class/infiniband/*; do

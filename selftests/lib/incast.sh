@@ -313,7 +313,7 @@ incast_tcp() {
 		pids+=($!)
 	done
 	for ((i = 1; i <= INCAST_N; i++)); do
-		_incast_wait_listen inc-rcv $((5200 + i)) || { INC[rc]=2 INC[out]="iperf3 server $i did not listen"; kill "${pids[@]}" 2>/dev/null; wait; return 1; }
+		_incast_wait_listen inc-rcv $((5200 + i)) || { INC[rc]=2 INC[out]="iperf3 server $i did not listen"; topo_stop "${pids[@]}"; wait; return 1; }
 	done
 	: >"$samples"
 	_incast_tcp_sampler inc-rcv 5201 $((5200 + INCAST_N)) 0.2 >>"$samples" &
@@ -350,7 +350,7 @@ incast_tcp() {
 		INC[rc]=0
 	fi
 	wait "${pids[@]}"
-	kill "$spid" 2>/dev/null
+	topo_stop "$spid"
 	wait "$spid" 2>/dev/null
 	[ -z "$before" ] || _incast_port_delta "$before" "$(topo_incast_port_stats)"
 	[ "${INC[rc]}" = 0 ] && _incast_parse 0
@@ -454,7 +454,7 @@ incast_planes_tcp() {
 		spid+=" $!"
 	done
 	for ((k = 0; k < n; k++)); do
-		_incast_wait_listen pl-h2 $((5301 + k)) || { INC[rc]=2; kill $spid 2>/dev/null; wait; return 1; }
+		_incast_wait_listen pl-h2 $((5301 + k)) || { INC[rc]=2; topo_stop $spid; wait; return 1; }
 	done
 	for ((k = 0; k < n; k++)); do
 		in_planes h1 timeout $((secs + 30)) iperf3 -c 10.80.0.2 -B 10.80.0.1 --bind-dev "p$k" \
@@ -492,7 +492,7 @@ incast_ecmp_tcp() {
 	topo_ecmp_rate "$rate" "$limit" || { INC[rc]=2; return 1; }
 	in_ecmp rcv timeout $((secs + 40)) iperf3 -s -1 -B 10.72.0.1 -p 5201 >/dev/null 2>&1 &
 	spid=$!
-	_incast_wait_listen ecmp-rcv 5201 || { INC[rc]=2 INC[out]="iperf3 server did not listen"; kill "$spid"; wait "$spid"; return 1; }
+	_incast_wait_listen ecmp-rcv 5201 || { INC[rc]=2 INC[out]="iperf3 server did not listen"; topo_stop "$spid"; wait "$spid"; return 1; }
 	before=$(_incast_ecmp_stats) t0=$(_incast_now)
 	out=$(in_ecmp s timeout $((secs + 30)) iperf3 -c 10.72.0.1 -p 5201 -t "$secs" -f m 2>&1)
 	INC[rc]=$?

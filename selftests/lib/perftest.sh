@@ -39,7 +39,7 @@ run_pair() {
 	spid=$!
 	if ! "${PAIR_WAIT:-topo_wait_listen}" h2 "$port"; then
 		echo "server did not listen on $port"
-		kill "$spid" 2>/dev/null
+		topo_stop "$spid"
 		wait "$spid"
 		cat "$tmp"
 		rm -f "$tmp"

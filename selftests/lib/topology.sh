@@ -59,6 +59,20 @@ TOPO_LAST="h1 h2"
 
 in_h1() { ip netns exec "$TOPO_H1" "$@"; }
 in_h2() { ip netns exec "$TOPO_H2" "$@"; }
+# topo_stop PID...: stop background jobs started as "in_hN timeout ... &".
+# $! is the subshell running the function, and timeout makes a process
+# group of its own, so the subshell's children are signalled first.
+topo_stop() {
+	local pid f stat ppid
+	for pid; do
+		for f in /proc/[0-9]*/stat; do
+			stat=$(cat "$f" 2>/dev/null) || continue
+			read -r _ ppid _ <<<"${stat##*) }"
+			[ "$ppid" = "$pid" ] && kill "$(basename "$(dirname "$f")")" 2>/dev/null
+		done
+		kill "$pid" 2>/dev/null
+	done
+}
 
 topo_two_hosts() {
 	local mtu=${1:-1500} ns

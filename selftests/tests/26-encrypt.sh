@@ -214,7 +214,7 @@ connect_fails() {
 	spid=$!
 	topo_wait_listen h2 18515 || ktap_diag "the server did not listen"
 	out=$(in_h1 timeout "$limit" ibv_rc_pingpong -d mrc0 -g "$gid1" -n 5 "$TOPO_H2_IP" 2>&1) || rc=$?
-	kill "$spid" 2>/dev/null
+	topo_stop "$spid"
 	wait "$spid"
 	ktap_diag "$1: client exit $rc after $(($(date +%s) - t0)) s: $(grep -m1 -i 'fail' <<<"$out")"
 	if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && grep -q 'retry counter exceeded' <<<"$out"; then
