@@ -46,6 +46,8 @@ static bool mr_comp_pop(struct mr_xport *x, enum ib_wc_status status)
 		 (wqe->send_flags & IB_SEND_SIGNALED) ||
 		 qp->sq_sig_type == IB_SIGNAL_ALL_WR;
 	wc.byte_len = wqe->length;
+	/* mrcdv.h: a completion's stream travels where a LID would. */
+	wc.slid = wqe->stream;
 	/* A READ or atomic failed before its response was in. */
 	rd_open = x->req.msn_head != x->req.msn_send &&
 		  mr_opcode_has(wqe->opcode, MR_OPC_RD) &&

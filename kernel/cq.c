@@ -68,7 +68,7 @@ int mr_cq_create(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	err = mr_cq_check_size(&dev->ib_dev, attr->cqe);
 	if (!err)
 		err = mr_mmap_read_request(&dev->ib_dev, udata,
-					   METAROCE_CQ_RING, &want);
+					   METAROCE_CQ_RING, &want, NULL);
 	if (err)
 		return err;
 	if (atomic_inc_return(&dev->num_cq) > MR_MAX_CQ) {

@@ -190,6 +190,7 @@ struct mr_send_wqe {
 	u64 remote_addr;
 	u64 compare_add;	/* atomics */
 	u64 swap;
+	u16 stream;		/* RC with streams; else 0 */
 	struct {		/* UD: a copy of the AH, which may go first */
 		struct mr_flow flow;
 		u32 remote_qpn;
@@ -205,6 +206,7 @@ struct mr_recv_wqe {
 	u64 wr_id;
 	u32 num_sge;
 	u32 length;
+	bool done;		/* completed ahead of the head (streams) */
 	struct mr_sge sge[];
 };
 
@@ -296,6 +298,7 @@ struct mr_qp {
 	struct mr_cq *scq;
 	struct mr_cq *rcq;
 	u32 max_inline;
+	u32 nstreams;		/* RC: streams its sends may name; 0: one */
 	enum ib_sig_type sq_sig_type;
 	/* Attributes from modify_qp, as query_qp returns them. */
 	struct ib_qp_attr attr;	/* ah_attr without its sgid_attr */

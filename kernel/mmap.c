@@ -49,12 +49,12 @@ struct mr_mmap *mr_mmap_create(struct ib_udata *udata, size_t size)
 
 /*
  * The rings a provider asks for in @udata, from the request every object
- * shares ({flags, reserved}): 0 when it sends none (an older provider).
- * Only the flags in @known are granted; reserved and unknown trailing
- * bytes must be zero.
+ * shares ({flags, arg}): 0 when it sends none (an older provider). Only
+ * the flags in @known are granted; the second word goes to @arg (QP: its
+ * streams), or must be zero without one, as unknown trailing bytes must.
  */
 int mr_mmap_read_request(struct ib_device *ibdev, struct ib_udata *udata,
-			 u32 known, u32 *flags)
+			 u32 known, u32 *flags, u32 *arg)
 {
 	struct metaroce_create_cq_cmd req = {};
 	int err;
@@ -62,12 +62,14 @@ int mr_mmap_read_request(struct ib_device *ibdev, struct ib_udata *udata,
 	static_assert(sizeof(struct metaroce_create_qp_cmd) == sizeof(req) &&
 		      sizeof(struct metaroce_create_srq_cmd) == sizeof(req));
 	*flags = 0;
+	if (arg)
+		*arg = 0;
 	if (!udata || !udata->inlen)
 		return 0;
 	err = ib_copy_from_udata(&req, udata, min(udata->inlen, sizeof(req)));
 	if (err)
 		return err;
-	if (req.reserved ||
+	if ((req.reserved && !arg) ||
 	    (udata->inlen > sizeof(req) &&
 	     !ib_is_udata_cleared(udata, sizeof(req),
 				  udata->inlen - sizeof(req)))) {
@@ -75,6 +77,8 @@ int mr_mmap_read_request(struct ib_device *ibdev, struct ib_udata *udata,
 		return -EINVAL;
 	}
 	*flags = req.flags & known;
+	if (arg)
+		*arg = req.reserved;
 	return 0;
 }
 

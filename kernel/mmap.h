@@ -17,7 +17,7 @@ struct mr_mmap {
 
 struct mr_mmap *mr_mmap_create(struct ib_udata *udata, size_t size);
 int mr_mmap_read_request(struct ib_device *ibdev, struct ib_udata *udata,
-			 u32 known, u32 *flags);
+			 u32 known, u32 *flags, u32 *arg);
 void mr_mmap_remove(struct mr_mmap *map);
 u64 mr_mmap_offset(const struct mr_mmap *map);
 

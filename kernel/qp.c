@@ -255,15 +255,26 @@ static int mr_qp_map_rings(struct mr_qp *qp, const struct ib_qp_init_attr *init,
 			   struct ib_udata *udata)
 {
 	struct metaroce_create_qp_resp resp = {};
-	u32 want;
+	u32 want, streams;
 	int err;
 
 	if (!udata || !udata->inlen)
 		return 0;
 	err = mr_mmap_read_request(qp->ibqp.device, udata,
-				   METAROCE_QP_RQ_RING | METAROCE_QP_SQ_RING, &want);
+				   METAROCE_QP_RQ_RING | METAROCE_QP_SQ_RING, &want,
+				   &streams);
 	if (err)
 		return err;
+	/* Sends name their stream in the send ring's slots. */
+	if (streams > 1 &&
+	    (init->qp_type != IB_QPT_RC || !(want & METAROCE_QP_SQ_RING) ||
+	     streams > METAROCE_MAX_STREAMS ||
+	     udata->outlen < sizeof(resp))) {
+		ibdev_dbg(qp->ibqp.device,
+			  "%u streams: RC with a send ring, at most %u\n",
+			  streams, METAROCE_MAX_STREAMS);
+		return -EINVAL;
+	}
 	if ((want & METAROCE_QP_RQ_RING) && !init->srq) {
 		if (udata->outlen < offsetofend(typeof(resp), reserved))
 			return -EINVAL;
@@ -291,6 +302,11 @@ static int mr_qp_map_rings(struct mr_qp *qp, const struct ib_qp_init_attr *init,
 		resp.sq_stride = qp->sq.ustride;
 		resp.sq_max_sge = qp->sq.max_sge;
 		resp.sq_max_inline = qp->max_inline;
+		/* The transport's requester takes them (mr_req_streams()). */
+		if (streams > 1) {
+			qp->nstreams = streams;
+			resp.streams = streams;
+		}
 	}
 	err = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
 	if (!err)

@@ -76,7 +76,7 @@ void mr_req_free(struct mr_xport *x)
 	struct mr_qp *qp = x->qp;
 	u32 i;
 
-	for (i = 0; i < qp->sq.depth; i++) {
+	for (i = 0; wtx && i < qp->sq.depth; i++) {
 		struct mr_wqe_tx *wt = &wtx[i];
 
 		if (wt->resp.map != &wt->resp.map1)
@@ -85,6 +85,19 @@ void mr_req_free(struct mr_xport *x)
 	}
 	kvfree(wtx);
 	x->wtx = NULL;
+	kfree(x->stream_last);
+	x->stream_last = NULL;
+}
+
+/* create_qp: a QP of @n streams, in RESET; each needs its last MSN. */
+int mr_req_streams(struct mr_xport *x, u32 n)
+{
+	x->stream_last = kcalloc(n, sizeof(*x->stream_last),
+				 GFP_KERNEL_ACCOUNT);
+	if (!x->stream_last)
+		return -ENOMEM;
+	mr_requester_streams(&x->req, x->stream_last, n);
+	return 0;
 }
 
 /*
@@ -108,7 +121,7 @@ static int mr_req_prepare(struct mr_qp *qp, u32 slot)
 		if (!wt->resp.map)
 			return -ENOMEM;
 	}
-	wt->rsn_set = false;
+	wt->started = false;
 	return 0;
 }
 
@@ -215,17 +228,20 @@ void mr_requester_env_msg(struct mr_requester *r, u32 msn,
 		.length = wqe->length,
 		.rd = o->flags & MR_OPC_RD,
 		.consumes = o->flags & MR_OPC_CONSUMES,
-		.has_rsn = wt->rsn_set,
+		.started = wt->started,
+		.stream = wqe->stream,
 		.answered = wt->resp.done,
 	};
 }
 
-void mr_requester_env_rsn(struct mr_requester *r, u32 msn, u32 rsn)
+void mr_requester_env_start(struct mr_requester *r, u32 msn, u32 rsn,
+			    u8 order)
 {
 	struct mr_wqe_tx *wt = mr_xport_wtx(mr_req_of(r), msn);
 
 	wt->rsn = rsn;
-	wt->rsn_set = true;
+	wt->order = order;
+	wt->started = true;
 }
 
 bool mr_requester_env_response_due(struct mr_requester *r)

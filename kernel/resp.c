@@ -133,7 +133,9 @@ static int mr_resp_scatter(struct mr_xport *x, u32 recv, u32 msg_len,
 		return -EFAULT;
 	}
 	wqe = mr_wq_slot(rq, rq->head + (recv - x->rsp.rsn_head));
-	if (msg_len > wqe->length)
+	if (wqe->done)
+		err = -EFAULT;
+	else if (msg_len > wqe->length)
 		err = -EMSGSIZE;
 	else
 		err = mr_mr_sgl_copy(to_mr_dev(qp->ibqp.device), qp->ibqp.pd,
@@ -229,18 +231,20 @@ static bool mr_resp_complete_recv(struct mr_xport *x,
 	unsigned long flags;
 
 	spin_lock_irqsave(&rq->lock, flags);
-	if (!rq->count) {
+	if (m->recv - x->rsp.rsn_head >= rq->count) {
 		spin_unlock_irqrestore(&rq->lock, flags);
 		return false;
 	}
-	wqe = mr_wq_slot(rq, rq->head);
+	wqe = mr_wq_slot(rq, rq->head + (m->recv - x->rsp.rsn_head));
 	wc.wr_id = wqe->wr_id;
-	mr_wq_pop(rq);
+	wqe->done = true;
 	spin_unlock_irqrestore(&rq->lock, flags);
 
 	wc.status = status;
 	wc.qp = &qp->ibqp;
 	wc.port_num = MR_PORT;
+	/* mrcdv.h: a completion's stream travels where a LID would. */
+	wc.slid = m->stream;
 	if (status != IB_WC_SUCCESS) {
 		wc.opcode = IB_WC_RECV;
 		mr_cq_post(qp->rcq, &wc, false);
@@ -425,6 +429,17 @@ bool mr_responder_env_complete_recv(struct mr_responder *r,
 {
 	return mr_resp_complete_recv(mr_resp_of(r), m,
 				     mr_resp_drops[error].status);
+}
+
+void mr_responder_env_retire_recv(struct mr_responder *r)
+{
+	struct mr_wq *rq = &mr_resp_of(r)->qp->rq;
+	unsigned long flags;
+
+	spin_lock_irqsave(&rq->lock, flags);
+	if (rq->count)
+		mr_wq_pop(rq);
+	spin_unlock_irqrestore(&rq->lock, flags);
 }
 
 void mr_responder_env_refuse_late(struct mr_responder *r, u32 msn, u8 nak,

@@ -334,7 +334,7 @@ static int mr_sq_user_wr(struct mr_wq *sq, const struct metaroce_send_wqe *u,
 {
 	u32 s;
 
-	if (u->reserved[0] || u->reserved[1] || !mr_sq_user_opcode(u->opcode) ||
+	if (u->reserved || !mr_sq_user_opcode(u->opcode) ||
 	    u->num_sge > sq->max_sge ||
 	    u->inline_len > sq->ustride - sizeof(*u))
 		return -EINVAL;
@@ -385,8 +385,12 @@ static int mr_sq_take(struct mr_qp *qp, u32 i)
 
 	memcpy(u, mr_sq_user_slot(sq, i), sq->ustride);
 	err = mr_sq_user_wr(sq, u, sges, &w);
+	if (!err && u->stream && u->stream >= qp->nstreams)
+		err = -EINVAL;
 	if (!err)
 		err = mr_sq_build(qp, &w.wr, false, wqe);
+	if (!err)
+		wqe->stream = u->stream;
 	if (!err)
 		err = mr_sq_check_sges(qp, wqe);
 	if (!err)

@@ -63,7 +63,7 @@ static int mr_srq_map_ring(struct mr_srq *srq, struct ib_udata *udata)
 	if (!udata || !udata->inlen)
 		return 0;
 	err = mr_mmap_read_request(srq->ibsrq.device, udata, METAROCE_SRQ_RING,
-				   &want);
+				   &want, NULL);
 	if (err)
 		return err;
 	if (want) {

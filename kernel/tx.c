@@ -40,12 +40,14 @@ static u32 mr_tx_request_header(struct mr_xport *x,
 {
 	const struct mr_opcode_info *o = mr_opcode_get(wqe->opcode);
 	u8 op = mr_opcode_wire(o, x->qp->ibqp.qp_type);
+	const struct mr_wqe_tx *wt = mr_xport_wtx(x, tp->msn);
 	struct mr_req_wire w = {
 		.opcode = op,
 		.solicited = (wqe->send_flags & IB_SEND_SOLICITED) &&
 			     (o->flags & MR_OPC_CONSUMES),
 		.rkey = wqe->rkey, .va = wqe->remote_addr,
-		.length = wqe->length, .rsn = mr_xport_wtx(x, tp->msn)->rsn,
+		.length = wqe->length, .rsn = wt->rsn,
+		.stream = wqe->stream, .order = wt->order,
 		.imm = be32_to_cpu(wqe->ex.imm_data),
 		.inv_rkey = wqe->ex.invalidate_rkey,
 		/* ib_atomic_wr: compare_add is the addend of a FETCH_ADD. */

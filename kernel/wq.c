@@ -69,6 +69,7 @@ int mr_wq_recv_add(struct ib_device *ibdev, struct mr_wq *rq,
 	wqe->wr_id = wr->wr_id;
 	wqe->num_sge = wr->num_sge;
 	wqe->length = len;
+	wqe->done = false;
 	for (i = 0; i < wr->num_sge; i++) {
 		wqe->sge[i].addr = wr->sg_list[i].addr;
 		wqe->sge[i].length = wr->sg_list[i].length;
@@ -138,6 +139,7 @@ static bool mr_wq_pull_one(struct mr_wq *rq, u32 i)
 	wqe = mr_wq_slot(rq, rq->head + rq->count);
 	wqe->wr_id = hdr.wr_id;
 	wqe->num_sge = hdr.num_sge;
+	wqe->done = false;
 	for (s = 0; s < hdr.num_sge; s++) {
 		struct ib_uverbs_sge sge;
 
@@ -241,6 +243,11 @@ void mr_wq_flush(struct mr_qp *qp, enum mr_wq_kind kind)
 		} else {
 			struct mr_recv_wqe *wqe = mr_wq_slot(wq, wq->head);
 
+			/* A stream's receive completed ahead of the head. */
+			if (wqe->done) {
+				mr_wq_pop(wq);
+				continue;
+			}
 			wc.wr_id = wqe->wr_id;
 			wc.opcode = IB_WC_RECV;
 		}

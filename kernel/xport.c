@@ -88,7 +88,10 @@ int mr_xport_create(struct mr_qp *qp)
 	path = (struct mr_tx_path *)(x + 1);
 	x->routes = (struct mr_route *)(path + npaths);
 	set.cc.enabled = mr_congestion_dev_enabled(&set);
-	if (mr_req_create(x, qp->sq.depth)) {
+	x->qp = qp;
+	if (mr_req_create(x, qp->sq.depth) ||
+	    (qp->nstreams && mr_req_streams(x, qp->nstreams))) {
+		mr_req_free(x);
 		kvfree(x);
 		return -ENOMEM;
 	}

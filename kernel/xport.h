@@ -50,7 +50,8 @@
 /* Per send WQE, parallel to the send ring. */
 struct mr_wqe_tx {
 	u32 rsn;
-	bool rsn_set;		/* the RSN is taken once, at first send */
+	u8 order;		/* MR_ORDER_*, of its stream */
+	bool started;		/* RSN and order are taken once, at first send */
 	/* READ and atomics: which response slices have landed. */
 	struct mr_req_slices resp;
 };
@@ -109,6 +110,7 @@ struct mr_xport {
 	 * responses it records there.
 	 */
 	struct mr_wqe_tx *wtx;
+	u32 *stream_last;	/* the requester's, of qp->nstreams streams */
 	u64 n_rnr_naks;		/* RNR NAKs sent (telemetry) */
 	/* the planes each path's packets left on (tx.c records them) */
 	struct mr_plane_track planes;

@@ -139,9 +139,12 @@ enum metaroce_qp_flags {
 	METAROCE_QP_SQ_RING = 1 << 1,	/* sends posted in a mapped ring (RC, UC) */
 };
 
+/* Streams an RC QP may carry (mrcdv.h); 0 or 1 asks for one. */
+#define METAROCE_MAX_STREAMS 256
+
 struct metaroce_create_qp_cmd {
 	__u32 flags;			/* enum metaroce_qp_flags asked for */
-	__u32 reserved;			/* 0 */
+	__u32 streams;			/* RC with a send ring; else 0 */
 };
 
 struct metaroce_create_qp_resp {
@@ -159,7 +162,7 @@ struct metaroce_create_qp_resp {
 	__u32 sq_stride;		/* bytes per slot */
 	__u32 sq_max_sge;		/* SGEs a slot holds */
 	__u32 sq_max_inline;		/* inline bytes a slot holds */
-	__u32 sq_reserved;
+	__u32 streams;			/* granted: those asked, or 0 */
 };
 
 /* create_srq request and response flags */
@@ -249,7 +252,8 @@ struct metaroce_send_wqe {
 	__aligned_u64 remote_addr;
 	__aligned_u64 compare_add;	/* atomics */
 	__aligned_u64 swap;
-	__u32 reserved[2];		/* 0 */
+	__u32 stream;			/* below the QP's streams; else 0 */
+	__u32 reserved;			/* 0 */
 	__u8 data[];
 };
 

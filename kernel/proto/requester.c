@@ -9,7 +9,44 @@
  */
 void mr_requester_start(struct mr_requester *r, u32 mtu, u32 rnr_retry)
 {
+	u32 *last = r->stream_last, n = r->nstreams;
+
 	*r = (struct mr_requester){ .mtu = mtu, .rnr_left = rnr_retry };
+	mr_requester_streams(r, last, n);
+}
+
+/*
+ * A connection of @n streams (0 or 1: one), @last an array of @n the host
+ * keeps for the requester. Before the first message.
+ */
+void mr_requester_streams(struct mr_requester *r, u32 *last, u32 n)
+{
+	u32 i;
+
+	r->nstreams = n > 1 && last ? n : 0;
+	r->stream_last = r->nstreams ? last : NULL;
+	/* As if each stream's last message were beyond the window. */
+	for (i = 0; i < r->nstreams; i++)
+		last[i] = r->msn_send - MR_MSG_WINDOW;
+}
+
+/*
+ * The order byte of message @msn on @stream, which starts now: how far
+ * back the stream's previous message is. On one stream, always the one
+ * before; one beyond the window is complete at the peer (the window
+ * holds nothing older than the oldest message not complete).
+ */
+static u8 mr_requester_order(struct mr_requester *r, u32 msn, u16 stream)
+{
+	u32 back;
+
+	if (!r->nstreams)
+		return MR_ORDER_PREV;
+	if (stream >= r->nstreams)
+		stream = 0;
+	back = msn - r->stream_last[stream];
+	r->stream_last[stream] = msn;
+	return back - 1 < MR_ORDER_MAX ? (u8)(back - 1) : MR_ORDER_NONE;
 }
 
 /* RTS after an early start: the RNR retries of RTS. */
@@ -86,8 +123,10 @@ static struct mr_tx_pkt mr_requester_cut(struct mr_requester *r, u32 msn,
 	struct mr_tx_pkt tp = { .msn = msn, .offset = r->send_off,
 				.gen = r->gen };
 
-	if (!m->has_rsn && m->consumes)
-		mr_requester_env_rsn(r, msn, r->rsn_next++);
+	if (!m->started)
+		mr_requester_env_start(r, msn,
+				       m->consumes ? r->rsn_next++ : 0,
+				       mr_requester_order(r, msn, m->stream));
 	r->send_off += r->mtu;
 	if (m->rd || r->send_off >= m->length) {
 		r->rd_out += m->rd && !m->answered;
@@ -411,6 +450,8 @@ u32 mr_requester_header(const struct mr_requester *r,
 		pkt->send.msn = tp->msn;
 		return 0;
 	}
+	pkt->base.stream = w->stream;
+	pkt->base.order = w->order;
 	if (w->solicited)
 		pkt->base.flags |= MR_FLAG_SOLICITED;
 	switch (op) {

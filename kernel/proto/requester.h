@@ -42,6 +42,12 @@ struct mr_requester {
 	u32 rnr_msn;
 	u32 rnr_left;		/* RNR retries left */
 	u64 rnr_deadline;
+	/*
+	 * Streams (mr_requester_streams()): the newest message started on
+	 * each, of nstreams; none (0) for a connection of one stream.
+	 */
+	u32 nstreams;
+	u32 *stream_last;
 };
 
 /* What the requester needs to know of one message (mr_requester_env_msg). */
@@ -49,8 +55,9 @@ struct mr_req_msg {
 	u32 length;
 	bool rd;		/* a READ or atomic: one packet, answered */
 	bool consumes;		/* takes a receive at the peer: gets an RSN */
-	bool has_rsn;		/* mr_requester_env_rsn() gave it one */
+	bool started;		/* mr_requester_env_start() was called */
 	bool answered;		/* its whole response is in */
+	u16 stream;		/* below nstreams; 0 without streams */
 };
 
 /*
@@ -63,7 +70,9 @@ struct mr_req_wire {
 	u32 rkey;
 	u64 va;
 	u32 length;
-	u32 rsn;		/* mr_requester_env_rsn() gave it */
+	u32 rsn;		/* mr_requester_env_start() gave it */
+	u16 stream;
+	u8 order;		/* MR_ORDER_*: mr_requester_env_start() gave it */
 	u32 imm;		/* WRITE_IMM, SEND_IMM; not sent by SEND_INV */
 	u32 inv_rkey;		/* SEND_INV only */
 	u64 swap_add;		/* CMP_SWAP's swap, FETCH_ADD's addend */
@@ -79,8 +88,12 @@ u32 mr_requester_env_posted(struct mr_requester *r);
 /* Message @msn, which is posted. */
 void mr_requester_env_msg(struct mr_requester *r, u32 msn,
 			  struct mr_req_msg *m);
-/* Message @msn consumes the peer's receive @rsn: keep it for its packets. */
-void mr_requester_env_rsn(struct mr_requester *r, u32 msn, u32 rsn);
+/*
+ * Message @msn starts: keep for its packets the peer's receive @rsn it
+ * consumes (if it consumes one) and its order byte (MR_ORDER_*).
+ */
+void mr_requester_env_start(struct mr_requester *r, u32 msn, u32 rsn,
+			    u8 order);
 /* Whether a response to the peer is due (mr_requester_env_response()). */
 bool mr_requester_env_response_due(struct mr_requester *r);
 /* The next packet of the oldest response due, into @tp. */
@@ -124,6 +137,7 @@ struct mr_req_slices {
 
 void mr_requester_start(struct mr_requester *r, u32 mtu, u32 rnr_retry);
 void mr_requester_rts(struct mr_requester *r, u32 rnr_retry);
+void mr_requester_streams(struct mr_requester *r, u32 *last, u32 n);
 void mr_requester_stop(struct mr_requester *r);
 void mr_requester_push(struct mr_requester *r, struct mr_sender *s,
 		       u32 rd_max, u64 now);

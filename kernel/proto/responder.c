@@ -14,6 +14,9 @@ void mr_responder_init(struct mr_responder *r, u32 mtu, bool uc)
 	r->mtu = mtu;
 	r->msn_done = 0;
 	r->rsn_head = 0;
+	r->rsn_order = 0;
+	r->recv_done[0] = 0;
+	r->recv_done[1] = 0;
 	r->rsn_skipped = 0;
 	r->uc_skips = 0;
 	r->map_budget = mr_bounds_map_budget(mtu);
@@ -27,6 +30,7 @@ void mr_responder_reset(struct mr_responder *r)
 		mr_responder_env_free(r, r->resp);
 	r->resp = NULL;
 	r->resp_send = 0;
+	r->resp_top = r->msn_done;
 }
 
 /* Give the window's messages back when none is open. */
@@ -114,9 +118,14 @@ u32 mr_responder_recv(const struct mr_responder *r, u32 rsn)
 	return rsn - skipped;
 }
 
-static void mr_responder_info(const struct mr_pkt *pkt, struct mr_resp_info *ri)
+static void mr_responder_info(const struct mr_responder *r,
+			      const struct mr_pkt *pkt, struct mr_resp_info *ri)
 {
-	*ri = (struct mr_resp_info){ 0 };
+	/* UC completes in MSN order: it drops, so nothing can wait. */
+	*ri = (struct mr_resp_info){
+		.stream = pkt->base.stream,
+		.order = r->uc ? MR_ORDER_PREV : pkt->base.order,
+	};
 	switch (pkt->base.opcode) {
 	case MR_OP_READ_REQ:
 		/* One packet without payload: a message of one empty slice. */
@@ -158,6 +167,8 @@ static void mr_responder_msg_fill(struct mr_rx_msg *m,
 	m->used = true;
 	m->consume = ri->consume;
 	m->opcode = pkt->base.opcode;
+	m->stream = ri->stream;
+	m->order = ri->order;
 	m->msn = ri->msn;
 	m->rsn = ri->rsn;
 	m->recv = ri->rsn;
@@ -233,7 +244,7 @@ static void mr_responder_msg_init_dropped(struct mr_responder *r,
 static bool mr_responder_rsn_ok(const struct mr_responder *r,
 				const struct mr_resp_info *ri)
 {
-	u32 next = r->rsn_head + r->rsn_skipped, i;
+	u32 next = r->rsn_order + r->rsn_skipped, i;
 
 	if (ri->rsn - next > ri->msn - r->msn_done)
 		return false;
@@ -257,7 +268,7 @@ static void mr_responder_admit_msg(struct mr_responder *r, struct mr_rx *rx)
 	struct mr_rx_msg *m;
 	int err;
 
-	mr_responder_info(rx->pkt, ri);
+	mr_responder_info(r, rx->pkt, ri);
 	if (mr_seq_before(ri->msn, r->msn_done)) {
 		rx->kind = MR_RX_OLD;
 		return;
@@ -437,6 +448,7 @@ u8 mr_responder_place(struct mr_responder *r, struct mr_rx *rx,
 	/* Slices are the MTU both ends agreed on; anything else is refused. */
 	if (ri->length != m->length || ri->offset % r->mtu ||
 	    pkt->payload_len != want || pkt->base.opcode != m->opcode ||
+	    ri->stream != m->stream || ri->order != m->order ||
 	    (m->consume && ri->rsn != m->rsn) || (rd && r->uc))
 		return mr_responder_fail(r, m, MR_NAK_INVALID_REQUEST,
 					 MR_RXE_INVALID, complete);
@@ -497,74 +509,163 @@ static u8 mr_responder_execute(struct mr_responder *r,
 			return nak;
 	}
 	rs->valid = true;
+	if (!mr_seq_before(m->msn, r->resp_top))
+		r->resp_top = m->msn + 1;
 	return 0;
 }
 
-/* Complete the receive at the head of the queue for @m. */
-static void mr_responder_complete_recv(struct mr_responder *r,
+/*
+ * Complete @m's receive, which may not be the queue's head (streams): it
+ * leaves the queue once every receive before it has completed. False
+ * when it is not one still queued: a lie of the RSNs.
+ */
+static bool mr_responder_complete_recv(struct mr_responder *r,
 				       const struct mr_rx_msg *m, u8 error)
 {
-	if (mr_responder_env_complete_recv(r, m, error))
+	u32 at = m->recv - r->rsn_head;
+
+	if (at >= MR_MSG_WINDOW || mr_map_test(r->recv_done, at))
+		return false;
+	if (!mr_responder_env_complete_recv(r, m, error))
+		return true;	/* flushed meanwhile */
+	mr_map_set(r->recv_done, at);
+	while (r->recv_done[0] & 1) {
+		r->recv_done[0] = r->recv_done[0] >> 1 | r->recv_done[1] << 63;
+		r->recv_done[1] >>= 1;
 		r->rsn_head++;
+		mr_responder_env_retire_recv(r);
+	}
+	return true;
 }
 
 /*
- * Advance "MSN done" over complete messages: complete the receives they
- * consumed, execute READs and atomics. None after a fatal NAK (@fatal).
- * Returns whether a response is due.
+ * Whether message @m may complete: the message its order byte names has,
+ * or is not in the window (so has too).
+ */
+static bool mr_responder_after_ok(const struct mr_responder *r,
+				  const struct mr_rx_msg *m)
+{
+	const struct mr_rx_msg *p;
+	u32 back = (u32)m->order + 1, msn = m->msn - back;
+
+	if (back > MR_ORDER_MAX || mr_seq_before(msn, r->msn_done))
+		return true;
+	p = &r->msg[msn % MR_MSG_WINDOW];
+	return p->used && p->msn == msn && p->delivered;
+}
+
+/*
+ * Complete message @m: its receive, or execute its READ or atomic. @front:
+ * every message before it is delivered, so its receive must be the next
+ * in MSN order. Returns 1 when a response is due, 0, or -1 when it was
+ * refused (for good: nothing after it completes).
+ */
+static int mr_responder_deliver(struct mr_responder *r, struct mr_rx_msg *m,
+				bool front)
+{
+	u8 nak;
+
+	/*
+	 * Its receive must be the next: a message before it that its RSN
+	 * counted never came, so the RSNs lied.
+	 */
+	if (front && m->consume && !m->skipped && m->recv != r->rsn_order) {
+		if (!r->uc) {
+			mr_responder_env_refuse_late(r, m->msn,
+						     MR_NAK_INVALID_REQUEST,
+						     m->path);
+			return -1;
+		}
+		/* UC: dropped, its receive is not its own. */
+		m->consume = false;
+		m->dropped = true;
+		m->drop = MR_RXE_INVALID;
+	}
+	m->delivered = true;
+	if (m->dropped) {
+		mr_responder_env_event(r, MR_RSE_DROPPED, m->drop);
+		if (!m->skipped && m->consume)
+			mr_responder_complete_recv(r, m, m->drop);
+		return 0;
+	}
+	if (mr_wire_op_flags(m->opcode) & MR_WIRE_F_READ_OR_ATOMIC) {
+		nak = mr_responder_execute(r, m);
+		if (nak) {
+			mr_responder_env_refuse_late(r, m->msn, nak, m->path);
+			return -1;
+		}
+		return 1;
+	}
+	/* A SEND, or a WRITE with immediate. */
+	if (m->consume && !mr_responder_complete_recv(r, m, MR_RXE_NONE)) {
+		mr_responder_env_refuse_late(r, m->msn,
+					     MR_NAK_INVALID_REQUEST, m->path);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Message @m at msn_done, delivered, closes: "MSN done" moves past it.
+ * False when its receive was not the next in MSN order (it completed
+ * ahead of the messages before it, so this is checked only now).
+ */
+static bool mr_responder_close(struct mr_responder *r, struct mr_rx_msg *m)
+{
+	if (m->consume && !m->skipped && m->recv != r->rsn_order) {
+		mr_responder_env_refuse_late(r, m->msn, MR_NAK_INVALID_REQUEST,
+					     m->path);
+		return false;
+	}
+	if (m->skipped) {
+		r->uc_skips--;
+		r->rsn_skipped++;
+	} else if (m->consume) {
+		r->rsn_order++;
+	}
+	mr_responder_msg_free(r, m);
+	r->msn_done++;
+	if (mr_seq_before(r->resp_top, r->msn_done))
+		r->resp_top = r->msn_done;
+	return true;
+}
+
+/**
+ * mr_responder_advance() - complete what the messages that landed allow
+ * @r: the responder
+ * @fatal: a fatal NAK was sent: nothing completes any more
+ *
+ * One pass over the window in MSN order: a message whose slices have all
+ * landed completes once the message its order byte names has (so a stream
+ * waits only for itself), and "MSN done" moves over the completed ones at
+ * its head.
+ *
+ * Return: whether a response is due.
  */
 bool mr_responder_advance(struct mr_responder *r, bool fatal)
 {
-	bool respond = false;
-	u8 nak;
+	u32 base = r->msn_done, left = r->open, i;
+	bool respond = false, front = true;
+	int res;
 
-	while (!fatal && r->msg) {
-		struct mr_rx_msg *m = &r->msg[r->msn_done % MR_MSG_WINDOW];
+	for (i = 0; !fatal && r->msg && left && i < MR_MSG_WINDOW; i++) {
+		struct mr_rx_msg *m = &r->msg[(base + i) % MR_MSG_WINDOW];
 
-		if (!m->used || !m->done || m->msn != r->msn_done)
-			break;
-		/*
-		 * Its receive must be the next: a message before it that its
-		 * RSN counted never came, so the RSNs lied.
-		 */
-		if (m->consume && !m->skipped && m->recv != r->rsn_head) {
-			if (!r->uc) {
-				mr_responder_env_refuse_late(r, m->msn,
-							     MR_NAK_INVALID_REQUEST,
-							     m->path);
-				return false;
-			}
-			/* UC: dropped, its receive is not its own. */
-			m->consume = false;
-			m->dropped = true;
-			m->drop = MR_RXE_INVALID;
-		}
-		if (m->dropped) {
-			mr_responder_env_event(r, MR_RSE_DROPPED, m->drop);
-			if (m->skipped) {
-				r->uc_skips--;
-				r->rsn_skipped++;
-			} else if (m->consume) {
-				mr_responder_complete_recv(r, m, m->drop);
-			}
-			mr_responder_msg_free(r, m);
-			r->msn_done++;
+		if (!m->used || m->msn != base + i) {
+			front = false;
 			continue;
 		}
-		if (mr_wire_op_flags(m->opcode) & MR_WIRE_F_READ_OR_ATOMIC) {
-			nak = mr_responder_execute(r, m);
-			if (nak) {
-				mr_responder_env_refuse_late(r, m->msn, nak,
-							     m->path);
+		left--;
+		if (!m->delivered && m->done && mr_responder_after_ok(r, m)) {
+			res = mr_responder_deliver(r, m, front);
+			if (res < 0)
 				return false;
-			}
-			respond = true;
-		} else if (m->consume) {
-			/* A SEND, or a WRITE with immediate. */
-			mr_responder_complete_recv(r, m, MR_RXE_NONE);
+			respond |= res;
 		}
-		mr_responder_msg_free(r, m);
-		r->msn_done++;
+		if (!m->delivered)
+			front = false;
+		else if (front && !mr_responder_close(r, m))
+			return false;
 	}
 	return respond;
 }
@@ -575,12 +676,18 @@ bool mr_responder_advance(struct mr_responder *r, bool fatal)
  */
 bool mr_responder_response_due(struct mr_responder *r, bool fatal)
 {
-	while (r->resp_send != r->msn_done && !fatal) {
-		const struct mr_resp *rs = mr_responder_resp(r, r->resp_send);
+	u32 msn;
 
-		if (rs && rs->sent != rs->npkts)
+	/* Beyond msn_done, a stream's READ may have executed early. */
+	for (msn = r->resp_send; msn != r->resp_top && !fatal; msn++) {
+		const struct mr_resp *rs = mr_responder_resp(r, msn);
+
+		if (rs && rs->sent != rs->npkts) {
+			r->resp_next = msn;
 			return true;
-		r->resp_send++;
+		}
+		if (msn == r->resp_send && mr_seq_before(msn, r->msn_done))
+			r->resp_send++;
 	}
 	return false;
 }
@@ -591,7 +698,7 @@ bool mr_responder_response_due(struct mr_responder *r, bool fatal)
  */
 void mr_responder_response_take(struct mr_responder *r, struct mr_tx_pkt *tp)
 {
-	struct mr_resp *rs = &r->resp[r->resp_send % MR_MSG_WINDOW];
+	struct mr_resp *rs = &r->resp[r->resp_next % MR_MSG_WINDOW];
 
 	tp->msn = rs->msn;
 	tp->offset = rs->sent++ * r->mtu;

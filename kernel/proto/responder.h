@@ -5,7 +5,10 @@
  * whether the receive it needs is posted, whether its slice map fits the
  * connection's budget), tells a new slice from one that landed before,
  * checks that the slices agree with their message, and completes messages
- * in MSN order ("MSN done"): the receives they consumed, the READs and
+ * in their streams' order, each after the one its order byte names (on a
+ * connection of one stream, in MSN order): the receives they consumed
+ * (which may complete out of the queue's order, and leave it in order),
+ * the READs and
  * atomics they ask for, whose responses it records and cuts into packets
  * for the requester to send, an atomic's result kept so that it executes
  * once. UC refuses nothing: a message it cannot take is dropped and
@@ -43,6 +46,8 @@ struct mr_resp_info {
 	u32 imm;
 	u32 length;
 	u32 offset;
+	u16 stream;
+	u8 order;		/* MR_ORDER_* */
 	bool consume;		/* takes a posted receive */
 };
 
@@ -67,7 +72,8 @@ struct mr_resp {
 /* A message being placed at the responder. */
 struct mr_rx_msg {
 	bool used;
-	bool done;
+	bool done;		/* every slice landed */
+	bool delivered;		/* completed: its receive, its execution */
 	bool solicited;
 	bool consume;		/* takes a posted receive */
 	/* UC: dropped; the receive it owns completes in error */
@@ -75,6 +81,8 @@ struct mr_rx_msg {
 	bool skipped;		/* dropped before it owned a receive */
 	u8 drop;		/* enum mr_rx_error */
 	u8 opcode;
+	u8 order;		/* MR_ORDER_*; UC: always the previous */
+	u16 stream;
 	u32 msn;
 	u32 rsn;
 	u32 recv;		/* the receive it takes: rsn, less UC skips */
@@ -99,8 +107,12 @@ struct mr_responder {
 	/* slice-map bits the messages in the window hold, of map_budget */
 	u32 map_bits;
 	u32 map_budget;		/* mr_bounds_map_budget() at the MTU */
+	/* every message before it is delivered and closed */
 	u32 msn_done;
 	u32 rsn_head;		/* the receive at the head of the queue */
+	u32 rsn_order;		/* what the messages before msn_done consumed */
+	/* receives rsn_head + i completed out of order, still queued */
+	u64 recv_done[MR_MSG_WINDOW / 64];
 	u32 rsn_skipped;	/* UC: RSNs skipped by messages gone by */
 	u32 uc_skips;		/* ... and by messages in the window */
 	/*
@@ -112,6 +124,8 @@ struct mr_responder {
 	u32 open;
 	bool used;		/* a request came since the last trim */
 	u32 resp_send;		/* the oldest MSN that may have a response to send */
+	u32 resp_top;		/* past the newest executed, or msn_done */
+	u32 resp_next;		/* the one mr_responder_response_due() found */
 	/*
 	 * The responses to READs and atomics, by MSN % window: borrowed at
 	 * the first, kept until mr_responder_trim().
@@ -175,11 +189,14 @@ u8 mr_responder_env_check_rd(struct mr_responder *r,
 u8 mr_responder_env_atomic(struct mr_responder *r, const struct mr_rx_msg *m,
 			   u64 *orig);
 /*
- * Complete the receive at the head of the queue for message @m, with
- * @error (MR_RXE_NONE: success). False when none is posted.
+ * Complete message @m's receive, @m->recv - rsn_head from the head of the
+ * queue, with @error (MR_RXE_NONE: success); it stays queued until
+ * mr_responder_env_retire_recv(). False when none is posted there.
  */
 bool mr_responder_env_complete_recv(struct mr_responder *r,
 				    const struct mr_rx_msg *m, u8 error);
+/* The receive at the head of the queue, completed, leaves it. */
+void mr_responder_env_retire_recv(struct mr_responder *r);
 /* READ or atomic @msn cannot execute: refuse it, for good. */
 void mr_responder_env_refuse_late(struct mr_responder *r, u32 msn, u8 nak,
 				  u8 path);

@@ -123,9 +123,11 @@ static const struct mr_field mr_hello_fields[] = {
 
 /* The MR_WIRE_F_* that a family of opcodes shares. */
 #define MR_F_SEND (MR_WIRE_F_PAYLOAD | MR_WIRE_F_CONSUMES)
-#define MR_F_WRITE (MR_WIRE_F_PAYLOAD | MR_WIRE_F_WRITE)
+#define MR_F_RC_SEND (MR_F_SEND | MR_WIRE_F_ORDERED)
+#define MR_F_WRITE (MR_WIRE_F_PAYLOAD | MR_WIRE_F_WRITE | MR_WIRE_F_ORDERED)
 #define MR_F_UD (MR_F_SEND | MR_WIRE_F_DATAGRAM)
-#define MR_F_ATOMIC (MR_WIRE_F_READ_OR_ATOMIC | MR_WIRE_F_ATOMIC)
+#define MR_F_READ (MR_WIRE_F_READ_OR_ATOMIC | MR_WIRE_F_ORDERED)
+#define MR_F_ATOMIC (MR_F_READ | MR_WIRE_F_ATOMIC)
 
 static const struct mr_op_info {
 	u8 len;		/* opcode header length; 0: no such opcode */
@@ -133,12 +135,12 @@ static const struct mr_op_info {
 	u16 flags;	/* MR_WIRE_F_*: what the opcode is */
 	const struct mr_field *fields;
 } mr_ops[MR_OP_MAX + 1] = {
-	[MR_OP_SEND] = { MR_SEND_HDR_LEN, MR_RECV_FLAGS, MR_F_SEND,
+	[MR_OP_SEND] = { MR_SEND_HDR_LEN, MR_RECV_FLAGS, MR_F_RC_SEND,
 			 mr_send_fields },
 	[MR_OP_SEND_IMM] = { MR_SEND_IMM_HDR_LEN, MR_RECV_FLAGS,
-			     MR_F_SEND | MR_WIRE_F_IMM, mr_send_fields },
+			     MR_F_RC_SEND | MR_WIRE_F_IMM, mr_send_fields },
 	[MR_OP_SEND_INV] = { MR_SEND_IMM_HDR_LEN, MR_RECV_FLAGS,
-			     MR_F_SEND | MR_WIRE_F_INVALIDATES,
+			     MR_F_RC_SEND | MR_WIRE_F_INVALIDATES,
 			     mr_send_inv_fields },
 	[MR_OP_WRITE] = { MR_WRITE_HDR_LEN, MR_SEQ_FLAGS, MR_F_WRITE,
 			  mr_write_fields },
@@ -146,7 +148,7 @@ static const struct mr_op_info {
 			      MR_F_WRITE | MR_WIRE_F_CONSUMES | MR_WIRE_F_IMM,
 			      mr_write_fields },
 	[MR_OP_READ_REQ] = { MR_READ_REQ_HDR_LEN, MR_SEQ_FLAGS,
-			     MR_WIRE_F_READ_OR_ATOMIC, mr_read_req_fields },
+			     MR_F_READ, mr_read_req_fields },
 	[MR_OP_CMP_SWAP] = { MR_CMP_SWAP_HDR_LEN, MR_SEQ_FLAGS, MR_F_ATOMIC,
 			     mr_atomic_fields },
 	[MR_OP_FETCH_ADD] = { MR_FETCH_ADD_HDR_LEN, MR_SEQ_FLAGS, MR_F_ATOMIC,
@@ -264,6 +266,8 @@ static int mr_wire_check(const struct mr_pkt *pkt, const struct mr_op_info *op)
 
 	if (b->flags & ~op->base_flags)
 		return -MR_EFLAGS;
+	if (!(op->flags & MR_WIRE_F_ORDERED) && (b->order || b->stream))
+		return -MR_ERESERVED;
 	if (b->path >= MR_WIRE_MAX_PATHS || b->qpn > MR_WIRE_QPN_MAX)
 		return -MR_EFIELD;
 	if (!(op->flags & MR_WIRE_F_PAYLOAD) && pkt->payload_len)
@@ -383,8 +387,6 @@ int mr_wire_decode(const u8 *buf, u32 len, struct mr_pkt *pkt)
 		return -MR_EOPCODE;
 	if (len < MR_BASE_HDR_LEN + op->len)
 		return -MR_ETRUNC;
-	if (buf[4] || mr_get_be16(buf + 14))
-		return -MR_ERESERVED;
 	if (buf[1] == MR_OP_NAK && buf[MR_BASE_HDR_LEN + 5])
 		return -MR_ERESERVED;
 
@@ -394,6 +396,8 @@ int mr_wire_decode(const u8 *buf, u32 len, struct mr_pkt *pkt)
 	pkt->base.qpn = mr_get_be24(buf + 5);
 	pkt->base.psn = mr_get_be32(buf + 8);
 	pkt->base.epoch = mr_get_be16(buf + 12);
+	pkt->base.order = buf[4];
+	pkt->base.stream = mr_get_be16(buf + 14);
 	pkt->base.tag = mr_get_be64(buf + 16);
 	mr_wire_get_op(buf + MR_BASE_HDR_LEN, pkt, op);
 	pkt->hdr_len = MR_BASE_HDR_LEN + op->len;
@@ -429,11 +433,11 @@ int mr_wire_encode(const struct mr_pkt *pkt, u8 *buf, u32 size)
 	buf[1] = pkt->base.opcode;
 	buf[2] = pkt->base.flags;
 	buf[3] = pkt->base.path;
-	buf[4] = 0;
+	buf[4] = pkt->base.order;
 	mr_put_be24(buf + 5, pkt->base.qpn);
 	mr_put_be32(buf + 8, pkt->base.psn);
 	mr_put_be16(buf + 12, pkt->base.epoch);
-	mr_put_be16(buf + 14, 0);
+	mr_put_be16(buf + 14, pkt->base.stream);
 	mr_put_be64(buf + 16, pkt->base.tag);
 	mr_wire_put_op(pkt, buf + MR_BASE_HDR_LEN, op);
 	return (int)(MR_BASE_HDR_LEN + op->len);

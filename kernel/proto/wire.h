@@ -48,6 +48,16 @@ enum mr_opcode {
 #define MR_OP_MAX MR_OP_HELLO
 
 /*
+ * A request's order byte: the message it completes after is the one
+ * order + 1 MSNs before it in the same stream. MR_ORDER_PREV (0), the
+ * message just before, is a connection of one stream; MR_ORDER_NONE
+ * (or any value from MR_ORDER_MAX on): none in the message window.
+ */
+#define MR_ORDER_PREV 0
+#define MR_ORDER_MAX 127		/* MR_MSG_WINDOW - 1 */
+#define MR_ORDER_NONE 0xff
+
+/*
  * What an opcode is, so that receivers ask a property instead of listing
  * opcodes: mr_wire_op_flags(), 0 for an unknown opcode.
  */
@@ -61,6 +71,8 @@ enum mr_opcode {
 #define MR_WIRE_F_RESPONSE 0x080	/* answers a READ or atomic request */
 #define MR_WIRE_F_DATAGRAM 0x100	/* UD: of no connection, one packet */
 #define MR_WIRE_F_CONTROL 0x200		/* ACK, NAK, HELLO: no data, no message */
+/* A request of a connection: carries a stream and an order byte. */
+#define MR_WIRE_F_ORDERED 0x400
 
 /* Base header flags; the bits not named here are reserved and zero. */
 #define MR_FLAG_ACK_REQ 0x01	/* acknowledge this path without delay */
@@ -132,6 +144,12 @@ struct mr_base_hdr {
 	u16 epoch;	/* path epoch: bumped when the path restarts */
 	u32 qpn;	/* destination QP, 24 bits */
 	u32 psn;	/* path sequence number; in ACK/NAK, see .rst */
+	/*
+	 * Requests only (zero in the rest): the message's stream, and how
+	 * far back the message it completes after is (MR_ORDER_*).
+	 */
+	u16 stream;
+	u8 order;
 	/*
 	 * The receiving QP's connection tag: RC and UC packets carry it, so
 	 * only the peer that learned it in the HELLO handshake is heard.

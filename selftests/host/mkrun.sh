@@ -76,7 +76,7 @@ drv=$top/userspace/provider/metaroce.driver
 if [ -f "$so" ]; then cp "$so" "$stage/usr/lib/x86_64-linux-gnu/libibverbs/"; else missing+=("${so#"$top"/}"); fi
 if [ -f "$drv" ]; then cp "$drv" "$stage/etc/libibverbs.d/"; else missing+=("${drv#"$top"/}"); fi
 # Test programs built by userspace/Makefile (guest-tests).
-GUEST_PROGRAMS=(mr_verbs_objects mr_ring mr_qp_states mr_verify mr_bad_input mr_craft mr_srq mr_ud mr_uc mr_incast mr_many metaroce)
+GUEST_PROGRAMS=(mr_verbs_objects mr_ring mr_qp_states mr_verify mr_bad_input mr_craft mr_srq mr_ud mr_uc mr_incast mr_many mr_streams metaroce)
 for p in "${GUEST_PROGRAMS[@]}"; do
 	f=$top/build/userspace/$p
 	if [ -f "$f" ]; then install -m 755 "$f" "$stage/usr/local/bin/"; else missing+=("${f#"$top"/}"); fi

@@ -35,7 +35,12 @@ want=(
 	"usr/lib/$multiarch/libibverbs/libmetaroce-rdmav34.so 644"
 	"etc/libibverbs.d/metaroce.driver 644"
 	"usr/lib/$multiarch/wireshark/plugins/metaroce.lua 644"
+	"usr/include/infiniband/mrcdv.h 644"
+	"usr/share/man/man7/mrcdv.7 644"
 )
+for page in mrcdv_create_qp mrcdv_query_device mrcdv_wc_read_stream mrcdv_wr_set_stream; do
+	want+=("usr/share/man/man3/$page.3 644")
+done
 if [ -d "$top/userspace/cli" ]; then # the CLI's hook in userspace/Makefile
 	want+=("usr/sbin/metaroce 755" "usr/share/man/man8/metaroce.8 644"
 		"usr/share/bash-completion/completions/metaroce 644")

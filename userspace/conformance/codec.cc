@@ -8,8 +8,8 @@ namespace conform {
 namespace {
 
 const std::vector<Field> kBase = {
-    {"version", 0, 1}, {"opcode", 1, 1}, {"flags", 2, 1},  {"path", 3, 1},    {"rsvd4", 4, 1},
-    {"qpn", 5, 3},     {"psn", 8, 4},    {"epoch", 12, 2}, {"rsvd14", 14, 2}, {"tag", 16, 8},
+    {"version", 0, 1}, {"opcode", 1, 1}, {"flags", 2, 1},  {"path", 3, 1},    {"order", 4, 1},
+    {"qpn", 5, 3},     {"psn", 8, 4},    {"epoch", 12, 2}, {"stream", 14, 2}, {"tag", 16, 8},
 };
 
 // protocol.rst, "Opcode headers" and "HELLO": offsets from the packet's start.

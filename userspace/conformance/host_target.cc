@@ -180,7 +180,8 @@ struct SendWqe {
     uint8_t wire_op = 0;
     bool rd = false, consumes = false;
     uint32_t rsn = 0;
-    bool rsn_set = false;
+    uint8_t order = MR_ORDER_PREV;
+    bool started = false;
     mr_req_slices resp{};
     std::vector<u64> map; // of a READ of more than 64 slices
 };
@@ -188,6 +189,7 @@ struct SendWqe {
 struct RecvWqe {
     uint64_t wr_id;
     uint32_t offset, length;
+    bool completed = false; // ahead of the head, by a stream
 };
 
 // --- encryption: crypt.c ---------------------------------------------------
@@ -590,8 +592,10 @@ private:
             c.wr_id = rq_.front().wr_id;
             c.status = WcStatusName(kWrFlushErr);
             c.opcode = "recv";
+            const bool completed = rq_.front().completed;
             rq_.pop_front();
-            Complete(c);
+            if (!completed)
+                Complete(c);
         }
     }
 
@@ -912,6 +916,7 @@ private:
 
 public:
     // The responder engine's environment (resp.c).
+    void RespRetireRecv() { rq_.pop_front(); }
     bool RespPosted(uint32_t recv) const { return recv - rsp_.rsn_head < rq_.size(); }
 
     int RespWrite(const mr_rx *rx) {
@@ -970,11 +975,13 @@ public:
         return 0;
     }
 
+    // The receive stays queued until RespRetireRecv(): a stream's may
+    // complete ahead of the head.
     bool RespCompleteRecv(const mr_rx_msg *m, uint8_t error) {
-        if (rq_.empty())
+        if (m->recv - rsp_.rsn_head >= rq_.size())
             return false;
-        RecvWqe r = rq_.front();
-        rq_.pop_front();
+        RecvWqe &r = rq_[m->recv - rsp_.rsn_head];
+        r.completed = true;
         unsigned flags = mr_wire_op_flags(m->opcode);
         Completion c;
         c.wr_id = r.wr_id;
@@ -1201,6 +1208,7 @@ public:
             wire.va = w->wr.va;
             wire.length = w->length;
             wire.rsn = w->rsn;
+            wire.order = w->order;
             wire.imm = w->wr.imm;
             wire.inv_rkey = w->wr.inv_rkey;
             wire.swap_add = w->wr.swap_add;
@@ -1291,13 +1299,14 @@ public:
         m->length = w->length;
         m->rd = w->rd;
         m->consumes = w->consumes;
-        m->has_rsn = w->rsn_set;
+        m->started = w->started;
         m->answered = w->resp.done;
     }
-    void ReqRsn(uint32_t msn, uint32_t rsn) {
+    void ReqStart(uint32_t msn, uint32_t rsn, uint8_t order) {
         if (SendWqe *w = WqeOf(msn)) {
             w->rsn = rsn;
-            w->rsn_set = true;
+            w->order = order;
+            w->started = true;
         }
     }
     bool ReqResponseDue() { return mr_responder_response_due(&rsp_, fatal_); }
@@ -1505,8 +1514,8 @@ u32 mr_requester_env_posted(struct mr_requester *) {
 void mr_requester_env_msg(struct mr_requester *, u32 msn, struct mr_req_msg *m) {
     g_qp->ReqMsg(msn, m);
 }
-void mr_requester_env_rsn(struct mr_requester *, u32 msn, u32 rsn) {
-    g_qp->ReqRsn(msn, rsn);
+void mr_requester_env_start(struct mr_requester *, u32 msn, u32 rsn, u8 order) {
+    g_qp->ReqStart(msn, rsn, order);
 }
 bool mr_requester_env_response_due(struct mr_requester *) {
     return g_qp->ReqResponseDue();
@@ -1538,6 +1547,9 @@ u8 mr_responder_env_atomic(struct mr_responder *, const struct mr_rx_msg *m, u64
 }
 bool mr_responder_env_complete_recv(struct mr_responder *, const struct mr_rx_msg *m, u8 error) {
     return g_qp->RespCompleteRecv(m, error);
+}
+void mr_responder_env_retire_recv(struct mr_responder *) {
+    g_qp->RespRetireRecv();
 }
 void mr_responder_env_refuse_late(struct mr_responder *, u32 msn, u8 nak, u8 path) {
     g_qp->AckRefuseLate(msn, nak, path);

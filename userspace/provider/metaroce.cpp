@@ -16,6 +16,7 @@
 #include "metaroce.h"
 
 #include "metaroce-abi.h"
+#include "mrcdv.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -827,6 +828,7 @@ struct QpRelease {
         unmap_recv_ring(qp->rq);
         unmap_send_ring(qp->sq);
         CPtr<ibv_send_wr> wrs(qp->wrs);
+        CPtr<uint16_t> streams(qp->streams);
         CPtr<ibv_sge> sges(qp->sges);
         CPtr<uint8_t> inline_data(qp->inline_data);
         CPtr<Qp> release(qp);
@@ -863,7 +865,7 @@ int post_recv(ibv_qp *ibqp, ibv_recv_wr *wr, ibv_recv_wr **bad_wr) noexcept {
 
 // CREATE_QP for both ibv_create_qp() and ibv_create_qp_ex(); copies the
 // granted capabilities back into attr.
-QpPtr create_kernel_qp(ibv_pd *pd, ibv_qp_init_attr *attr) noexcept {
+QpPtr create_kernel_qp(ibv_pd *pd, ibv_qp_init_attr *attr, uint32_t streams = 0) noexcept {
     QpPtr qp(zalloc<Qp>().release());
     if (!qp) {
         errno = ENOMEM;
@@ -874,6 +876,7 @@ QpPtr create_kernel_qp(ibv_pd *pd, ibv_qp_init_attr *attr) noexcept {
     ask.flags =
         (attr->srq ? 0 : METAROCE_QP_RQ_RING) |
         (attr->qp_type == IBV_QPT_RC || attr->qp_type == IBV_QPT_UC ? METAROCE_QP_SQ_RING : 0);
+    ask.streams = streams;
     cmd.set_driver(ask);
     CreateQpResp resp;
     if (int ret = ibv_cmd_create_qp(pd, &qp->vqp.qp, attr, cmd.base(), sizeof(cmd), resp.base(),
@@ -883,6 +886,13 @@ QpPtr create_kernel_qp(ibv_pd *pd, ibv_qp_init_attr *attr) noexcept {
         return nullptr;
     }
     const metaroce_create_qp_resp r = resp.driver();
+    // A kernel without streams grants none: its sends could not name one.
+    if (streams > 1 && r.streams != streams) {
+        ibv_cmd_destroy_qp(&qp->vqp.qp);
+        errno = EOPNOTSUPP;
+        return nullptr;
+    }
+    qp->nstreams = r.streams;
     const RecvRingGrant grant{bool(r.flags & METAROCE_QP_RQ_RING),
                               r.rq_mmap_offset,
                               r.rq_mmap_size,
@@ -1068,10 +1078,11 @@ int check_send_wr(const SendRing &sq, ibv_qp *qp, const ibv_send_wr *wr) noexcep
 }
 
 // Writes @wr into the next slot.
-void write_send_slot(SendRing &sq, const ibv_send_wr *wr) noexcept {
+void write_send_slot(SendRing &sq, const ibv_send_wr *wr, uint16_t stream) noexcept {
     uint8_t *slot = sq.ring->wqe + size_t(sq.producer & (sq.entries - 1)) * sq.stride;
     metaroce_send_wqe w{};
     w.wr_id = wr->wr_id;
+    w.stream = stream;
     w.opcode = wr->opcode;
     w.send_flags = wr->send_flags;
     w.ex = wr->opcode == IBV_WR_SEND_WITH_INV ? wr->invalidate_rkey : wr->imm_data;
@@ -1124,8 +1135,10 @@ int ring_send_doorbell(ibv_qp *qp) noexcept {
 // ibv_post_send() on a QP with a send ring: no system call while the
 // kernel has sends in flight, whose ACKs make it read the ring. Binds and
 // LOCAL_INV go by their command, after the doorbell for the sends before
-// them, so that the kernel orders their completions after those.
-int post_send_ring(ibv_qp *qp, ibv_send_wr *wr, ibv_send_wr **bad_wr) noexcept {
+// them, so that the kernel orders their completions after those. @streams,
+// if any, has the stream of each WR of the list.
+int post_send_ring(ibv_qp *qp, ibv_send_wr *wr, ibv_send_wr **bad_wr,
+                   const uint16_t *streams = nullptr) noexcept {
     SendRing &sq = to_qp(qp)->sq;
     if (qp->state == IBV_QPS_RESET || qp->state == IBV_QPS_INIT || qp->state == IBV_QPS_RTR) {
         *bad_wr = wr;
@@ -1137,7 +1150,7 @@ int post_send_ring(ibv_qp *qp, ibv_send_wr *wr, ibv_send_wr **bad_wr) noexcept {
     uint32_t start = sq.producer;
     // The kernel's consumer, read again only when the ring looks full.
     uint32_t consumer = __atomic_load_n(&sq.ring->consumer, __ATOMIC_ACQUIRE);
-    for (; wr; wr = wr->next) {
+    for (; wr; wr = wr->next, streams += streams ? 1 : 0) {
         if (is_local_wr(wr)) {
             if (sq.producer != start) {
                 publish_send_ring(sq, start);
@@ -1158,7 +1171,7 @@ int post_send_ring(ibv_qp *qp, ibv_send_wr *wr, ibv_send_wr **bad_wr) noexcept {
             err = ENOMEM;
             break;
         }
-        write_send_slot(sq, wr);
+        write_send_slot(sq, wr, streams ? *streams : 0);
         sq.producer++;
     }
     const bool doorbell = publish_send_ring(sq, start);
@@ -1238,6 +1251,8 @@ ibv_send_wr *start_wr(ibv_qp_ex *qpx, ibv_wr_opcode opcode, uint64_t send_op) no
     }
     ibv_send_wr *wr = &qp->wrs[qp->count];
     *wr = ibv_send_wr{};
+    if (qp->streams)
+        qp->streams[qp->count] = 0;
     wr->wr_id = qpx->wr_id;
     wr->send_flags = qpx->wr_flags;
     wr->opcode = opcode;
@@ -1276,9 +1291,9 @@ int wr_complete(ibv_qp_ex *qpx) noexcept {
     if (!count)
         return 0;
     ibv_send_wr *bad_wr = nullptr;
-    if (int ret = post_send(&qp->vqp.qp, qp->wrs, &bad_wr))
-        return fail(ret);
-    return 0;
+    const int ret = qp->nstreams ? post_send_ring(&qp->vqp.qp, qp->wrs, &bad_wr, qp->streams)
+                                 : post_send(&qp->vqp.qp, qp->wrs, &bad_wr);
+    return ret ? fail(ret) : 0;
 }
 
 void wr_send(ibv_qp_ex *qpx) noexcept {
@@ -1456,8 +1471,12 @@ int alloc_batch(Qp *qp, const ibv_qp_cap &cap) noexcept {
         static_cast<ibv_sge *>(std::calloc(size_t{qp->max_wr} * qp->max_sge, sizeof(ibv_sge))));
     CPtr<uint8_t> inline_data(
         static_cast<uint8_t *>(std::calloc(size_t{qp->max_wr} * qp->max_inline + 1, 1)));
-    if (!wrs || !sges || !inline_data)
+    CPtr<uint16_t> streams(qp->nstreams
+                               ? static_cast<uint16_t *>(std::calloc(qp->max_wr, sizeof(uint16_t)))
+                               : nullptr);
+    if (!wrs || !sges || !inline_data || (qp->nstreams && !streams))
         return ENOMEM;
+    qp->streams = streams.release();
     qp->wrs = wrs.release();
     qp->sges = sges.release();
     qp->inline_data = inline_data.release();
@@ -1467,7 +1486,7 @@ int alloc_batch(Qp *qp, const ibv_qp_cap &cap) noexcept {
 // ibv_create_qp_ex(): what the kernel and the batch above can honour, and
 // EOPNOTSUPP for the rest (create flags, TSO, XRC, other QP types' send ops),
 // as rxe answers.
-ibv_qp *create_qp_ex(ibv_context * /*ctx*/, ibv_qp_init_attr_ex *attr) noexcept {
+ibv_qp *create_qp_ex_streams(ibv_qp_init_attr_ex *attr, uint32_t streams) noexcept {
     if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd)
         return fail_null<ibv_qp>(EINVAL);
     if (attr->comp_mask & ~kQpInitAttrMask)
@@ -1493,7 +1512,7 @@ ibv_qp *create_qp_ex(ibv_context * /*ctx*/, ibv_qp_init_attr_ex *attr) noexcept 
     base.cap = attr->cap;
     base.qp_type = attr->qp_type;
     base.sq_sig_all = attr->sq_sig_all;
-    QpPtr qp = create_kernel_qp(attr->pd, &base);
+    QpPtr qp = create_kernel_qp(attr->pd, &base, streams);
     if (!qp)
         return nullptr;
     attr->cap = base.cap;
@@ -1507,6 +1526,56 @@ ibv_qp *create_qp_ex(ibv_context * /*ctx*/, ibv_qp_init_attr_ex *attr) noexcept 
         install_wr_ops(&qp->vqp.qp_ex);
     }
     return &qp.release()->vqp.qp;
+}
+
+ibv_qp *create_qp_ex(ibv_context * /*ctx*/, ibv_qp_init_attr_ex *attr) noexcept {
+    return create_qp_ex_streams(attr, 0);
+}
+
+// --- Direct verbs (mrcdv.h) ----------------------------------------------------
+
+bool is_metaroce(const ibv_context *ctx) noexcept {
+    return ctx && ctx->device &&
+           reinterpret_cast<const verbs_device *>(ctx->device)->ops == &kDeviceOps;
+}
+
+// The caller's struct may be older (shorter) than ours: fill what fits.
+int query_device_dv(ibv_context *ctx, mrcdv_device_attr *attr, uint32_t inlen) noexcept {
+    if (!is_metaroce(ctx))
+        return EOPNOTSUPP;
+    if (!attr || inlen < offsetof(mrcdv_device_attr, reserved))
+        return EINVAL;
+    mrcdv_device_attr a{};
+    a.max_streams = METAROCE_MAX_STREAMS;
+    std::memcpy(attr, &a, std::min<size_t>(inlen, sizeof(a)));
+    return 0;
+}
+
+// Streams need the extended QP: its sends name them (mrcdv_wr_set_stream()).
+ibv_qp *create_qp_dv(ibv_context *ctx, ibv_qp_init_attr_ex *attr, const mrcdv_qp_init_attr *mrc,
+                     uint32_t inlen) noexcept {
+    if (!is_metaroce(ctx))
+        return fail_null<ibv_qp>(EOPNOTSUPP);
+    if (!attr || !mrc || inlen < offsetof(mrcdv_qp_init_attr, reserved) || mrc->comp_mask ||
+        (inlen >= sizeof(*mrc) && mrc->reserved) || mrc->streams > METAROCE_MAX_STREAMS)
+        return fail_null<ibv_qp>(EINVAL);
+    if (mrc->streams > 1 &&
+        (attr->qp_type != IBV_QPT_RC || !(attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)))
+        return fail_null<ibv_qp>(EINVAL);
+    return create_qp_ex_streams(attr, mrc->streams > 1 ? mrc->streams : 0);
+}
+
+void wr_set_stream(ibv_qp_ex *qpx, uint16_t stream) noexcept {
+    Qp *qp = to_qp(qpx);
+    ibv_send_wr *wr = current_wr(qpx);
+    if (!wr)
+        return;
+    if (!qp->streams || stream >= qp->nstreams) {
+        if (stream)
+            record_error(qp, EINVAL);
+        return;
+    }
+    qp->streams[qp->count - 1] = stream;
 }
 
 int modify_qp(ibv_qp *qp, ibv_qp_attr *attr, int attr_mask) noexcept {
@@ -1730,3 +1799,31 @@ void debug(const char *fmt, ...) noexcept {
 }
 
 } // namespace metaroce
+
+// The exported direct verbs: extern "C", the only symbols the provider
+// exports (metaroce.map).
+#define MRCDV_EXPORT extern "C" __attribute__((visibility("default")))
+
+MRCDV_EXPORT int mrcdv_query_device(ibv_context *context, mrcdv_device_attr *attr, uint32_t inlen) {
+    return metaroce::query_device_dv(context, attr, inlen);
+}
+
+MRCDV_EXPORT ibv_qp *mrcdv_create_qp(ibv_context *context, ibv_qp_init_attr_ex *attr,
+                                     mrcdv_qp_init_attr *mrc_attr, uint32_t inlen) {
+    return metaroce::create_qp_dv(context, attr, mrc_attr, inlen);
+}
+
+MRCDV_EXPORT uint32_t mrcdv_qp_streams(ibv_qp *qp) {
+    if (!qp || !metaroce::is_metaroce(qp->context))
+        return 1;
+    const uint32_t n = metaroce::to_qp(qp)->nstreams;
+    return n ? n : 1;
+}
+
+MRCDV_EXPORT void mrcdv_wr_set_stream(ibv_qp_ex *qpx, uint16_t stream) {
+    metaroce::wr_set_stream(qpx, stream);
+}
+
+MRCDV_EXPORT uint16_t mrcdv_wc_read_stream(ibv_cq_ex *cq) {
+    return uint16_t(metaroce::current_wc(cq).slid);
+}

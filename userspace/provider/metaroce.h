@@ -127,11 +127,13 @@ struct Qp {
     verbs_qp vqp; // first: libibverbs hands us &vqp.qp (== &vqp.qp_ex)
     uint64_t send_ops_flags;
     ibv_send_wr *wrs;     // [max_wr]
+    uint16_t *streams;    // [max_wr]: mrcdv_wr_set_stream()
     ibv_sge *sges;        // [max_wr * max_sge]
     uint8_t *inline_data; // [max_wr * max_inline]
     uint32_t max_wr, max_sge, max_inline;
-    uint32_t count;  // requests in the batch
-    int batch_error; // first error of the batch, reported by wr_complete()
+    uint32_t nstreams; // granted by the kernel; 0: one
+    uint32_t count;    // requests in the batch
+    int batch_error;   // first error of the batch, reported by wr_complete()
     RecvRing rq;
     SendRing sq;
 };

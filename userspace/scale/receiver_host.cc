@@ -336,6 +336,8 @@ bool mr_responder_env_complete_recv(struct mr_responder *, const struct mr_rx_ms
     return true;
 }
 
+void mr_responder_env_retire_recv(struct mr_responder *) {}
+
 void mr_responder_env_refuse_late(struct mr_responder *, u32, u8, u8) {}
 
 void mr_responder_env_event(struct mr_responder *, enum mr_responder_event, u32) {}

@@ -502,7 +502,8 @@ void mr_requester_env_msg(struct mr_requester *r, u32 msn, struct mr_req_msg *m)
     m->length = MrSender::Of(r).MsgLen(msn);
 }
 
-void mr_requester_env_rsn(struct mr_requester *, u32, u32) {}
+// One stream: the requester's order bytes are all MR_ORDER_PREV.
+void mr_requester_env_start(struct mr_requester *, u32, u32, u8) {}
 
 bool mr_requester_env_response_due(struct mr_requester *) {
     return false;

@@ -19,7 +19,8 @@ public:
 	// Messages posted from msn_head on.
 	virtual uint32_t RequesterPosted() = 0;
 	virtual mr_req_msg RequesterMsg(uint32_t msn) = 0;
-	virtual void RequesterRsn(uint32_t, uint32_t) {}
+	// Message @msn starts: its RSN (if it consumes) and order byte.
+	virtual void RequesterStart(uint32_t, uint32_t, uint8_t) {}
 	virtual bool RequesterResponseDue() { return false; }
 	virtual mr_tx_pkt RequesterResponse() { return {}; }
 };

@@ -44,9 +44,14 @@ public:
 	{
 		if (!posted)
 			return false;
-		posted--;
 		completions.push_back({m.msn, m.rsn, error});
 		return true;
+	}
+	// The completed receive at the head leaves the queue.
+	virtual void ResponderRetireRecv()
+	{
+		posted--;
+		retired++;
 	}
 	virtual void ResponderRefuseLate(uint32_t msn, uint8_t nak)
 	{
@@ -64,6 +69,7 @@ public:
 		uint8_t error;
 	};
 	uint32_t posted = 1000;
+	uint32_t retired = 0;
 	uint64_t atomics = 0;
 	std::map<uint64_t, uint64_t> memory;
 	std::vector<Completion> completions;

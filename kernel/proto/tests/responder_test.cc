@@ -292,6 +292,116 @@ TEST(ResponderEngine, AReceiveIsTakenOnlyByANewPacket)
 	EXPECT_EQ(t.asked, (std::vector<uint32_t>{0}));
 }
 
+// A packet of @stream whose message completes after the one @order + 1
+// before it (MR_ORDER_NONE: after none).
+mr_pkt On(mr_pkt p, uint16_t stream, uint8_t order)
+{
+	p.base.stream = stream;
+	p.base.order = order;
+	return p;
+}
+
+// Streams: a message completes once the one its order byte names has;
+// a stream that lost a packet holds only itself. Receives complete out of
+// the queue's order and leave it in order; "MSN done" still moves only
+// over the head.
+TEST(ResponderEngine, StreamsCompleteInTheirOwnOrder)
+{
+	Responder t;
+	// 0 on stream 1 (two slices, the first lost), 1 on stream 2, 2 on
+	// stream 1 after 0, 3 on stream 2 after 1.
+	EXPECT_FALSE(t.Rx(On(Send(0, 0, 2048, 1024), 1, MR_ORDER_NONE)).complete);
+	EXPECT_TRUE(t.Rx(On(Send(1, 1, 10, 0), 2, MR_ORDER_NONE)).complete);
+	EXPECT_TRUE(t.Rx(On(Send(2, 2, 10, 0), 1, 1)).complete);
+	EXPECT_TRUE(t.Rx(On(Send(3, 3, 10, 0), 2, 1)).complete);
+	ASSERT_EQ(t.completions.size(), 2u);
+	EXPECT_EQ(t.completions[0].msn, 1u);
+	EXPECT_EQ(t.completions[1].msn, 3u);
+	EXPECT_EQ(t.R()->msn_done, 0u);
+	EXPECT_EQ(t.retired, 0u); // receive 0 holds the queue's head
+	EXPECT_EQ(t.R()->rsn_head, 0u);
+	EXPECT_EQ(t.Msg(2).stream, 1u);
+	EXPECT_FALSE(t.Msg(2).delivered);
+
+	EXPECT_TRUE(t.Rx(On(Send(0, 0, 2048, 0), 1, MR_ORDER_NONE)).complete);
+	ASSERT_EQ(t.completions.size(), 4u);
+	EXPECT_EQ(t.completions[2].msn, 0u);
+	EXPECT_EQ(t.completions[3].msn, 2u);
+	EXPECT_EQ(t.R()->msn_done, 4u);
+	EXPECT_EQ(t.R()->rsn_head, 4u);
+	EXPECT_EQ(t.R()->rsn_order, 4u);
+	EXPECT_EQ(t.retired, 4u);
+	EXPECT_TRUE(t.refused.empty());
+}
+
+// Order 0 is the message before: one stream, MSN order, as without
+// streams; and UC completes in MSN order whatever the byte says.
+TEST(ResponderEngine, OrderPrevAndUcKeepMsnOrder)
+{
+	for (bool uc : { false, true }) {
+		Responder t(uc);
+		EXPECT_FALSE(t.Rx(On(Write(0, 2048, 1024), 0, 0)).complete);
+		uint8_t order = uc ? MR_ORDER_NONE : MR_ORDER_PREV;
+		EXPECT_TRUE(t.Rx(On(Send(1, 0, 10, 0), 0, order)).complete);
+		EXPECT_TRUE(t.completions.empty()) << uc;
+		EXPECT_TRUE(t.Rx(On(Write(0, 2048, 0), 0, 0)).complete);
+		EXPECT_EQ(t.completions.size(), 1u) << uc;
+		EXPECT_EQ(t.R()->msn_done, 2u) << uc;
+	}
+}
+
+// A READ on a stream executes once its own stream allows, ahead of a
+// stalled message of another, and its response goes at once.
+TEST(ResponderEngine, AStreamsReadRespondsAheadOfAnotherStream)
+{
+	Responder t;
+	EXPECT_FALSE(t.Rx(On(Write(0, 2048, 1024), 1, MR_ORDER_NONE)).complete);
+	Result r = t.Rx(On(ReadReq(1, 0x1000, 3000), 2, MR_ORDER_NONE));
+	EXPECT_TRUE(r.complete);
+	EXPECT_TRUE(r.respond);
+	EXPECT_EQ(t.R()->msn_done, 0u);
+	ASSERT_TRUE(mr_responder_response_due(t.R(), false));
+	mr_tx_pkt tp{};
+	for (uint32_t i = 0; i < 3; i++) {
+		ASSERT_TRUE(mr_responder_response_due(t.R(), false));
+		mr_responder_response_take(t.R(), &tp);
+		EXPECT_EQ(tp.msn, 1u);
+		EXPECT_EQ(tp.offset, i * kMtu);
+	}
+	EXPECT_FALSE(mr_responder_response_due(t.R(), false));
+	EXPECT_TRUE(t.Rx(On(Write(0, 2048, 0), 1, MR_ORDER_NONE)).complete);
+	EXPECT_EQ(t.R()->msn_done, 2u);
+	EXPECT_FALSE(mr_responder_response_due(t.R(), false));
+}
+
+// Every packet of a message names its stream and order as the first did.
+TEST(ResponderEngine, AMessageKeepsItsStreamAndOrder)
+{
+	Responder t;
+	EXPECT_FALSE(t.Rx(On(Send(0, 0, 3000, 0), 1, MR_ORDER_NONE)).complete);
+	EXPECT_EQ(t.Rx(On(Send(0, 0, 3000, 1024), 2, MR_ORDER_NONE)).nak,
+		  MR_NAK_INVALID_REQUEST);
+	EXPECT_EQ(t.Rx(On(Send(0, 0, 3000, 2048), 1, 5)).nak,
+		  MR_NAK_INVALID_REQUEST);
+}
+
+// A message that completed ahead of the head, whose receive turns out not
+// to be the next in MSN order when the head reaches it, is refused then:
+// the RSNs lied.
+TEST(ResponderEngine, AStreamsReceiveIsCheckedWhenTheHeadComesBy)
+{
+	Responder t;
+	// 0 (stream 1, RSN 0) waits; 2 (stream 2) names RSN 2 and completes
+	// ahead; then 1 is a plain WRITE, so 2's RSN should have been 1.
+	EXPECT_FALSE(t.Rx(On(Send(0, 0, 2048, 1024), 1, MR_ORDER_NONE)).complete);
+	EXPECT_TRUE(t.Rx(On(Send(2, 2, 10, 0), 2, MR_ORDER_NONE)).complete);
+	EXPECT_TRUE(t.Rx(On(Write(1, 10, 0), 1, 0)).complete);
+	EXPECT_TRUE(t.refused.empty());
+	EXPECT_TRUE(t.Rx(On(Send(0, 0, 2048, 0), 1, MR_ORDER_NONE)).complete);
+	EXPECT_EQ(t.refused.count(2), 1u);
+	EXPECT_EQ(t.R()->msn_done, 2u);
+}
+
 // Skips in the window and gone by, and RSNs that wrap (the kernel's
 // KUnit case before the engine).
 TEST(ResponderEngine, UcReceivesMoveUpPastSkippedRsns)
@@ -313,7 +423,7 @@ TEST(ResponderEngine, UcReceivesMoveUpPastSkippedRsns)
 	// RSN UINT32_MAX skipped: the RSNs after it wrap.
 	Responder wrap(true);
 	wrap.posted = 0;
-	wrap.R()->rsn_head = UINT32_MAX;
+	wrap.R()->rsn_head = wrap.R()->rsn_order = UINT32_MAX;
 	wrap.Rx(Write(0, 3000, 0));
 	wrap.Rx(Send(1, UINT32_MAX, 10, 0));
 	EXPECT_EQ(wrap.R()->uc_skips, 1u);
@@ -544,6 +654,11 @@ bool mr_responder_env_complete_recv(struct mr_responder *r,
 				    const struct mr_rx_msg *m, u8 error)
 {
 	return ResponderHost::Of(r).ResponderCompleteRecv(*m, error);
+}
+
+void mr_responder_env_retire_recv(struct mr_responder *r)
+{
+	ResponderHost::Of(r).ResponderRetireRecv();
 }
 
 void mr_responder_env_refuse_late(struct mr_responder *r, u32 msn, u8 nak, u8)

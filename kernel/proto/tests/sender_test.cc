@@ -222,13 +222,15 @@ public:
 			m = kind[msn];
 		else
 			m.length = cfg.pkts_per_msg * kSlice;
-		m.has_rsn = rsn.count(msn);
+		m.started = order.count(msn);
 		return m;
 	}
-	void RequesterRsn(uint32_t msn, uint32_t n) override
+	void RequesterStart(uint32_t msn, uint32_t n, uint8_t ord) override
 	{
-		ASSERT_FALSE(rsn.count(msn));
-		rsn[msn] = n;
+		ASSERT_FALSE(order.count(msn));
+		order[msn] = ord;
+		if (RequesterMsg(msn).consumes)
+			rsn[msn] = n;
 	}
 
 	// The environment's xmit: a WRITE of the slice at tp.offset on the
@@ -401,6 +403,7 @@ public:
 	ResponderHost resp{};
 	std::vector<mr_req_msg> kind;	    // messages that are not WRITEs
 	std::map<uint32_t, uint32_t> rsn;   // RSNs the requester gave
+	std::map<uint32_t, uint8_t> order;  // order bytes, of every message
 	std::vector<mr_tx_path> path;
 	std::vector<std::unique_ptr<mr_tx_ring>> free_rings;
 	uint32_t rings_out = 0, rings_peak = 0, ring_fails = 0, ring_gets = 0;
@@ -862,6 +865,42 @@ TEST(RequesterEngine, RnrWaitsThenRewindsToTheRefusedMessage)
 					  9000));
 }
 
+// Streams: each message's order byte names its stream's message before
+// it, counted back from it less one; a stream's first names none. An RNR
+// rewind keeps the bytes the first send gave.
+TEST(RequesterEngine, OrderBytesNameTheStreamsPreviousMessage)
+{
+	LinkConfig c = OnePacketMessages(6);
+	c.rnr_retry = MR_RNR_RETRY_INFINITE;
+	Harness h(c);
+	std::vector<uint32_t> last(3);
+	const uint16_t streams[] = { 0, 1, 0, 2, 1, 0 };
+
+	mr_requester_streams(h.R(), last.data(), 3);
+	h.kind.resize(6);
+	for (uint32_t i = 0; i < 6; i++) {
+		h.kind[i].length = kSlice;
+		h.kind[i].stream = streams[i];
+	}
+	h.Push();
+	ASSERT_EQ(h.sent_log.size(), 6u);
+	const std::map<uint32_t, uint8_t> want = {
+		{0, MR_ORDER_NONE}, {1, MR_ORDER_NONE}, {2, 1},
+		{3, MR_ORDER_NONE}, {4, 2}, {5, 2},
+	};
+	EXPECT_EQ(h.order, want);
+	ASSERT_TRUE(mr_requester_rnr_wait(h.R(), 2, c.rnr_retry, 100));
+	mr_requester_rnr_resume(h.R());
+	h.Push();
+	EXPECT_EQ(h.order, want);
+
+	// Without streams every message completes after the one before it.
+	Harness one(OnePacketMessages(3));
+	one.Push();
+	EXPECT_EQ(one.order, (std::map<uint32_t, uint8_t>{
+		{0, MR_ORDER_PREV}, {1, MR_ORDER_PREV}, {2, MR_ORDER_PREV}}));
+}
+
 // "MSN done" beyond anything sent is bogus and changes nothing; an older
 // one is old news.
 TEST(RequesterEngine, PeerDoneBeyondWhatWentIsIgnored)
@@ -1233,9 +1272,10 @@ void mr_requester_env_msg(struct mr_requester *r, u32 msn, struct mr_req_msg *m)
 	*m = RequesterHost::Of(r).RequesterMsg(msn);
 }
 
-void mr_requester_env_rsn(struct mr_requester *r, u32 msn, u32 rsn)
+void mr_requester_env_start(struct mr_requester *r, u32 msn, u32 rsn,
+			    u8 order)
 {
-	RequesterHost::Of(r).RequesterRsn(msn, rsn);
+	RequesterHost::Of(r).RequesterStart(msn, rsn, order);
 }
 
 bool mr_requester_env_response_due(struct mr_requester *r)

@@ -72,6 +72,8 @@ static const struct mr_name {
 	N(NULL, base.qpn, "dest QPN"),
 	N(NULL, base.psn, "PSN"),
 	N(NULL, base.epoch, "epoch"),
+	N(NULL, base.order, "order"),
+	N(NULL, base.stream, "stream"),
 	N(NULL, base.tag, "tag"),
 	N(mr_send_fields, send.msn, "MSN"),
 	N(mr_send_fields, send.rsn, "RSN"),
@@ -184,7 +186,7 @@ static void mr_print_base(void)
 	unsigned int i, m;
 
 	mr_encode_or_die(&ref, a);
-	for (m = 0; m < 7; m++) {
+	for (m = 0; m < 9; m++) {
 		struct mr_pkt p = ref;
 		u16 member;
 
@@ -212,6 +214,14 @@ static void mr_print_base(void)
 		case 5:
 			p.base.epoch = 0xffff;
 			member = offsetof(struct mr_pkt, base.epoch);
+			break;
+		case 6:
+			p.base.order = MR_ORDER_NONE;
+			member = offsetof(struct mr_pkt, base.order);
+			break;
+		case 7:
+			p.base.stream = 0xffff;
+			member = offsetof(struct mr_pkt, base.stream);
 			break;
 		default:
 			p.base.tag = ~0ull;

@@ -387,16 +387,18 @@ TEST(Wire, OpFlagsPerOpcode)
 	const unsigned PAYLOAD = MR_WIRE_F_PAYLOAD;
 	const unsigned RECV = MR_WIRE_F_CONSUMES;
 	const unsigned IMM = MR_WIRE_F_IMM;
-	const unsigned RD = MR_WIRE_F_READ_OR_ATOMIC;
+	const unsigned RD = MR_WIRE_F_READ_OR_ATOMIC | MR_WIRE_F_ORDERED;
+	const unsigned SEND = PAYLOAD | RECV | MR_WIRE_F_ORDERED;
+	const unsigned WRITE = PAYLOAD | MR_WIRE_F_WRITE | MR_WIRE_F_ORDERED;
 	const struct {
 		uint8_t op;
 		unsigned flags;
 	} want[] = {
-		{ MR_OP_SEND, PAYLOAD | RECV },
-		{ MR_OP_SEND_IMM, PAYLOAD | RECV | IMM },
-		{ MR_OP_SEND_INV, PAYLOAD | RECV | MR_WIRE_F_INVALIDATES },
-		{ MR_OP_WRITE, PAYLOAD | MR_WIRE_F_WRITE },
-		{ MR_OP_WRITE_IMM, PAYLOAD | MR_WIRE_F_WRITE | RECV | IMM },
+		{ MR_OP_SEND, SEND },
+		{ MR_OP_SEND_IMM, SEND | IMM },
+		{ MR_OP_SEND_INV, SEND | MR_WIRE_F_INVALIDATES },
+		{ MR_OP_WRITE, WRITE },
+		{ MR_OP_WRITE_IMM, WRITE | RECV | IMM },
 		{ MR_OP_READ_REQ, RD },
 		{ MR_OP_CMP_SWAP, RD | MR_WIRE_F_ATOMIC },
 		{ MR_OP_FETCH_ADD, RD | MR_WIRE_F_ATOMIC },
@@ -453,14 +455,17 @@ TEST(Wire, OpFlagsAgreeWithTheCodec)
 	}
 }
 
+// Bytes 4 and 14-15 are a request's order and stream, reserved elsewhere.
 TEST(Wire, ReservedBytes)
 {
 	for (uint8_t op : kOps) {
+		bool ordered = mr_wire_op_flags(op) & MR_WIRE_F_ORDERED;
+
 		for (int off : { 4, 14, 15 }) {
 			Bytes b = Encode(Sample(op));
 
 			b[off] = 0x80;
-			EXPECT_EQ(Decode(b), -MR_ERESERVED)
+			EXPECT_EQ(Decode(b), ordered ? 0 : -MR_ERESERVED)
 				<< "op " << int(op) << " byte " << off;
 		}
 	}
@@ -468,6 +473,35 @@ TEST(Wire, ReservedBytes)
 
 	b[MR_BASE_HDR_LEN + 5] = 1;
 	EXPECT_EQ(Decode(b), -MR_ERESERVED);
+}
+
+// RC and UC requests, and only they, carry a stream and an order byte.
+TEST(Wire, StreamAndOrderRoundTrip)
+{
+	for (uint8_t op : kOps) {
+		unsigned int f = mr_wire_op_flags(op);
+		mr_pkt p = Sample(op), q;
+
+		EXPECT_EQ(!!(f & MR_WIRE_F_ORDERED),
+			  (op >> 4) == 0 && !mrtest::IsUd(op))
+			<< int(op);
+		p.base.stream = 0xbeef;
+		p.base.order = MR_ORDER_NONE;
+		Bytes b(mr_wire_hdr_len(op) + p.payload_len, 0);
+		int n = mr_wire_encode(&p, b.data(), (uint32_t)b.size());
+
+		if (!(f & MR_WIRE_F_ORDERED)) {
+			EXPECT_EQ(n, -MR_ERESERVED) << int(op);
+			continue;
+		}
+		ASSERT_GT(n, 0) << int(op);
+		EXPECT_EQ(b[4], MR_ORDER_NONE);
+		EXPECT_EQ(b[14], 0xbe);
+		EXPECT_EQ(b[15], 0xef);
+		ASSERT_EQ(mr_wire_decode(b.data(), (uint32_t)b.size(), &q), 0);
+		EXPECT_EQ(q.base.stream, 0xbeef);
+		EXPECT_EQ(q.base.order, MR_ORDER_NONE);
+	}
 }
 
 TEST(Wire, EncodeClearsReservedBytes)

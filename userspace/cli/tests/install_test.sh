@@ -38,7 +38,15 @@ check "libstdc++ is linked in" bash -c "! ldd '$bin' | grep -q libstdc++"
 if command -v groff >/dev/null; then
 	warnings=$(LC_ALL=C.UTF-8 groff -man -Tutf8 -ww -z "$man" 2>&1)
 	check "man page renders without warnings: $warnings" test -z "$warnings"
+	# The direct verbs' pages (mrcdv.h): each renders, each call has one.
+	for page in "$dest"/usr/share/man/man3/mrcdv_*.3 "$dest"/usr/share/man/man7/mrcdv.7; do
+		warnings=$(LC_ALL=C.UTF-8 groff -man -Tutf8 -ww -z "$page" 2>&1)
+		check "${page##*/} renders without warnings: $warnings" test -z "$warnings"
+	done
 fi
+for call in $(grep -o 'mrcdv_[a-z_]*(' "$userspace/provider/mrcdv.h" | tr -d '(' | sort -u); do
+	check "$call has a man page" grep -lq "^\\.B.*$call\|^$call" "$dest"/usr/share/man/man3/mrcdv_*.3
+done
 # Every setting the tool takes is documented and completed.
 mapfile -t settings < <("$bin" dev help | awk '/^         [a-z]/ { print $1 }')
 check "dev help lists settings" test "${#settings[@]}" -ge 10

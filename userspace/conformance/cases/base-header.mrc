@@ -1,16 +1,17 @@
 # Base header, Opcodes, Flags: the headers of what the QP sends.
 section Base header
 
-# "version: 2", "dest QPN": the peer's, "tag": the receiver's (ours).
+# "version: 2", "dest QPN": the peer's, "tag": the receiver's (ours);
+# a QP without streams sends stream 0, each message after the one before.
 case send-version-qpn-tag
 post_send wr=1 op=send off=0 len=16
-> SEND version=2 qpn=$peer_qpn tag=$ptag rsvd4=0 rsvd14=0 payload=16
+> SEND version=2 qpn=$peer_qpn tag=$ptag order=0 stream=0 payload=16
 
 # An ACK names the peer's QPN and carries its tag.
 case ack-version-qpn-tag
 post_recv wr=1 off=0 len=256
 < SEND msn=0 rsn=0 payload=16 flags=ack_req
-> ACK version=2 qpn=$peer_qpn tag=$ptag rsvd4=0 rsvd14=0
+> ACK version=2 qpn=$peer_qpn tag=$ptag order=0 stream=0
 
 # A NAK too.
 case nak-version-qpn-tag

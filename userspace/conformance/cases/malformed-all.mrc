@@ -218,27 +218,31 @@ post_recv wr=1 off=0 len=256
 counter rx_drop_malformed 1
 cq none
 
-# "a non-zero reserved field": byte 4.
+# "a non-zero reserved field": byte 4 (order) outside a request: the
+# WRITE's ACK is dropped, and the WRITE does not complete.
 case reserved-byte-4
-post_recv wr=1 off=0 len=256
-< SEND msn=0 rsn=0 payload=8 flags=ack_req rsvd4=1
-> none for=100
+post_send wr=1 op=write off=0 len=16 rkey=1 va=0
+> WRITE msn=0 path=?p psn=?n
+< ACK path=$p psn=$n cum_psn=$n+1 msn_done=1 order=1
+> none ACK for=100
 counter rx_drop_malformed 1
 cq none
 
-# Bytes 14-15, high byte.
+# Bytes 14-15 (stream) outside a request, high byte.
 case reserved-bytes-14-high
-post_recv wr=1 off=0 len=256
-< SEND msn=0 rsn=0 payload=8 flags=ack_req rsvd14=0x100
-> none for=100
+post_send wr=1 op=write off=0 len=16 rkey=1 va=0
+> WRITE msn=0 path=?p psn=?n
+< ACK path=$p psn=$n cum_psn=$n+1 msn_done=1 stream=0x100
+> none ACK for=100
 counter rx_drop_malformed 1
 cq none
 
-# Bytes 14-15, low byte.
+# Bytes 14-15, low byte, in a NAK.
 case reserved-bytes-14-low
-post_recv wr=1 off=0 len=256
-< SEND msn=0 rsn=0 payload=8 flags=ack_req rsvd14=1
-> none for=100
+post_send wr=1 op=write off=0 len=16 rkey=1 va=0
+> WRITE msn=0 path=?p psn=?n
+< NAK msn=0 path=$p psn=$n code=remote_access stream=1
+> none ACK for=100
 counter rx_drop_malformed 1
 cq none
 
