@@ -440,10 +440,52 @@ const std::vector<Option> &PlaneOptions() {
     return opts;
 }
 
+// The streams experiment's options.
+const std::vector<Option> &StreamOptions() {
+    static const std::vector<Option> opts = {
+        {"flows", "N", "streams: flows, each a stream or a QP, 2-128 (64)",
+         [](const std::string &s, Config &c) {
+             uint64_t v;
+             if (!ParseUint(s, 2, MR_ORDER_MAX + 1, v))
+                 return false;
+             c.flows = static_cast<uint32_t>(v);
+             return true;
+         }},
+        {"flow-msgs", "N", "streams: messages of --msg-bytes per flow, 1-4096 (32)",
+         [](const std::string &s, Config &c) {
+             uint64_t v;
+             if (!ParseUint(s, 1, 4096, v))
+                 return false;
+             c.flow_msgs = static_cast<uint32_t>(v);
+             return true;
+         }},
+        {"stream-load", "L[,L...]",
+         "streams: offered load, of the port's payload rate, 0-1.5; 0: all posted at once "
+         "(0.5,0.9)",
+         [](const std::string &s, Config &c) {
+             std::vector<double> v;
+             for (const auto &item : SplitList(s)) {
+                 double l;
+                 if (!SetFrac(item, 1.5, l))
+                     return false;
+                 v.push_back(l);
+             }
+             if (v.empty())
+                 return false;
+             c.stream_loads = v;
+             return true;
+         }},
+        {"stream-loss", "P", "streams: random loss of the port's link, 0-0.5 (0.01)",
+         [](const std::string &s, Config &c) { return SetFrac(s, 0.5, c.stream_loss); }},
+    };
+    return opts;
+}
+
 const std::vector<Option> &Options() {
     static const std::vector<Option> opts = [] {
         std::vector<Option> all = BaseOptions();
         all.insert(all.end(), PlaneOptions().begin(), PlaneOptions().end());
+        all.insert(all.end(), StreamOptions().begin(), StreamOptions().end());
         return all;
     }();
     return opts;

@@ -82,6 +82,13 @@ struct Config {
     int32_t fail_plane = 1;             // blackholed, both ways (-1: none)
     double fail_at = 0.4;               // of the ideal transfer time
     double restore_at = 0;              // ... and restored then (0: never)
+    // Streams: `flows` flows of `flow_msgs` messages each, posted evenly
+    // at `stream_loads` of the port, as one QP of that many streams, as
+    // one QP each, and as one QP of one stream; random loss on the port.
+    uint32_t flows = 64;
+    uint32_t flow_msgs = 32;
+    std::vector<double> stream_loads = {0.5, 0.9};
+    double stream_loss = 0.01;
     std::vector<bool> cc = {true, false};
     std::vector<Aqm> aqm = {Aqm::kRed, Aqm::kTailDrop};
     double loss = 0;         // incast: random loss on the port's link

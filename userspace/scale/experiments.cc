@@ -905,6 +905,145 @@ PlanesResult RunPlanes(const Config &cfg, uint32_t n, uint32_t conns, Pattern pa
     return r;
 }
 
+// cfg.flows flows of cfg.flow_msgs messages each, flow f's k-th posted at
+// (k flows + f) / flows periods, a period being one message of each flow
+// at `load` of the port (0: all at once), from one host to another over
+// a star whose port drops cfg.stream_loss at random: as one connection of
+// `streams` streams (message m on stream m % streams, of flow m % flows),
+// or as `conns` = flows connections of one stream each.
+StreamsResult RunStreams(const Config &base, uint32_t conns, uint32_t streams, double load) {
+    auto t0 = std::chrono::steady_clock::now();
+    Config cfg = base;
+    cfg.loss = base.stream_loss;
+    StreamsResult r{};
+    r.flows = cfg.flows;
+    r.conns = conns;
+    r.streams = streams;
+    r.load = load;
+    r.loss = cfg.loss;
+    // CC on unless --cc off alone.
+    r.cc = cfg.cc.size() != 1 || cfg.cc[0];
+    Star star = BuildStar(cfg, Aqm::kRed, 1);
+    r.base_rtt_ns = star.base_rtt;
+    const TransportParams params = MakeParams(cfg, r.cc);
+    MrReceiver rx(star.fabric->Node(star.rx_host), params, IngressRate(cfg),
+                  ShareInterval(cfg, star.base_rtt));
+    const Ipv4Address dst = star.fabric->HostAddress(star.rx_host);
+    const uint32_t flows = cfg.flows, per_conn = flows * cfg.flow_msgs / conns;
+    r.msgs = flows * cfg.flow_msgs;
+    const double gap = load > 0 ? static_cast<double>(cfg.msg_bytes) * 8e9 /
+                                      (load * static_cast<double>(cfg.rate_bps))
+                                : 0; // between posts, of all flows
+    // Connection c's message m: its flow, and when it is posted.
+    auto flow_of = [&](uint32_t c, uint32_t m) { return conns == 1 ? m % flows : c; };
+    auto post_of = [&](uint32_t c, uint32_t m) {
+        const uint32_t g = conns == 1 ? m : m * flows + c;
+        return static_cast<uint64_t>(std::llround(g * gap));
+    };
+    // Several connections of one host share its socket (as PlaneHost).
+    PlaneHost host;
+    if (conns > 1) {
+        host.sock = Socket::CreateSocket(star.fabric->Node(star.tx_hosts[0]),
+                                         UdpSocketFactory::GetTypeId());
+        if (host.sock->Bind(InetSocketAddress(Ipv4Address::GetAny(), kRoceV2Port))) {
+            std::fprintf(stderr, "mr-scale: cannot bind UDP port %u\n", kRoceV2Port);
+            std::exit(2);
+        }
+        PlaneHost *me = &host;
+        host.sock->SetRecvCallback(
+            Callback<void, Ptr<Socket>>([me](Ptr<Socket> s) { me->Recv(s); }));
+    }
+    std::vector<std::unique_ptr<MrSender>> senders;
+    for (uint32_t c = 0; c < conns; c++) {
+        const uint32_t qpn = kFirstQpn + c;
+        senders.push_back(std::make_unique<MrSender>(
+            star.fabric->Node(star.tx_hosts[0]), params, dst, qpn, Hash32(cfg.seed, qpn),
+            static_cast<uint64_t>(per_conn) * cfg.msg_bytes, NanoSeconds(0), nullptr, conns == 1));
+        if (conns > 1)
+            host.senders[qpn] = senders.back().get();
+        senders.back()->SetStreams(streams);
+        std::vector<uint64_t> post;
+        for (uint32_t m = 0; m < per_conn; m++)
+            post.push_back(post_of(c, m));
+        senders.back()->SetPostTimes(std::move(post));
+    }
+    // Until every message is delivered (and its sender knows), or long after.
+    const uint64_t tick = static_cast<uint64_t>(std::llround(star.base_rtt));
+    std::function<void()> poll = [&]() {
+        if (std::all_of(senders.begin(), senders.end(), [](const auto &s) { return s->Done(); })) {
+            Simulator::Stop();
+            return;
+        }
+        Simulator::Schedule(NanoSeconds(tick), poll);
+    };
+    Simulator::Schedule(NanoSeconds(tick), poll);
+    const double ideal_ns = static_cast<double>(r.msgs) * static_cast<double>(cfg.msg_bytes) * 8e9 /
+                            static_cast<double>(cfg.rate_bps);
+    Simulator::Stop(
+        NanoSeconds(static_cast<uint64_t>(std::max(
+                        20 * ideal_ns, 2 * static_cast<double>(post_of(conns - 1, per_conn - 1)))) +
+                    50'000'000));
+    Simulator::Run();
+
+    std::vector<double> lat;
+    std::vector<double> first(flows, std::numeric_limits<double>::max()), last(flows, 0);
+    double end = 0;
+    for (uint32_t c = 0; c < conns; c++) {
+        const MrSender &s = *senders[c];
+        r.retransmits += s.Stats().retransmits;
+        r.rtos += s.Stats().rtos;
+        r.sender_state += s.StateBytes();
+        r.receiver_state += rx.StateBytes(s.Qpn());
+        if (const FlowStats *fs = rx.Flow(s.Qpn()))
+            r.ahead += fs->ahead;
+        const std::vector<int64_t> *done = rx.MsgDone(s.Qpn());
+        for (uint32_t m = 0; m < per_conn; m++) {
+            const uint32_t f = flow_of(c, m);
+            const double post = static_cast<double>(post_of(c, m));
+            first[f] = std::min(first[f], post);
+            if (!done || m >= done->size() || (*done)[m] < 0) {
+                last[f] = std::numeric_limits<double>::infinity();
+                continue;
+            }
+            const double at = static_cast<double>((*done)[m]);
+            if (cfg.verbose && at - post > 20 * star.base_rtt)
+                std::fprintf(stderr, "qpn %u msn %u: posted %.1f us, delivered %.1f us\n", s.Qpn(),
+                             m, post / 1e3, at / 1e3);
+            r.done++;
+            lat.push_back(at - post);
+            last[f] = std::max(last[f], at);
+            end = std::max(end, at);
+        }
+    }
+    std::vector<double> rate;
+    for (uint32_t f = 0; f < flows; f++)
+        rate.push_back(static_cast<double>(cfg.flow_msgs) / (last[f] - first[f]));
+    r.jain = Jain(rate);
+    r.throughput = r.done == r.msgs && end > 0
+                       ? static_cast<double>(r.msgs) * static_cast<double>(cfg.msg_bytes) * 8e9 /
+                             end / static_cast<double>(cfg.rate_bps)
+                       : kNaN;
+    std::sort(lat.begin(), lat.end());
+    auto pct = [&](double p) {
+        if (lat.empty())
+            return kNaN;
+        const size_t i = static_cast<size_t>(std::ceil(p * static_cast<double>(lat.size()))) - 1;
+        return lat[std::min(i, lat.size() - 1)] / 1e3;
+    };
+    double sum = 0;
+    for (double l : lat)
+        sum += l;
+    r.mean_us = lat.empty() ? kNaN : sum / static_cast<double>(lat.size()) / 1e3;
+    r.p50_us = pct(0.5);
+    r.p99_us = pct(0.99);
+    r.max_us = lat.empty() ? kNaN : lat.back() / 1e3;
+    r.random_losses = star.fabric->GetLink(star.rx_link).fault[1]->Dropped();
+    r.drops = star.fabric->Qdisc(star.rx_link, 0)->GetStats().nTotalDroppedPackets;
+    Simulator::Destroy();
+    r.wall_s = WallSeconds(t0);
+    return r;
+}
+
 namespace {
 
 // Runs the jobs in child processes, `parallel` at a time; a job whose
@@ -1291,6 +1430,65 @@ void PlanesTable(const Config &cfg) {
 
 namespace {
 
+// The three ways to carry the flows, at each load.
+std::vector<std::function<StreamsResult()>> StreamsJobs(const Config &cfg,
+                                                        const std::vector<double> &loads) {
+    std::vector<std::function<StreamsResult()>> jobs;
+    for (double load : loads) {
+        jobs.push_back([&cfg, load]() { return RunStreams(cfg, 1, cfg.flows, load); });
+        jobs.push_back([&cfg, load]() { return RunStreams(cfg, cfg.flows, 1, load); });
+        jobs.push_back([&cfg, load]() { return RunStreams(cfg, 1, 1, load); });
+    }
+    return jobs;
+}
+
+std::string StreamsLayout(const StreamsResult &r) {
+    return r.conns == 1
+               ? "1 QP x " + std::to_string(r.streams) + (r.streams == 1 ? " stream" : " streams")
+               : std::to_string(r.conns) + " QPs x 1 stream";
+}
+
+} // namespace
+
+void StreamsTable(const Config &cfg) {
+    auto t0 = std::chrono::steady_clock::now();
+    auto rows = RunParallel(StreamsJobs(cfg, cfg.stream_loads), cfg.jobs, cfg.verbose);
+    std::printf("### Streams: one QP of %u streams, %u QPs, one QP of one stream\n\n", cfg.flows,
+                cfg.flows);
+    PrintSetup(cfg);
+    std::printf("%u flows of %u messages of %s each, from one host to another through one "
+                "port that drops %.3g %% at random (toward the receiver); flow f's k-th message "
+                "is posted at (k %u + f) / %u of a period in which every flow posts one at the "
+                "load's share of the port (load 0: all at once). Completion: post to delivery at "
+                "the responder; Jain of the flows' goodput, each from its first post to its last "
+                "delivery; throughput: all payload over the last delivery; state: the engines' "
+                "structs, paths, the most send rings held at once and the streams' array at the "
+                "senders, the most the responders held at the receiver.\n\n",
+                cfg.flows, cfg.flow_msgs, FormatBytes(cfg.msg_bytes).c_str(), 100 * cfg.stream_loss,
+                cfg.flows, cfg.flows);
+    PrintHeader({"carried as", "load", "throughput / port", "Jain", "mean (us)", "p50 (us)",
+                 "p99 (us)", "max (us)", "delivered (ahead)", "random losses", "resends", "RTOs",
+                 "sender state", "receiver state"});
+    for (const auto &o : rows) {
+        if (!o) {
+            PrintRow({"run failed"});
+            continue;
+        }
+        const StreamsResult &r = *o;
+        PrintRow({StreamsLayout(r), r.load > 0 ? Fmt("%.2f", r.load) : "all at once",
+                  Fmt("%.3f", r.throughput), Fmt("%.3f", r.jain), Fmt("%.2f", r.mean_us),
+                  Fmt("%.1f", r.p50_us), Fmt("%.1f", r.p99_us), Fmt("%.1f", r.max_us),
+                  std::to_string(r.done) + " / " + std::to_string(r.msgs) + " (" +
+                      std::to_string(r.ahead) + ")",
+                  FmtCount(r.random_losses, 0), FmtCount(r.retransmits, 0), FmtCount(r.rtos, 0),
+                  FormatBytes(static_cast<double>(r.sender_state)),
+                  FormatBytes(static_cast<double>(r.receiver_state))});
+    }
+    std::printf("\n(%zu runs, %.0f s)\n\n", rows.size(), WallSeconds(t0));
+}
+
+namespace {
+
 // One asserted property: prints a GoogleTest-like line.
 struct Checker {
     int passed = 0, failed = 0;
@@ -1343,9 +1541,13 @@ int Check(const Config &base) {
     std::vector<std::function<PlanesResult()>> planes = {
         [&]() { return RunPlanes(pcfg, 4, 1, Pattern::kOne); },
     };
+    // 64 flows at 0.9 of the port, 1 % lost: as 64 streams, 64 QPs, one.
+    Config scfg = cfg;
+    scfg.flow_msgs = std::min<uint32_t>(cfg.flow_msgs, 16);
     auto in = RunParallel(incasts, cfg.jobs, cfg.verbose);
     auto ec = RunParallel(ecmps, cfg.jobs, cfg.verbose);
     auto pl = RunParallel(planes, cfg.jobs, cfg.verbose);
+    auto st = RunParallel(StreamsJobs(scfg, {0.9}), cfg.jobs, cfg.verbose);
     Checker c;
     auto drop_pct = [](const IncastResult &r) {
         return r.qdisc_packets
@@ -1438,6 +1640,29 @@ int Check(const Config &base) {
         c.Expect("planes 4, a plane blackholed: the transfer completes",
                  !r->failed && r->goodput > 0, Fmt("%.2f x ideal", r->done_ratio));
     }
+    const StreamsResult *ms = c.Run(st[0], "streams 1 QP x streams");
+    const StreamsResult *qps = c.Run(st[1], "streams QPs");
+    const StreamsResult *one = c.Run(st[2], "streams 1 QP x 1 stream");
+    if (ms && one) {
+        // The sender does the same either way (the order byte changes no
+        // packet's fate), so a stream can only deliver sooner.
+        c.Expect("streams, 1 % loss: every message delivered; with streams some ahead of an "
+                 "older one (another stream's loss), with one stream none",
+                 ms->done == ms->msgs && one->done == one->msgs && ms->ahead > 0 && !one->ahead,
+                 std::to_string(ms->ahead) + " ahead, " + std::to_string(one->ahead));
+        c.Expect("streams, 1 % loss: mean completion below one stream's, p99 and max no higher",
+                 ms->mean_us < one->mean_us && ms->p99_us <= one->p99_us &&
+                     ms->max_us <= one->max_us,
+                 Fmt("%.2f", ms->mean_us) + " vs " + Fmt("%.2f", one->mean_us) + " us");
+        c.Expect("streams, 1 QP x streams: throughput >= 0.95 of the offered load",
+                 ms->throughput >= 0.95 * ms->load, Fmt("%.3f", ms->throughput));
+    }
+    if (ms && qps)
+        c.Expect("streams: 1 QP x streams holds under a tenth of the QPs' transport state",
+                 10 * (ms->sender_state + ms->receiver_state) <
+                     qps->sender_state + qps->receiver_state,
+                 FormatBytes(static_cast<double>(ms->sender_state + ms->receiver_state)) + " vs " +
+                     FormatBytes(static_cast<double>(qps->sender_state + qps->receiver_state)));
     std::printf("(%.0f s)\n%d passed, %d failed\n", WallSeconds(t0), c.passed, c.failed);
     return c.failed;
 }

@@ -120,6 +120,34 @@ struct PlanesResult {
     double wall_s;
 };
 
+// The same flows of messages as one QP of `streams` streams (conns 1),
+// as one QP each (conns = flows), or as one QP of one stream.
+struct StreamsResult {
+    uint32_t flows;
+    uint32_t conns;
+    uint32_t streams; // per connection
+    double load;      // offered, of the port; 0: all posted at once
+    bool cc;
+    double loss;
+    double base_rtt_ns;
+    double throughput; // message payload / port rate, first post to last completion
+    double jain;       // of the flows' goodput, each from its first post to its last completion
+    double mean_us;    // post to completion at the responder
+    double p50_us;
+    double p99_us;
+    double max_us;
+    uint32_t msgs;
+    uint32_t done;  // messages the responder delivered
+    uint64_t ahead; // ... before an older message of the connection
+    uint64_t random_losses;
+    uint64_t drops; // at the port
+    uint64_t retransmits;
+    uint64_t rtos;
+    uint64_t sender_state; // bytes, all connections
+    uint64_t receiver_state;
+    double wall_s;
+};
+
 // The transport's parameters: cfg's, and cc.c's defaults where cfg sets none.
 TransportParams MakeParams(const Config &cfg, bool cc);
 
@@ -127,12 +155,14 @@ IncastResult RunIncast(const Config &cfg, uint32_t senders, bool cc, Aqm aqm);
 EcmpResult RunEcmp(const Config &cfg, uint32_t links, bool cc, bool fail);
 JoinLeaveResult RunJoinLeave(const Config &cfg, uint32_t base, uint32_t extra, bool cc);
 PlanesResult RunPlanes(const Config &cfg, uint32_t planes, uint32_t conns, Pattern pattern);
+StreamsResult RunStreams(const Config &cfg, uint32_t conns, uint32_t streams, double load);
 
 // The tables, each run in cfg.jobs processes at a time.
 void IncastTable(const Config &cfg);
 void EcmpTable(const Config &cfg);
 void JoinLeaveTable(const Config &cfg);
 void PlanesTable(const Config &cfg);
+void StreamsTable(const Config &cfg);
 // The short run for `make check`: returns the number of failed checks.
 int Check(const Config &cfg);
 

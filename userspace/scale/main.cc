@@ -17,12 +17,14 @@ namespace {
 void Usage(FILE *f) {
     std::fprintf(
         f,
-        "Usage: mr-scale { incast | ecmp | joinleave | planes | all | check | help } [OPTIONS]\n"
+        "Usage: mr-scale { incast | ecmp | joinleave | planes | streams | all | check | help } "
+        "[OPTIONS]\n"
         "  incast     N senders into one port: settling, fairness, queue, drops\n"
         "  ecmp       one connection over equal-cost links: spread, a link failure\n"
         "  joinleave  senders joining and leaving an incast\n"
         "  planes     hosts with one NIC per plane, a plane failing\n"
-        "  all        the four tables\n"
+        "  streams    one QP of many streams against many QPs, the same traffic, with loss\n"
+        "  all        incast, ecmp, joinleave and streams\n"
         "  check      a short run that asserts properties; ends \"N passed, N failed\"\n"
         "Options:\n%s",
         mrscale::OptionsHelp().c_str());
@@ -66,10 +68,13 @@ int main(int argc, char **argv) {
         mrscale::PlanesTable(cfg);
     } else if (cmd == "planes") {
         mrscale::PlanesTable(cfg);
+    } else if (cmd == "streams") {
+        mrscale::StreamsTable(cfg);
     } else if (cmd == "all") {
         mrscale::IncastTable(cfg);
         mrscale::EcmpTable(cfg);
         mrscale::JoinLeaveTable(cfg);
+        mrscale::StreamsTable(cfg);
     } else if (cmd == "check") {
         return mrscale::Check(cfg) ? 1 : 0;
     } else {

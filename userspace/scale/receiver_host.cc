@@ -47,6 +47,43 @@ const FlowStats *MrReceiver::Flow(uint32_t qpn) const {
     return it == conns_.end() ? nullptr : &it->second->stats;
 }
 
+const std::vector<int64_t> *MrReceiver::MsgDone(uint32_t qpn) const {
+    auto it = conns_.find(qpn);
+    return it == conns_.end() ? nullptr : &it->second->msg_done;
+}
+
+uint64_t MrReceiver::StateBytes(uint32_t qpn) const {
+    auto it = conns_.find(qpn);
+    if (it == conns_.end())
+        return 0;
+    return sizeof(mr_receiver) + sizeof(mr_responder) + it->second->resp_peak;
+}
+
+// What mr_responder_advance() delivered (resp.c completes what it
+// delivers: a WRITE without a receive has nothing else to show): the
+// messages "MSN done" passed since @msn_before, and those of other
+// streams delivered ahead of it, still in the window.
+void MrReceiver::Conn::Delivered(uint32_t msn_before) {
+    const mr_responder *r = &resp.r;
+    const int64_t now = static_cast<int64_t>(NowNs());
+    auto mark = [&](uint32_t msn) {
+        if (msn >= msg_done.size())
+            msg_done.resize(msn + 1, -1);
+        if (msg_done[msn] < 0)
+            msg_done[msn] = now;
+    };
+    for (uint32_t msn = msn_before; msn != r->msn_done; msn++)
+        mark(msn);
+    for (uint32_t i = 0; r->msg && i < MR_MSG_WINDOW; i++) {
+        const mr_rx_msg &m = r->msg[(r->msn_done + i) % MR_MSG_WINDOW];
+        if (m.used && m.delivered && m.msn == r->msn_done + i &&
+            (m.msn >= msg_done.size() || msg_done[m.msn] < 0)) {
+            mark(m.msn);
+            stats.ahead++;
+        }
+    }
+}
+
 void MrReceiver::Recv(Ptr<Socket> sock) {
     Ptr<Packet> p;
     Address from;
@@ -173,7 +210,9 @@ void MrReceiver::OnData(Conn &c, const mr_pkt &pkt, uint16_t sport, bool ce, uin
         ack_now = true;
     }
     if (complete) {
+        const uint32_t before = c.resp.r.msn_done;
         mr_responder_advance(&c.resp.r, false);
+        c.Delivered(before);
         mr_receiver_ack_all(r, now);
     } else {
         mr_receiver_coalesce(r, pkt.base.path, pkt.base.psn, ack_now, now);
@@ -307,12 +346,26 @@ bool mr_responder_env_posted(struct mr_responder *, u32) {
     return true;
 }
 
-void *mr_responder_env_alloc(struct mr_responder *, u32 bytes) {
-    return std::calloc(1, bytes);
+// What it borrows is counted (the engine's state), its size kept in front.
+constexpr size_t kAllocHead = alignof(std::max_align_t);
+
+void *mr_responder_env_alloc(struct mr_responder *r, u32 bytes) {
+    auto *p = static_cast<char *>(std::calloc(1, kAllocHead + bytes));
+    if (!p)
+        return nullptr;
+    *reinterpret_cast<u32 *>(p) = bytes;
+    MrReceiver::Conn &c = MrReceiver::Of(r);
+    c.resp_bytes += bytes;
+    c.resp_peak = std::max(c.resp_peak, c.resp_bytes);
+    return p + kAllocHead;
 }
 
-void mr_responder_env_free(struct mr_responder *, void *p) {
-    std::free(p);
+void mr_responder_env_free(struct mr_responder *r, void *p) {
+    if (!p)
+        return;
+    char *head = static_cast<char *>(p) - kAllocHead;
+    MrReceiver::Of(r).resp_bytes -= *reinterpret_cast<u32 *>(head);
+    std::free(head);
 }
 
 int mr_responder_env_write(struct mr_responder *r, const struct mr_rx *rx) {

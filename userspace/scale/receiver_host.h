@@ -16,6 +16,7 @@ struct FlowStats {
     uint64_t packets = 0;
     uint64_t duplicates = 0;
     uint64_t ce = 0;
+    uint64_t ahead = 0; // messages delivered before an older one (streams)
 };
 
 class MrReceiver {
@@ -33,6 +34,12 @@ public:
 
     // Flow of sender QPN qpn, created by its first packet; nullptr before.
     const FlowStats *Flow(uint32_t qpn) const;
+    // When the responder delivered each message of sender qpn (by MSN; -1:
+    // not yet); nullptr before its first packet.
+    const std::vector<int64_t> *MsgDone(uint32_t qpn) const;
+    // Bytes of its engines' state for sender qpn: their structs and the
+    // most the responder held at once (its window, slice maps, responses).
+    uint64_t StateBytes(uint32_t qpn) const;
     // Senders mr_share_split() counted as active in its last call.
     uint32_t ActiveFlows() const { return table_.t.stats.active; }
     uint64_t AcksSent() const { return acks_; }
@@ -70,7 +77,11 @@ public:
         // receive.c: the plane each path's packets last came by (-1: none)
         std::array<int8_t, MR_PATH_MAX> plane_arrived;
         FlowStats stats;
+        // when the responder delivered each message, by MSN (-1: not yet)
+        std::vector<int64_t> msg_done;
+        uint64_t resp_bytes = 0, resp_peak = 0; // what the responder holds
         Conn() { plane_arrived.fill(-1); }
+        void Delivered(uint32_t msn_before);
         Conn(const Conn &) = delete;
         Conn &operator=(const Conn &) = delete;
         ~Conn() { mr_responder_free(&resp.r); }

@@ -25,7 +25,8 @@ MrSender::MrSender(Ptr<ns3::Node> node, const TransportParams &params, Ipv4Addre
                    bool ack_socket)
     : node_(node), params_(params), dst_(dst), qpn_(qpn), tags_(ConnTagsOf(qpn)), bytes_(bytes),
       msgs_(static_cast<uint32_t>((bytes + params.msg_bytes - 1) / params.msg_bytes)),
-      tx_path_(params.paths), sock_(params.paths), host_timers_(params, seed), planes_(planes) {
+      posted_(msgs_), msg_(msgs_), tx_path_(params.paths), sock_(params.paths),
+      host_timers_(params, seed), planes_(planes) {
     // Every MetaRoCE packet, ACKs too, goes to UDP port 4791.
     if (ack_socket) {
         ack_sock_ = Socket::CreateSocket(node_, UdpSocketFactory::GetTypeId());
@@ -99,6 +100,30 @@ void MrSender::OpenSocket(uint32_t id) {
     }
     sock_[id]->ShutdownRecv(); // ACKs come to port 4791
     same = sock_[id];
+}
+
+void MrSender::SetStreams(uint32_t n, std::vector<uint16_t> stream) {
+    stream_last_.assign(n, 0);
+    mr_requester_streams(&req_.r, stream_last_.data(), n);
+    for (uint32_t msn = 0; msn < msgs_; msn++)
+        msg_[msn].stream = static_cast<uint16_t>(msn < stream.size() ? stream[msn] : msn % n);
+}
+
+void MrSender::SetPostTimes(std::vector<uint64_t> post_ns) {
+    post_ns_ = std::move(post_ns);
+    post_ns_.resize(std::min<size_t>(post_ns_.size(), msgs_));
+    posted_ = 0;
+    PostDue();
+}
+
+// The application posts the messages due by now, and the sender goes on.
+void MrSender::PostDue() {
+    const uint64_t now = Now();
+    while (posted_ < msgs_ && (posted_ >= post_ns_.size() || post_ns_[posted_] <= now))
+        posted_++;
+    if (posted_ < msgs_)
+        Simulator::Schedule(NanoSeconds(post_ns_[posted_] - now), &MrSender::PostDue, this);
+    Push();
 }
 
 void MrSender::Start() {
@@ -175,13 +200,33 @@ uint32_t MrSender::Posted() const {
     const mr_requester *r = &req_.r;
     if (leaving_)
         return r->msn_send - r->msn_head + !!r->send_off;
-    return msgs_ - r->msn_head;
+    return posted_ - r->msn_head;
 }
 
-// Every message posted is complete.
+// Every message is posted and complete.
 bool MrSender::AllDone() const {
     const mr_requester *r = &req_.r;
-    return r->peer_done == r->msn_head && !Posted();
+    return r->peer_done == r->msn_head && !Posted() && (leaving_ || posted_ == msgs_);
+}
+
+// mr_requester_env_msg(): what the requester needs of message @msn.
+void MrSender::Msg(uint32_t msn, mr_req_msg *m) const {
+    *m = mr_req_msg{};
+    m->length = MsgLen(msn);
+    if (msn < msgs_) {
+        m->started = msg_[msn].started;
+        m->stream = msg_[msn].stream;
+    }
+}
+
+// mr_requester_env_start(): kept for its packets (wq.c keeps them in the
+// WQE).
+void MrSender::MsgStart(uint32_t msn, uint32_t rsn, uint8_t order) {
+    if (msn >= msgs_)
+        return;
+    msg_[msn].started = true;
+    msg_[msn].rsn = rsn;
+    msg_[msn].order = order;
 }
 
 // req.c: mr_req_planes(): a plane left service since this sender last
@@ -302,6 +347,11 @@ int MrSender::Xmit(uint32_t id, uint32_t psn, const mr_tx_pkt &tp, uint8_t flags
     w.opcode = MR_OP_WRITE;
     w.rkey = 0x100;
     w.length = MsgLen(tp.msn);
+    if (tp.msn < msgs_) {
+        w.stream = msg_[tp.msn].stream;
+        w.order = msg_[tp.msn].order;
+        w.rsn = msg_[tp.msn].rsn;
+    }
     pkt.payload_len = mr_requester_header(&req_.r, &tp, Stale(tp) ? nullptr : &w, &pkt);
     Ptr<Packet> packet = BuildPacket(pkt);
     const uint32_t bytes = packet->GetSize();
@@ -498,12 +548,12 @@ u32 mr_requester_env_posted(struct mr_requester *r) {
 }
 
 void mr_requester_env_msg(struct mr_requester *r, u32 msn, struct mr_req_msg *m) {
-    *m = mr_req_msg{};
-    m->length = MrSender::Of(r).MsgLen(msn);
+    MrSender::Of(r).Msg(msn, m);
 }
 
-// One stream: the requester's order bytes are all MR_ORDER_PREV.
-void mr_requester_env_start(struct mr_requester *, u32, u32, u8) {}
+void mr_requester_env_start(struct mr_requester *r, u32 msn, u32 rsn, u8 order) {
+    MrSender::Of(r).MsgStart(msn, rsn, order);
+}
 
 bool mr_requester_env_response_due(struct mr_requester *) {
     return false;

@@ -44,6 +44,12 @@ public:
 
     // Start no new message after the current ones: the sender leaves.
     void Leave();
+    // Before its start: a connection of n streams (mr_requester_streams()),
+    // message msn on stream stream[msn] (empty: msn % n).
+    void SetStreams(uint32_t n, std::vector<uint16_t> stream = {});
+    // Before its start: message msn is posted at time post_ns[msn] (not
+    // decreasing; empty: every message at the start).
+    void SetPostTimes(std::vector<uint64_t> post_ns);
     bool Done() const { return stats_.done_ns >= 0 || stats_.failed; }
     bool Started() const { return stats_.start_ns >= 0; }
     uint32_t Qpn() const { return qpn_; }
@@ -67,6 +73,12 @@ public:
     // Rings its paths hold now, and at most at once (the engine's state).
     uint32_t RingsOut() const { return rings_out_; }
     uint32_t RingsPeak() const { return rings_peak_; }
+    // Bytes of its engines' state: their structs, its paths, the most rings
+    // its paths held at once, its streams' array.
+    uint64_t StateBytes() const {
+        return sizeof(mr_sender) + sizeof(mr_requester) + tx_path_.size() * sizeof(mr_tx_path) +
+               rings_peak_ * sizeof(mr_tx_ring) + stream_last_.size() * sizeof(uint32_t);
+    }
     void RetryExceeded();
     void FailedOver(uint32_t id);
     void Event(mr_sender_event ev, uint32_t id, uint32_t arg);
@@ -76,6 +88,9 @@ public:
     static MrSender &Of(mr_requester *r);
     uint32_t Posted() const;
     uint32_t MsgLen(uint32_t msn) const;
+    void Msg(uint32_t msn, mr_req_msg *m) const;
+    void MsgStart(uint32_t msn, uint32_t rsn, uint8_t order);
+    uint32_t Streams() const { return req_.r.nstreams ? req_.r.nstreams : 1; }
 
 private:
     // The engine, and the way back from it to its host: standard layout,
@@ -97,6 +112,7 @@ private:
     void OpenSocket(uint32_t id);
     bool AllDone() const;
     void Push();
+    void PostDue();
     void Sync();
     void PaceOver();
     void RecvAck(ns3::Ptr<ns3::Socket> sock);
@@ -113,6 +129,20 @@ private:
     ConnTags tags_;
     uint64_t bytes_;
     uint32_t msgs_;
+    // The application's posts: messages posted so far, and when the rest are.
+    uint32_t posted_;
+    std::vector<uint64_t> post_ns_;
+    // req.c's per-message state the requester hands its host
+    // (mr_requester_env_start()): whether it started, its RSN and order
+    // byte, and its stream; the streams' last messages (stream_last).
+    struct MsgState {
+        bool started = false;
+        uint8_t order = MR_ORDER_PREV;
+        uint16_t stream = 0;
+        uint32_t rsn = 0;
+    };
+    std::vector<MsgState> msg_;
+    std::vector<uint32_t> stream_last_;
 
     Engine engine_{};
     ReqEngine req_{};
