@@ -147,6 +147,7 @@ void MrReceiver::OnData(Conn &c, const mr_pkt &pkt, uint16_t sport, bool ce, uin
     c.stats.udp_bytes += bytes;
     mr_rx in{};
     in.pkt = &pkt;
+    in.new_pkt = mr_receiver_fresh(r, &pkt);
     mr_responder_admit(&c.resp.r, &in);
     if (in.kind == MR_RX_DROP)
         return;
@@ -312,6 +313,14 @@ void *mr_responder_env_alloc(struct mr_responder *, u32 bytes) {
 }
 
 void mr_responder_env_free(struct mr_responder *, void *p) {
+    std::free(p);
+}
+
+void *mr_responder_env_map_alloc(struct mr_responder *, u32 bytes) {
+    return std::calloc(1, bytes);
+}
+
+void mr_responder_env_map_free(struct mr_responder *, void *p, u32) {
     std::free(p);
 }
 
