@@ -405,8 +405,10 @@ void *mr_responder_env_map_alloc(struct mr_responder *r, u32 bytes)
 		return NULL;
 	}
 	p = kzalloc(bytes, GFP_ATOMIC | __GFP_NOWARN);
-	if (!p)
+	if (!p) {
 		atomic_sub(bytes, &dev->rsp_map_bytes);
+		mr_stats_inc(dev, MR_CNT_RX_DROP_SHORT);
+	}
 	return p;
 }
 

@@ -355,8 +355,10 @@ static void mr_responder_admit_msg(struct mr_responder *r, struct mr_rx *rx)
 		if (err == -MR_ENOSPC) {
 			mr_responder_msg_init_dropped(r, m, rx->pkt, ri);
 		} else if (err) {
-			/* Not recorded: the requester sends it again. */
-			mr_responder_env_event(r, MR_RSE_SHORT, 0);
+			/*
+			 * Not recorded: the requester sends it again. The
+			 * host counted the map it did not give.
+			 */
 			return;
 		}
 		rx->fresh = true;

@@ -165,7 +165,7 @@ struct mr_rx {
 /* What the engine reports for the host's counters. */
 enum mr_responder_event {
 	MR_RSE_MALFORMED,	/* beyond the message window, or its RSN */
-	MR_RSE_SHORT,		/* no memory for its slot or map: not recorded */
+	MR_RSE_SHORT,		/* no memory for its slot: not recorded */
 	MR_RSE_DUPLICATE,	/* a slice, or a message, that landed before */
 	MR_RSE_DROPPED,		/* UC: @arg, the enum mr_rx_error */
 	MR_RSE_RD_EXCESS,	/* a READ or atomic beyond rd_max: dropped */
@@ -185,7 +185,8 @@ void *mr_responder_env_alloc(struct mr_responder *r, u32 bytes);
 void mr_responder_env_free(struct mr_responder *r, void *p);
 /*
  * A slice map of @bytes, zeroed: like mr_responder_env_alloc(), but the
- * host may also refuse it for a budget of its own (a device's).
+ * host may also refuse it for a budget of its own (a device's), and
+ * counts each it does not give: its packet is dropped unrecorded.
  */
 void *mr_responder_env_map_alloc(struct mr_responder *r, u32 bytes);
 void mr_responder_env_map_free(struct mr_responder *r, void *p, u32 bytes);
