@@ -22,9 +22,17 @@
  * of a QP's messages in progress hold at most x->rsp.map_budget bits
  * (proto/bounds.h). A message whose map would pass it is refused at its
  * first packet, before anything is allocated: RC NAKs it INVALID_REQUEST
- * (a length beyond what the responder supports), UC drops it. After a
+ * (a length beyond what the responder supports), UC drops it. A map is
+ * allocated only for a packet its path takes as new (mr_ack_fresh()),
+ * and charged to the device too (MR_DEV_MAP_BYTES): one the device cannot
+ * hold drops its packet unrecorded, and the requester resends it. After a
  * fatal NAK ack.c repeats it at most once per MR_FATAL_NAK_GAP_NS,
  * however many packets come.
+ *
+ * The responder holds at most max_dest_rd_atomic READs and atomics (not
+ * executed, or with a response packet not yet sent); one beyond is
+ * dropped unrecorded, counted as rx_drop_rd_excess (proto/responder.c,
+ * mr_responder_rd_busy()).
  *
  * The decisions are the responder engine's (proto/responder.c: admission,
  * slices, duplicates, completion order, UC drops, the responses and their
