@@ -675,6 +675,20 @@ TEST(ResponderEngine, ReadsBeyondMaxDestRdAtomicAreDropped)
 	EXPECT_EQ(t.events[MR_RSE_RD_EXCESS], 3u);
 	// SENDs and WRITEs are not bounded by it.
 	EXPECT_EQ(t.Rx(Write(4, 10, 0)).kind, MR_RX_MESSAGE);
+	// Streams: a READ executed early counts once (its response, not
+	// also its slot), and not at all once its response is sent, though
+	// its slot waits for a stalled message of another stream.
+	Responder st;
+	mr_responder_set_rd_max(st.R(), 1);
+	EXPECT_FALSE(st.Rx(On(Write(0, 2048, 1024), 1, MR_ORDER_NONE)).complete);
+	EXPECT_TRUE(st.Rx(On(ReadReq(1, 0x1000, 10), 2, MR_ORDER_NONE)).respond);
+	EXPECT_EQ(mr_responder_rd_busy(st.R()), 1u);
+	EXPECT_EQ(st.Rx(On(ReadReq(2, 0x1000, 10), 2, 0)).kind, MR_RX_DROP);
+	ASSERT_TRUE(mr_responder_response_due(st.R(), false));
+	mr_responder_response_take(st.R(), &tp);
+	EXPECT_EQ(st.R()->msn_done, 0u);
+	EXPECT_EQ(mr_responder_rd_busy(st.R()), 0u);
+	EXPECT_EQ(st.Rx(On(ReadReq(2, 0x1000, 10), 2, 0)).kind, MR_RX_MESSAGE);
 	// 0 is taken as 1, as the requester takes its max_rd_atomic.
 	Responder one;
 	mr_responder_set_rd_max(one.R(), 0);
