@@ -115,6 +115,12 @@ enum mr_sack_rx_res mr_ack_arrival(struct mr_xport *x, const struct mr_pkt *pkt,
 	return res;
 }
 
+/* Whether mr_ack_arrival() would take @pkt as new; changes nothing. */
+bool mr_ack_fresh(struct mr_xport *x, const struct mr_pkt *pkt)
+{
+	return mr_receiver_fresh(&x->rcv, pkt);
+}
+
 void mr_ack_coalesce(struct mr_xport *x, u32 id, u32 psn, bool now)
 {
 	mr_receiver_coalesce(&x->rcv, id, psn, now, mr_xport_now());

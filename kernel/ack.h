@@ -11,6 +11,7 @@
 void mr_ack_init(struct mr_xport *x);
 void mr_ack_stop(struct mr_xport *x);
 void mr_ack_reset(struct mr_xport *x);
+bool mr_ack_fresh(struct mr_xport *x, const struct mr_pkt *pkt);
 enum mr_sack_rx_res mr_ack_arrival(struct mr_xport *x, const struct mr_pkt *pkt,
 				   __be16 sport, bool ce, bool *ack_now);
 void mr_ack_coalesce(struct mr_xport *x, u32 id, u32 psn, bool now);

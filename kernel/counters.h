@@ -67,6 +67,8 @@ enum mr_counter {
 	MR_CNT_FATAL_NAKS,	/* a fatal NAK repeated to a later packet */
 	MR_CNT_FATAL_NAKS_SUPPRESSED,	/* ... not repeated: within the gap */
 	MR_CNT_ACKS_HELD,	/* a completion's ACKs past MR_ACK_BURST */
+	MR_CNT_RX_DROP_RD_EXCESS,	/* a READ/atomic past max_dest_rd_atomic */
+	MR_CNT_RX_DROP_DEV_MAP_BUDGET,	/* slice map past the device's budget */
 	/* A peer that holds the tag and lies: */
 	MR_CNT_RX_DROP_BOGUS_NAK,	/* a fatal NAK of no packet in flight */
 	MR_CNT_RX_BOGUS_MSN_DONE,	/* "MSN done" past every MSN sent */

@@ -35,6 +35,12 @@
 #define MR_MAX_FAST_REG_PAGES 512	/* pages of one fast-registration MR */
 #define MR_MAX_AH 0x10000
 #define MR_MAX_RD_ATOMIC 16	/* outstanding RDMA READ/atomic per QP */
+/*
+ * Slice-map bytes all of a device's responders may hold (resp.c): 16 QPs
+ * at their whole budget (1 MiB at MTU 1024, proto/bounds.h). A conforming
+ * peer holds about 128 bytes per MiB of message in progress.
+ */
+#define MR_DEV_MAP_BYTES (16u << 20)
 #define MR_QPN_MIN 16		/* QPNs below are reserved (QP0, QP1, ...) */
 #define MR_QPN_GSI 1		/* the GSI QP, ib_mad's: one per device */
 #define MR_QPN_MAX 0xffffff	/* 24 bits on the wire */
@@ -95,6 +101,8 @@ struct mr_dev {
 	u32 mr_next;
 	atomic_t mr_variant;
 	atomic_long_t mr_refused;
+	/* resp.c: slice-map bytes its responders hold, of MR_DEV_MAP_BYTES */
+	atomic_t rsp_map_bytes;
 	/* cq.c */
 	atomic_t num_cq;
 	/* srq.c */

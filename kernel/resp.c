@@ -22,9 +22,17 @@
  * of a QP's messages in progress hold at most x->rsp.map_budget bits
  * (proto/bounds.h). A message whose map would pass it is refused at its
  * first packet, before anything is allocated: RC NAKs it INVALID_REQUEST
- * (a length beyond what the responder supports), UC drops it. After a
+ * (a length beyond what the responder supports), UC drops it. A map is
+ * allocated only for a packet its path takes as new (mr_ack_fresh()),
+ * and charged to the device too (MR_DEV_MAP_BYTES): one the device cannot
+ * hold drops its packet unrecorded, and the requester resends it. After a
  * fatal NAK ack.c repeats it at most once per MR_FATAL_NAK_GAP_NS,
  * however many packets come.
+ *
+ * The responder holds at most max_dest_rd_atomic READs and atomics (not
+ * executed, or with a response packet not yet sent); one beyond is
+ * dropped unrecorded, counted as rx_drop_rd_excess (proto/responder.c,
+ * mr_responder_rd_busy()).
  *
  * The decisions are the responder engine's (proto/responder.c: admission,
  * slices, duplicates, completion order, UC drops, the responses and their
@@ -102,6 +110,7 @@ void mr_resp_init(struct mr_xport *x)
 {
 	mr_ack_init(x);
 	mr_responder_init(&x->rsp, x->mtu, x->qp->ibqp.qp_type == IB_QPT_UC);
+	mr_responder_set_rd_max(&x->rsp, x->qp->attr.max_dest_rd_atomic);
 }
 
 /* Forget every response (RESET, or a new connection at RTR). */
@@ -337,6 +346,8 @@ enum mr_xport_next mr_resp_rcv(struct mr_xport *x, struct sk_buff *skb,
 
 	if (!mr_ack_admit(x, pkt, sport))
 		return MR_NEXT_NONE;
+	/* A slice map only for a packet its path takes as new. */
+	rx.new_pkt = mr_ack_fresh(x, pkt);
 	mr_responder_admit(&x->rsp, &rx);
 	if (rx.kind == MR_RX_DROP)
 		return MR_NEXT_NONE;
@@ -383,6 +394,36 @@ void *mr_responder_env_alloc(struct mr_responder *r, u32 bytes)
 void mr_responder_env_free(struct mr_responder *r, void *p)
 {
 	kfree(p);
+}
+
+/*
+ * Slice maps are charged to the device too (MR_DEV_MAP_BYTES), so that
+ * many QPs at their budget cannot take all memory the GFP_ATOMIC pools
+ * have. A map refused here drops its packet before its path records it:
+ * the requester sends it again.
+ */
+void *mr_responder_env_map_alloc(struct mr_responder *r, u32 bytes)
+{
+	struct mr_dev *dev = mr_resp_dev(r);
+	void *p;
+
+	if (atomic_add_return(bytes, &dev->rsp_map_bytes) > MR_DEV_MAP_BYTES) {
+		atomic_sub(bytes, &dev->rsp_map_bytes);
+		mr_stats_inc(dev, MR_CNT_RX_DROP_DEV_MAP_BUDGET);
+		return NULL;
+	}
+	p = kzalloc(bytes, GFP_ATOMIC | __GFP_NOWARN);
+	if (!p) {
+		atomic_sub(bytes, &dev->rsp_map_bytes);
+		mr_stats_inc(dev, MR_CNT_RX_DROP_SHORT);
+	}
+	return p;
+}
+
+void mr_responder_env_map_free(struct mr_responder *r, void *p, u32 bytes)
+{
+	kfree(p);
+	atomic_sub(bytes, &mr_resp_dev(r)->rsp_map_bytes);
 }
 
 int mr_responder_env_write(struct mr_responder *r, const struct mr_rx *rx)
@@ -455,6 +496,7 @@ void mr_responder_env_event(struct mr_responder *r,
 		[MR_RSE_MALFORMED] = MR_CNT_RX_DROP_MALFORMED,
 		[MR_RSE_SHORT] = MR_CNT_RX_DROP_SHORT,
 		[MR_RSE_DUPLICATE] = MR_CNT_DUPLICATE_PACKETS,
+		[MR_RSE_RD_EXCESS] = MR_CNT_RX_DROP_RD_EXCESS,
 	};
 
 	mr_stats_inc(mr_resp_dev(r), ev == MR_RSE_DROPPED ?

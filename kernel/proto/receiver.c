@@ -132,6 +132,18 @@ enum mr_sack_rx_res mr_receiver_arrival(struct mr_receiver *r,
 	return res;
 }
 
+/*
+ * Whether mr_receiver_arrival() would take @pkt as new on its path, which
+ * it does not change.
+ */
+bool mr_receiver_fresh(const struct mr_receiver *r, const struct mr_pkt *pkt)
+{
+	if (pkt->base.path >= MR_WIRE_MAX_PATHS)
+		return false;
+	return mr_sack_rx_fresh(&r->path[pkt->base.path].win, pkt->base.epoch,
+				pkt->base.psn);
+}
+
 /* Held ACKs go at the latest the host's ACK delay after @now. */
 static void mr_receiver_hold(struct mr_receiver *r, u64 now)
 {

@@ -76,6 +76,7 @@ void mr_receiver_env_event(struct mr_receiver *r, enum mr_receiver_event ev,
 
 void mr_receiver_start(struct mr_receiver *r, u32 psn);
 void mr_receiver_flush(struct mr_receiver *r);
+bool mr_receiver_fresh(const struct mr_receiver *r, const struct mr_pkt *pkt);
 enum mr_sack_rx_res mr_receiver_arrival(struct mr_receiver *r,
 					const struct mr_pkt *pkt, u16 sport,
 					bool ce, bool *ack_now);

@@ -20,7 +20,17 @@ void mr_responder_init(struct mr_responder *r, u32 mtu, bool uc)
 	r->rsn_skipped = 0;
 	r->uc_skips = 0;
 	r->map_budget = mr_bounds_map_budget(mtu);
+	r->rd_max = MR_MSG_WINDOW;
 	mr_responder_reset(r);
+}
+
+/*
+ * The READs and atomics the responder takes at a time, max_dest_rd_atomic
+ * (0 is taken as 1, as the requester takes its max_rd_atomic).
+ */
+void mr_responder_set_rd_max(struct mr_responder *r, u32 rd_max)
+{
+	r->rd_max = rd_max ? rd_max : 1;
 }
 
 /* Forget every response (RESET, or a new connection at RTR). */
@@ -42,11 +52,18 @@ static void mr_responder_msgs_put(struct mr_responder *r)
 	}
 }
 
+/* The bytes of a slice map of @nslices bits. */
+static u32 mr_responder_map_bytes(u32 nslices)
+{
+	return (nslices + 63) / 64 * sizeof(u64);
+}
+
 /* Close the slot @m, giving its map's bits back to the budget. */
 static void mr_responder_msg_free(struct mr_responder *r, struct mr_rx_msg *m)
 {
 	if (m->map && m->map != &m->map1) {
-		mr_responder_env_free(r, m->map);
+		mr_responder_env_map_free(r, m->map,
+					  mr_responder_map_bytes(m->nslices));
 		r->map_bits -= m->nslices;
 	}
 	if (m->used)
@@ -189,27 +206,30 @@ static void mr_responder_msg_fill(struct mr_rx_msg *m,
 }
 
 /*
- * Open the slot @m for the message of @pkt. Its slice map, if it needs
+ * Open the slot @m for the message of @rx. Its slice map, if it needs
  * one allocated, is charged to the budget: -MR_ENOSPC when it would pass
- * it (nothing is allocated), -MR_EAGAIN when there is no memory.
+ * it (nothing is allocated), -MR_EAGAIN when there is no memory or the
+ * host refuses it. A packet not new on its path (@rx->new_pkt) gets no
+ * map: its path drops it, and mr_responder_unadmit() closes the slot.
  */
 static int mr_responder_msg_init(struct mr_responder *r, struct mr_rx_msg *m,
-				 const struct mr_pkt *pkt,
-				 const struct mr_resp_info *ri)
+				 const struct mr_rx *rx)
 {
+	const struct mr_resp_info *ri = &rx->ri;
+	const struct mr_pkt *pkt = rx->pkt;
 	u32 nslices = mr_bounds_map_bits(ri->length, r->mtu);
+	u32 bytes = mr_responder_map_bytes(nslices);
 
 	*m = (struct mr_rx_msg){ 0 };
-	if (nslices > 64) {
-		if (!mr_bounds_map_admit(r->map_bits, nslices, r->map_budget))
-			return -MR_ENOSPC;
-		m->map = mr_responder_env_alloc(r, (nslices + 63) / 64 *
-						    sizeof(u64));
+	if (nslices <= 64) {
+		m->map = &m->map1;
+	} else if (!mr_bounds_map_admit(r->map_bits, nslices, r->map_budget)) {
+		return -MR_ENOSPC;
+	} else if (rx->new_pkt) {
+		m->map = mr_responder_env_map_alloc(r, bytes);
 		if (!m->map)
 			return -MR_EAGAIN;
 		r->map_bits += nslices;
-	} else {
-		m->map = &m->map1;
 	}
 	mr_responder_msg_fill(m, pkt, ri, nslices);
 	r->open++;
@@ -261,6 +281,39 @@ static bool mr_responder_rsn_ok(const struct mr_responder *r,
 	return true;
 }
 
+/**
+ * mr_responder_rd_busy() - the READs and atomics the responder holds
+ * @r: the responder
+ *
+ * Those open in the window, not executed yet, and those executed (in
+ * MSN order, or early in their stream) whose response has a packet not
+ * sent yet. A conforming requester starts one
+ * only while fewer than its max_rd_atomic (at most our rd_max) have their
+ * whole response in, and a response is in only once it was sent, so this
+ * is below rd_max whenever its next one arrives. Acknowledged responses
+ * are not waited for: the requester's next READ may overtake the ACK of
+ * the last response. A response sent but unacknowledged holds the
+ * sender's window, which bounds those in turn.
+ *
+ * Return: how many.
+ */
+u32 mr_responder_rd_busy(const struct mr_responder *r)
+{
+	u32 busy = 0, i, msn;
+
+	for (i = 0; r->msg && i < MR_MSG_WINDOW; i++)
+		busy += r->msg[i].used && !r->msg[i].delivered &&
+			(mr_wire_op_flags(r->msg[i].opcode) &
+			 MR_WIRE_F_READ_OR_ATOMIC);
+	/* A stream's READ may have executed beyond msn_done. */
+	for (msn = r->resp_send; msn != r->resp_top; msn++) {
+		const struct mr_resp *rs = mr_responder_resp(r, msn);
+
+		busy += rs && rs->sent != rs->npkts;
+	}
+	return busy;
+}
+
 /* mr_responder_admit(), with the memory its message may need. */
 static void mr_responder_admit_msg(struct mr_responder *r, struct mr_rx *rx)
 {
@@ -280,11 +333,21 @@ static void mr_responder_admit_msg(struct mr_responder *r, struct mr_rx *rx)
 	}
 	m = &r->msg[ri->msn % MR_MSG_WINDOW];
 	if (!m->used) {
+		/*
+		 * Beyond max_dest_rd_atomic: dropped before its path records
+		 * it, so it is not acknowledged and its resend comes back.
+		 */
+		if (!r->uc && (mr_wire_op_flags(rx->pkt->base.opcode) &
+			       MR_WIRE_F_READ_OR_ATOMIC) &&
+		    mr_responder_rd_busy(r) >= r->rd_max) {
+			mr_responder_env_event(r, MR_RSE_RD_EXCESS, 0);
+			return;
+		}
 		if (ri->consume && !mr_responder_rsn_ok(r, ri)) {
 			mr_responder_env_event(r, MR_RSE_MALFORMED, 0);
 			return;
 		}
-		err = mr_responder_msg_init(r, m, rx->pkt, ri);
+		err = mr_responder_msg_init(r, m, rx);
 		if (err == -MR_ENOSPC && !r->uc) {
 			rx->kind = MR_RX_REFUSE;
 			return;
@@ -292,8 +355,10 @@ static void mr_responder_admit_msg(struct mr_responder *r, struct mr_rx *rx)
 		if (err == -MR_ENOSPC) {
 			mr_responder_msg_init_dropped(r, m, rx->pkt, ri);
 		} else if (err) {
-			/* Not recorded: the requester sends it again. */
-			mr_responder_env_event(r, MR_RSE_SHORT, 0);
+			/*
+			 * Not recorded: the requester sends it again. The
+			 * host counted the map it did not give.
+			 */
 			return;
 		}
 		rx->fresh = true;
@@ -436,6 +501,13 @@ u8 mr_responder_place(struct mr_responder *r, struct mr_rx *rx,
 	bool rd = op_flags & MR_WIRE_F_READ_OR_ATOMIC;
 	int err;
 
+	/* Opened with no map: its host found it not new on its path. */
+	if (!m->map) {
+		mr_responder_unadmit(r, rx);
+		rx->kind = MR_RX_DROP;
+		mr_responder_env_event(r, MR_RSE_SHORT, 0);
+		return 0;
+	}
 	if (!mr_responder_take_recv(r, rx))
 		return MR_NAK_RNR;
 	/* UC: the rest of a dropped message only needs acknowledging. */

@@ -107,6 +107,12 @@ struct mr_responder {
 	/* slice-map bits the messages in the window hold, of map_budget */
 	u32 map_bits;
 	u32 map_budget;		/* mr_bounds_map_budget() at the MTU */
+	/*
+	 * READs and atomics it takes at a time (max_dest_rd_atomic): those
+	 * open in the window and the responses not yet wholly sent. One
+	 * beyond is dropped unacknowledged (mr_responder_rd_busy()).
+	 */
+	u32 rd_max;
 	/* every message before it is delivered and closed */
 	u32 msn_done;
 	u32 rsn_head;		/* the receive at the head of the queue */
@@ -149,14 +155,20 @@ struct mr_rx {
 	struct mr_resp_info ri;
 	struct mr_rx_msg *m;
 	bool fresh;		/* it opened its message's slot */
+	/*
+	 * The host found it new on its path (mr_receiver_fresh()): only
+	 * such a packet has a slice map allocated for its message.
+	 */
+	bool new_pkt;
 };
 
 /* What the engine reports for the host's counters. */
 enum mr_responder_event {
 	MR_RSE_MALFORMED,	/* beyond the message window, or its RSN */
-	MR_RSE_SHORT,		/* no memory for its slot or map: not recorded */
+	MR_RSE_SHORT,		/* no memory for its slot: not recorded */
 	MR_RSE_DUPLICATE,	/* a slice, or a message, that landed before */
 	MR_RSE_DROPPED,		/* UC: @arg, the enum mr_rx_error */
+	MR_RSE_RD_EXCESS,	/* a READ or atomic beyond rd_max: dropped */
 };
 
 /*
@@ -171,6 +183,13 @@ bool mr_responder_env_posted(struct mr_responder *r, u32 recv);
  */
 void *mr_responder_env_alloc(struct mr_responder *r, u32 bytes);
 void mr_responder_env_free(struct mr_responder *r, void *p);
+/*
+ * A slice map of @bytes, zeroed: like mr_responder_env_alloc(), but the
+ * host may also refuse it for a budget of its own (a device's), and
+ * counts each it does not give: its packet is dropped unrecorded.
+ */
+void *mr_responder_env_map_alloc(struct mr_responder *r, u32 bytes);
+void mr_responder_env_map_free(struct mr_responder *r, void *p, u32 bytes);
 /*
  * Place the payload of WRITE @rx: 0, or -EACCES when the QP's rights, the
  * rkey or the range refuse it.
@@ -205,6 +224,8 @@ void mr_responder_env_event(struct mr_responder *r,
 
 void mr_responder_init(struct mr_responder *r, u32 mtu, bool uc);
 void mr_responder_reset(struct mr_responder *r);
+void mr_responder_set_rd_max(struct mr_responder *r, u32 rd_max);
+u32 mr_responder_rd_busy(const struct mr_responder *r);
 u32 mr_responder_free(struct mr_responder *r);
 bool mr_responder_trim(struct mr_responder *r);
 u32 mr_responder_recv(const struct mr_responder *r, u32 rsn);

@@ -128,6 +128,23 @@ enum mr_sack_rx_res mr_sack_rx_record(struct mr_sack_rx *rx, u16 epoch,
 }
 EXPORT_SYMBOL_IF_KUNIT(mr_sack_rx_record);
 
+/*
+ * Whether mr_sack_rx_record() would find the packet new, without
+ * recording it: a host allocates for a packet only once it knows.
+ */
+bool mr_sack_rx_fresh(const struct mr_sack_rx *rx, u16 epoch, u32 psn)
+{
+	s16 age = (s16)(epoch - rx->epoch);
+
+	if (age < 0)
+		return false;
+	if (age > 0)	/* restarts the window, empty */
+		return psn - mr_sack_epoch_start(rx->start, epoch) <
+		       MR_SACK_WINDOW;
+	return psn - rx->cum < MR_SACK_WINDOW &&
+	       !mr_sack_ring_test(rx->ring, psn);
+}
+
 /* The ACK fields for this window: bit i of the SACK map is PSN cum + i. */
 void mr_sack_rx_fill_ack(const struct mr_sack_rx *rx, struct mr_ack_hdr *ack)
 {

@@ -42,6 +42,7 @@ void mr_sack_rx_init(struct mr_sack_rx *rx, u32 start_psn);
 void mr_sack_rx_reset(struct mr_sack_rx *rx, u16 epoch);
 enum mr_sack_rx_res mr_sack_rx_record(struct mr_sack_rx *rx, u16 epoch,
 				      u32 psn);
+bool mr_sack_rx_fresh(const struct mr_sack_rx *rx, u16 epoch, u32 psn);
 void mr_sack_rx_fill_ack(const struct mr_sack_rx *rx, struct mr_ack_hdr *ack);
 
 /* Sender: the scoreboard of one path epoch. */

@@ -5,7 +5,9 @@
 # interleaved so that it would land after the first completed that
 # receive. The second must be dropped and counted (rx_drop_malformed), no
 # byte of it may land in any receive, no receive may complete for it, and
-# another pair between the devices must carry data after. The harness's
+# another pair between the devices must carry data after. Then READs beyond
+# the negotiated depth (max_dest_rd_atomic): the excess is dropped and
+# counted (rx_drop_rd_excess), the QP and other pairs go on. The harness's
 # "no kernel splat" case covers the rest.
 # timeout: 120
 # quick: stock debug
@@ -15,7 +17,7 @@ here=$(dirname "$0")
 . "$here/../lib/metaroce.sh"
 trap topo_teardown EXIT
 
-craft_cases=6
+craft_cases=9
 ktap_plan $((2 + craft_cases + 1 + 2))
 
 mr_pair

@@ -112,6 +112,7 @@ const char *const kCounterNames[] = {
     "fatal_naks",
     "fatal_naks_suppressed",
     "acks_held",
+    "rx_drop_rd_excess",
     "rx_drop_bogus_nak",
     "rx_bogus_msn_done",
     "tx_encrypted",
@@ -296,6 +297,7 @@ public:
         mr_receiver_start(&rcv_, kPeerPsn);
         rx_on_ = true;
         mr_responder_init(&rsp_, mtu_, spec.type == QpType::UC);
+        mr_responder_set_rd_max(&rsp_, spec.max_dest_rd_atomic);
         // RTS: the requester starts, and with it the handshake.
         state_ = "rts";
         ReqStart(false);
@@ -868,6 +870,7 @@ private:
         bool ack_now = false;
         if (!AckAdmit(pkt, d.sport))
             return Next::None;
+        rx.new_pkt = mr_receiver_fresh(&rcv_, &pkt);
         mr_responder_admit(&rsp_, &rx);
         if (rx.kind == MR_RX_DROP)
             return Next::None;
@@ -1006,7 +1009,7 @@ public:
 
     void RespEvent(mr_responder_event ev, uint32_t arg) {
         static const char *const names[] = {"rx_drop_malformed", "rx_drop_short",
-                                            "duplicate_packets"};
+                                            "duplicate_packets", nullptr, "rx_drop_rd_excess"};
         if (ev == MR_RSE_DROPPED)
             Count(arg < std::size(kRxDrops) && kRxDrops[arg].counter ? kRxDrops[arg].counter
                                                                      : "uc_rx_drop_invalid");
@@ -1531,6 +1534,12 @@ void *mr_responder_env_alloc(struct mr_responder *, u32 bytes) {
     return calloc(1, bytes);
 }
 void mr_responder_env_free(struct mr_responder *, void *p) {
+    free(p);
+}
+void *mr_responder_env_map_alloc(struct mr_responder *, u32 bytes) {
+    return calloc(1, bytes);
+}
+void mr_responder_env_map_free(struct mr_responder *, void *p, u32) {
     free(p);
 }
 int mr_responder_env_write(struct mr_responder *, const struct mr_rx *rx) {

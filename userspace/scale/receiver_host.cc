@@ -184,6 +184,7 @@ void MrReceiver::OnData(Conn &c, const mr_pkt &pkt, uint16_t sport, bool ce, uin
     c.stats.udp_bytes += bytes;
     mr_rx in{};
     in.pkt = &pkt;
+    in.new_pkt = mr_receiver_fresh(r, &pkt);
     mr_responder_admit(&c.resp.r, &in);
     if (in.kind == MR_RX_DROP)
         return;
@@ -366,6 +367,14 @@ void mr_responder_env_free(struct mr_responder *r, void *p) {
     char *head = static_cast<char *>(p) - kAllocHead;
     MrReceiver::Of(r).resp_bytes -= *reinterpret_cast<u32 *>(head);
     std::free(head);
+}
+
+void *mr_responder_env_map_alloc(struct mr_responder *, u32 bytes) {
+    return std::calloc(1, bytes);
+}
+
+void mr_responder_env_map_free(struct mr_responder *, void *p, u32) {
+    std::free(p);
 }
 
 int mr_responder_env_write(struct mr_responder *r, const struct mr_rx *rx) {

@@ -79,6 +79,9 @@ public:
 	std::map<uint32_t, uint64_t> drops;
 	int64_t allocs = 0; // the engine's memory not given back
 	bool no_memory = false;
+	int64_t maps = 0;	    // slice maps held
+	int64_t maps_refused = 0;   // ... and refused (counted by the host)
+	bool map_refuse = false;    // the host refuses slice maps (a budget)
 };
 
 // The engine and the way back to its sink: standard layout, so a pointer

@@ -51,6 +51,7 @@ public:
 	{
 		mr_rx rx{};
 		rx.pkt = &pkt;
+		rx.new_pkt = true;
 		Result res{};
 		mr_responder_admit(&host.r, &rx);
 		if (rx.kind == MR_RX_MESSAGE)
@@ -564,6 +565,7 @@ TEST(ResponderEngine, UnadmitForgetsTheSlotItOpened)
 	mr_pkt p = Write(0, 300000, 0);
 	mr_rx rx{};
 	rx.pkt = &p;
+	rx.new_pkt = true;	// as the host found it, before its path did
 	mr_responder_admit(t.R(), &rx);
 	ASSERT_TRUE(rx.fresh);
 	EXPECT_GT(t.R()->map_bits, 0u);
@@ -602,6 +604,104 @@ TEST(ResponderEngine, SliceMapsHaveABudget)
 	EXPECT_EQ(mr_responder_free(uc.R()), 0u);
 }
 
+// A slice map is allocated only for a packet new on its path (the host
+// asks the receiver first): a copy its path drops opens its slot without
+// one, and unadmit closes it. A map the host refuses (its device's budget)
+// drops the packet unrecorded, counted; its resend opens the message.
+TEST(ResponderEngine, SliceMapsOnlyForNewPacketsAndHostBudget)
+{
+	Responder t;
+	mr_pkt p = Write(0, 65 * kMtu, 0);
+	mr_rx rx{};
+	rx.pkt = &p;
+	mr_responder_admit(t.R(), &rx);
+	EXPECT_EQ(rx.kind, MR_RX_MESSAGE);
+	EXPECT_EQ(t.maps, 0);
+	EXPECT_EQ(t.R()->map_bits, 0u);
+	mr_responder_unadmit(t.R(), &rx);
+	EXPECT_FALSE(t.Msg(0).used);
+	EXPECT_EQ(t.Rx(p).kind, MR_RX_MESSAGE);
+	EXPECT_EQ(t.maps, 1);
+	EXPECT_EQ(t.R()->map_bits, 65u);
+	t.map_refuse = true;
+	EXPECT_EQ(t.Rx(Write(1, 65 * kMtu, 0)).kind, MR_RX_DROP);
+	EXPECT_EQ(t.maps_refused, 1);	// the host counts it, once
+	EXPECT_EQ(t.events[MR_RSE_SHORT], 0u);
+	EXPECT_FALSE(t.Msg(1).used);
+	EXPECT_EQ(t.R()->map_bits, 65u);
+	// Small messages need none.
+	EXPECT_EQ(t.Rx(Write(1, 64 * kMtu, 0)).kind, MR_RX_MESSAGE);
+	t.map_refuse = false;
+	EXPECT_EQ(t.Rx(Write(2, 65 * kMtu, 0)).kind, MR_RX_MESSAGE);
+	EXPECT_EQ(t.maps, 2);
+	mr_responder_free(t.R());
+	EXPECT_EQ(t.maps, 0);
+}
+
+// Responder bounds: READs and atomics the responder holds (open in the
+// window, or executed with a response packet not sent yet) stay within
+// max_dest_rd_atomic. One beyond is dropped before its path records it
+// (no ACK: the requester's resend brings it back), counted. A response
+// sent whole no longer counts, acknowledged or not: a conforming
+// requester's next READ may overtake the ACK of the last response.
+TEST(ResponderEngine, ReadsBeyondMaxDestRdAtomicAreDropped)
+{
+	Responder t;
+	mr_responder_set_rd_max(t.R(), 2);
+	// A READ waiting behind message 0 counts, as does an atomic.
+	EXPECT_EQ(t.Rx(ReadReq(1, 0x1000, 3 * kMtu)).kind, MR_RX_MESSAGE);
+	EXPECT_EQ(t.Rx(FetchAdd(2, 0x2000, 1)).kind, MR_RX_MESSAGE);
+	EXPECT_EQ(mr_responder_rd_busy(t.R()), 2u);
+	EXPECT_EQ(t.Rx(ReadReq(3, 0x1000, 10)).kind, MR_RX_DROP);
+	EXPECT_EQ(t.events[MR_RSE_RD_EXCESS], 1u);
+	EXPECT_FALSE(t.Msg(3).used);
+	// A copy of one it holds is no new READ: a duplicate, not dropped.
+	EXPECT_TRUE(t.Rx(ReadReq(1, 0x1000, 3 * kMtu)).dup);
+	// Executed, the two still count until their responses are sent.
+	EXPECT_TRUE(t.Rx(Write(0, 10, 0)).respond);
+	EXPECT_EQ(t.R()->msn_done, 3u);
+	EXPECT_EQ(mr_responder_rd_busy(t.R()), 2u);
+	EXPECT_EQ(t.Rx(ReadReq(3, 0x1000, 10)).kind, MR_RX_DROP);
+	mr_tx_pkt tp{};
+	ASSERT_TRUE(mr_responder_response_due(t.R(), false));
+	mr_responder_response_take(t.R(), &tp);
+	mr_responder_response_take(t.R(), &tp);
+	EXPECT_EQ(mr_responder_rd_busy(t.R()), 2u);
+	mr_responder_response_take(t.R(), &tp);
+	// Sent whole, not acknowledged: room for the resend.
+	EXPECT_EQ(mr_responder_rd_busy(t.R()), 1u);
+	EXPECT_EQ(t.Rx(ReadReq(3, 0x1000, 10)).kind, MR_RX_MESSAGE);
+	EXPECT_EQ(t.Rx(ReadReq(4, 0x1000, 10)).kind, MR_RX_DROP);
+	EXPECT_EQ(t.events[MR_RSE_RD_EXCESS], 3u);
+	// SENDs and WRITEs are not bounded by it.
+	EXPECT_EQ(t.Rx(Write(4, 10, 0)).kind, MR_RX_MESSAGE);
+	// Streams: a READ executed early counts once (its response, not
+	// also its slot), and not at all once its response is sent, though
+	// its slot waits for a stalled message of another stream.
+	Responder st;
+	mr_responder_set_rd_max(st.R(), 1);
+	EXPECT_FALSE(st.Rx(On(Write(0, 2048, 1024), 1, MR_ORDER_NONE)).complete);
+	EXPECT_TRUE(st.Rx(On(ReadReq(1, 0x1000, 10), 2, MR_ORDER_NONE)).respond);
+	EXPECT_EQ(mr_responder_rd_busy(st.R()), 1u);
+	EXPECT_EQ(st.Rx(On(ReadReq(2, 0x1000, 10), 2, 0)).kind, MR_RX_DROP);
+	ASSERT_TRUE(mr_responder_response_due(st.R(), false));
+	mr_responder_response_take(st.R(), &tp);
+	EXPECT_EQ(st.R()->msn_done, 0u);
+	EXPECT_EQ(mr_responder_rd_busy(st.R()), 0u);
+	EXPECT_EQ(st.Rx(On(ReadReq(2, 0x1000, 10), 2, 0)).kind, MR_RX_MESSAGE);
+	// 0 is taken as 1, as the requester takes its max_rd_atomic.
+	Responder one;
+	mr_responder_set_rd_max(one.R(), 0);
+	EXPECT_EQ(one.Rx(ReadReq(0, 0x1000, 10)).kind, MR_RX_MESSAGE);
+	EXPECT_EQ(one.Rx(ReadReq(1, 0x1000, 10)).kind, MR_RX_DROP);
+	// UC refuses READs otherwise (an invalid request, dropped).
+	Responder uc(true);
+	mr_responder_set_rd_max(uc.R(), 1);
+	uc.Rx(ReadReq(0, 0x1000, 10));
+	uc.Rx(ReadReq(1, 0x1000, 10));
+	EXPECT_EQ(uc.events[MR_RSE_RD_EXCESS], 0u);
+}
+
 } // namespace
 
 // The responder engine's environment (responder.h), bound to the sink.
@@ -623,6 +723,21 @@ void mr_responder_env_free(struct mr_responder *r, void *p)
 {
 	ResponderHost::Of(r).allocs--;
 	free(p);
+}
+
+void *mr_responder_env_map_alloc(struct mr_responder *r, u32 bytes)
+{
+	ResponderSink &s = ResponderHost::Of(r);
+	void *p = s.map_refuse ? nullptr : mr_responder_env_alloc(r, bytes);
+	s.maps += p != nullptr;
+	s.maps_refused += p == nullptr;
+	return p;
+}
+
+void mr_responder_env_map_free(struct mr_responder *r, void *p, u32)
+{
+	ResponderHost::Of(r).maps--;
+	mr_responder_env_free(r, p);
 }
 
 int mr_responder_env_write(struct mr_responder *r, const struct mr_rx *rx)

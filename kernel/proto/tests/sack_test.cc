@@ -135,6 +135,31 @@ TEST(SackRx, WindowEdge)
 	}
 }
 
+// mr_sack_rx_fresh() says what mr_sack_rx_record() will, and changes
+// nothing: over random arrivals, epochs and PSNs near and far.
+TEST(SackRx, FreshPredictsRecord)
+{
+	std::mt19937 rng(7);
+	for (uint32_t s : kStarts) {
+		mr_sack_rx rx;
+
+		mr_sack_rx_init(&rx, s);
+		for (int i = 0; i < 20000; i++) {
+			u16 epoch = static_cast<u16>(rx.epoch + (rng() % 50 == 0) -
+						     (rng() % 50 == 0));
+			u32 psn = rx.cum + rng() % 300 - 20;
+			if (epoch != rx.epoch && rng() % 2)
+				psn = rng() % 300;
+			mr_sack_rx before = rx;
+			bool fresh = mr_sack_rx_fresh(&rx, epoch, psn);
+			ASSERT_EQ(std::memcmp(&before, &rx, sizeof(rx)), 0);
+			ASSERT_EQ(fresh, mr_sack_rx_record(&rx, epoch, psn) ==
+						 MR_SACK_NEW)
+			    << "epoch " << epoch << " psn " << psn;
+		}
+	}
+}
+
 TEST(SackRx, EpochsRestartTheWindow)
 {
 	mr_sack_rx rx;

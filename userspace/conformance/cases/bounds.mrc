@@ -72,3 +72,31 @@ case fatal-nak-at-most-one-per-5ms
 < WRITE msn=3 rkey=$rkey va=$va payload=64
 > none NAK for=2
 counter fatal_naks_suppressed 3
+
+# READs and atomics beyond max_dest_rd_atomic: one that finds the responder
+# holding that many (open, or with a response not wholly sent) is dropped
+# unacknowledged, and taken when its resend finds room.
+case read-beyond-max-dest-rd-atomic-dropped
+qp rc max_dest_rd_atomic=1
+< READ_REQ msn=1 rkey=$rkey va=$va length=64 path=0
+< READ_REQ msn=2 rkey=$rkey va=$va+64 length=64 path=1 psn=$rq flags=ack_req
+> none ACK for=5 but_path=0
+counter rx_drop_rd_excess 1
+< WRITE msn=0 rkey=$rkey va=$va+4096 length=64 offset=0 payload=64 path=2
+> READ_RESP msn=1 length=64 offset=0 payload=64 src=0
+< READ_REQ msn=2 rkey=$rkey va=$va+64 length=64 path=1 psn=$rq flags=ack_req
+> READ_RESP msn=2 length=64 offset=0 payload=64 src=64
+counter rx_drop_rd_excess 1
+state rts
+
+# A response sent whole no longer counts, acknowledged or not: a
+# requester's next READ may overtake the ACK of the last response.
+case read-after-unacknowledged-response-taken
+qp rc max_dest_rd_atomic=1
+< READ_REQ msn=0 rkey=$rkey va=$va length=64 path=0
+> READ_RESP msn=0 length=64 offset=0 payload=64 src=0 path=?a psn=?x
+< FETCH_ADD msn=1 rkey=$rkey va=$va+128 add=1 path=0
+> ATOMIC_RESP msn=1 path=?b psn=?y
+< ACK path=$a psn=$x cum_psn=$x+1 msn_done=0
+< ACK path=$b psn=$y cum_psn=$y+1 msn_done=0
+counter rx_drop_rd_excess 0

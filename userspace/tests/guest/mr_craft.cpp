@@ -48,7 +48,8 @@
 //   mr_craft --lying [--netns PEER_DEVICE=NETNS] DEVICE PEER_DEVICE PEER_IPV4
 //
 // With --lying, run in DEVICE's namespace: the attacks of a peer that holds
-// the connection tag, as 28-lying-peer.sh runs it (run_lying()).
+// the connection tag, as 28-lying-peer.sh runs it (run_lying(),
+// run_rd_excess()).
 //
 //   mr_craft --tamper COUNT DEVICE PEER_DEVICE PEER_IPV4
 //
@@ -2082,7 +2083,7 @@ void run_fuzz(Ktap &t, RcEnd &a, RcEnd &b, const char *peer4, Udp &udp, int seco
 
 // ---- --lying: a peer that holds the tag and lies about RSNs ----------------
 
-constexpr int kLyingCases = 6;
+constexpr int kLyingCases = 9;
 
 // Two SENDs that name one receive, at the responder QP of a pair of its
 // own, from its peer's address with the real tag: message A (MSN 1, RSN 1,
@@ -2151,6 +2152,51 @@ void run_lying(Ktap &t, RcEnd &a, RcEnd &b, Udp &udp4, const std::string &netns)
     t.check(state == IBV_QPS_RTS || state == IBV_QPS_ERR, "the attacked QP is in RTS or ERR",
             "state %d", state);
     t.check(exchange(other, a, b, 0, &why), "another pair between the devices carries a SEND", "%s",
+            why.c_str());
+}
+
+// READs beyond the negotiated depth, at the responder QP of a fresh pair,
+// from its peer's address with the real tag: kReads READs of 256 KiB in a
+// burst, where max_dest_rd_atomic is 4. The responder holds at most 4 (open,
+// or with a response not wholly sent): those beyond are dropped and counted
+// (rx_drop_rd_excess), never answered; the QP and another pair go on.
+void run_rd_excess(Ktap &t, RcEnd &a, RcEnd &b, Udp &udp4, const std::string &netns) {
+    constexpr uint32_t kReads = 32, kRead = 256 * 1024, kDepth = 4;
+    RcPair p(a, b), other(a, b);
+    if (p.error() || other.error())
+        bail("cannot build RC pairs: " + std::string(std::strerror(p.error())));
+    const uint32_t qpn = p[1]->qp_num, psn0 = RcPair::kPsn[0];
+    std::string why;
+    bool ok = exchange(p, a, b, 0, &why);
+    const uint64_t tag = qp_tags(netns, b.name, qpn).local;
+    std::vector<uint8_t> buf(kRead, 0x42);
+    Mr mr(ibv_reg_mr(b.pd.get(), buf.data(), buf.size(),
+                     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ));
+    if (!mr)
+        bail("reg_mr failed");
+    Counts before = rdma_counters(b.name.c_str());
+    for (uint32_t i = 0; ok && i < kReads; i++) {
+        mr_pkt pkt = base(MR_OP_READ_REQ, qpn, psn0 + 8 + i, tag);
+        pkt.read_req.msn = 1 + i;
+        pkt.read_req.rkey = mr->rkey;
+        pkt.read_req.va = reinterpret_cast<uintptr_t>(buf.data());
+        pkt.read_req.length = kRead;
+        ok = udp4.send(encode(pkt));
+    }
+    Counts after = settle(b.name.c_str(), before, {{"rx_drop_rd_excess", kReads / 2}}, 3000);
+    long long dropped = after["rx_drop_rd_excess"] - before["rx_drop_rd_excess"];
+    long long sent = after["tx_bytes"] - before["tx_bytes"];
+    t.check(ok && dropped >= kReads / 2 && dropped <= kReads - kDepth,
+            "READs beyond max_dest_rd_atomic are dropped and counted",
+            "sent %d, exchange %s, rx_drop_rd_excess +%lld of %u (want %u..%u)", ok, why.c_str(),
+            dropped, kReads, kReads / 2, kReads - kDepth);
+    // Each READ taken costs at most its response (and headers, and ACKs).
+    const long long taken = kReads - dropped, cap = taken * (kRead + kRead / 8) + 64 * 1024;
+    t.check(sent <= cap, "the responder sends no more than the READs it took",
+            "tx_bytes +%lld for %lld READs taken (at most %lld)", sent, taken, cap);
+    int state = p.state(1);
+    t.check((state == IBV_QPS_RTS || state == IBV_QPS_ERR) && exchange(other, a, b, 0, &why),
+            "the attacked QP is in RTS or ERR, another pair carries a SEND", "state %d, %s", state,
             why.c_str());
 }
 
@@ -2474,6 +2520,7 @@ int main(int argc, char **argv) {
         if (!udp4.ok())
             bail("cannot open a UDP socket to " + std::string(argv[3]));
         run_lying(t, a, b, udp4, netns[argv[2]]);
+        run_rd_excess(t, a, b, udp4, netns[argv[2]]);
         return t.passed() ? 0 : 1;
     }
     if (tamper_count) {
