@@ -424,11 +424,13 @@ static void wire_bad_base(struct kunit *test)
 	buf[3] = MR_WIRE_MAX_PATHS;
 	KUNIT_EXPECT_EQ(test, mr_wire_decode(buf, len, &q), -MR_EFIELD);
 	buf[3] = 0;
-	buf[4] = 1;
-	KUNIT_EXPECT_EQ(test, mr_wire_decode(buf, len, &q), -MR_ERESERVED);
+	/* A request's bytes 4 and 14-15: its order and stream. */
+	buf[4] = MR_ORDER_NONE;
+	buf[15] = 7;
+	KUNIT_EXPECT_EQ(test, mr_wire_decode(buf, len, &q), 0);
+	KUNIT_EXPECT_EQ(test, q.base.order, MR_ORDER_NONE);
+	KUNIT_EXPECT_EQ(test, q.base.stream, 7);
 	buf[4] = 0;
-	buf[15] = 1;
-	KUNIT_EXPECT_EQ(test, mr_wire_decode(buf, len, &q), -MR_ERESERVED);
 	buf[15] = 0;
 	KUNIT_EXPECT_EQ(test, mr_wire_decode(buf, len, &q), 0);
 	/* A shorter slice is fine; a longer one runs past the message. */
@@ -445,6 +447,13 @@ static void wire_ack_and_nak(struct kunit *test)
 
 	wire_sample(&p, MR_OP_ACK);
 	buf = wire_encode(test, &p, &len);
+	/* Not a request: bytes 4 and 14-15 are reserved. */
+	buf[4] = 1;
+	KUNIT_EXPECT_EQ(test, mr_wire_decode(buf, len, &q), -MR_ERESERVED);
+	buf[4] = 0;
+	buf[15] = 1;
+	KUNIT_EXPECT_EQ(test, mr_wire_decode(buf, len, &q), -MR_ERESERVED);
+	buf[15] = 0;
 	buf[MR_BASE_HDR_LEN + 11] |= 1;	/* SACK bit 0: cum itself */
 	KUNIT_EXPECT_EQ(test, mr_wire_decode(buf, len, &q), -MR_EFIELD);
 	p.base.psn = 1;			/* a PSN the ACK lacks */

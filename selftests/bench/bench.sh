@@ -29,6 +29,8 @@
 # fast path's latency and system-call tables.
 # BENCH_CONNS (0: none, only: nothing else), BENCH_CONNS_QPS (default
 # "1 16 256 4000"): many connections, metaroce against rxe (mr_many).
+# BENCH_STREAMS (0: none, only: nothing else): one QP of 64 streams against
+# 64 QPs and one stream, the same traffic (mr_streams), loss-free and at 1%.
 # Last, NVMe over Fabrics loss-free: nvmet-rdma on b exports a null_blk and
 # nvme-rdma on a reads and writes it with O_DIRECT dd, over each transport in
 # turn (rdma_cm picks the device by GID, so the other transport's devices are
@@ -383,6 +385,54 @@ conns() {
 		done
 	} >"$CONNS_TABLES"
 }
+# --- one QP of 64 streams against 64 QPs and against one stream: the same
+# 2,000 writes of 16 KiB with immediate, at most 128 in flight, loss-free
+# and at 1 % loss both ways (BENCH_STREAMS=0 leaves it out, "only" runs
+# nothing else). One run per point.
+STREAMS_TABLES=/tmp/bench-streams.md
+declare -A ST
+streams_bench() {
+	local loss how out
+	for loss in 0 1; do
+		if [ "$loss" = 0 ]; then topo_netem_clear both; else topo_netem both loss 1%; fi
+		for how in 64 64q 1; do
+			out=$(timeout 300 /usr/local/bin/mr_streams "${DEV_A[metaroce]}" "${DEV_B[metaroce]}" \
+				"$how" 2000 16384 2>&1) || fail_diag "$out"
+			ST[$loss $how]=$(grep -m1 -E -o '(streams|qps) [0-9]*: overtakes.*' <<<"$out")
+			note "streams: loss $loss%, $how: ${ST[$loss $how]:-failed}"
+		done
+	done
+	topo_netem_clear both
+	{
+		echo "Streams: mr_streams, 2,000 RDMA writes of 16 KiB with immediate in 64 flows (message i in"
+		echo "flow i % 64), at most 128 in flight: one QP of 64 streams, 64 QPs of one stream, one QP"
+		echo "of one stream. Gb/s of the whole; completion delay, post to completion at the receiver;"
+		echo "overtakes: completions while an earlier message was incomplete. One run per point."
+		echo
+		echo "| loss | carried by | Gb/s | delay p50 ms | delay p99 ms | overtakes |"
+		echo "|---|---|---|---|---|---|"
+		for loss in 0 1; do
+			for how in 64 64q 1; do
+				awk -v loss="$loss %" -v how="$how" -v l="${ST[$loss $how]:-}" 'BEGIN {
+					name = how == "64" ? "1 QP x 64 streams" : how == "64q" ? "64 QPs" : "1 QP x 1 stream"
+					n = split(l, w, " ")
+					for (i = 1; i < n; i++) v[w[i]] = w[i + 1]
+					if (l == "") { printf "| %s | %s | n/a | n/a | n/a | n/a |\n", loss, name; exit }
+					printf "| %s | %s | %s | %.1f | %.1f | %s |\n", loss, name, v["gbps"],
+						v["delay_p50_us"] / 1000, v["delay_p99_us"] / 1000, v["overtakes"] }'
+			done
+		done
+	} >"$STREAMS_TABLES"
+}
+if [ "${BENCH_STREAMS:-1}" = only ]; then
+	streams_bench
+	echo "#@ table"
+	cat "$STREAMS_TABLES"
+	echo "#@ end table"
+	exit 0
+fi
+[ "${BENCH_STREAMS:-1}" = 0 ] || streams_bench
+
 if [ "${BENCH_CONNS:-1}" = only ]; then
 	conns
 	echo "#@ table"
@@ -582,6 +632,10 @@ fi
 if [ -s "$CONNS_TABLES" ]; then
 	echo
 	cat "$CONNS_TABLES"
+fi
+if [ -s "$STREAMS_TABLES" ]; then
+	echo
+	cat "$STREAMS_TABLES"
 fi
 echo "#@ end table"
 exit 0

@@ -58,7 +58,7 @@ done
 ktap_check "rdma statistic lists every counter, all 0 (${missing:-ok})" -z "$missing"
 
 # Headers per Documentation/metaroce/protocol.rst: base header (version,
-# opcode, flags, path, reserved, QPN 24 bits, PSN, epoch, reserved, tag),
+# opcode, flags, path, order, QPN 24 bits, PSN, epoch, stream, tag),
 # then SEND's (MSN, RSN, length, offset). length 0, no payload, a tag that
 # is not 0: well-formed.
 Z4='\x00\x00\x00\x00'
@@ -68,7 +68,9 @@ SEND=$(base 02 01 00)$Z4$Z4$Z4$Z4 # 40 bytes to QPN 0x11, which does not exist
 WRONG_VER=$(base 01 01 00)$Z4$Z4$Z4$Z4 # version 1, which had no tag
 SHORT_BASE='\x02\x01\x00\x00\x00\x00\x00\x11\x00\x00' # 10 bytes
 SHORT_OP=$(base 02 01 00)$Z4 # 28 bytes: SEND's header cut short
-RESERVED=$(base 02 01 01)$Z4$Z4$Z4$Z4 # reserved byte 4 set
+# An ACK (48 bytes of header) with byte 4 set: a request's order, reserved
+# in any other packet.
+RESERVED=$(base 02 20 01)$Z4$Z4$Z4$Z4$Z4$Z4$Z4$Z4$Z4$Z4$Z4$Z4
 BAD_OPCODE=$(base 02 7f 00)$Z4$Z4$Z4$Z4
 
 h2=$TOPO_H2_IP
@@ -84,8 +86,8 @@ sleep 0.3
 stats=$(rdma statistic show link mrc1/1 2>&1)
 ktap_diag "$stats"
 ktap_check "IPv4: rx_packets counts all 8 datagrams" "$(mr_stat mrc1 rx_packets)" -eq 8
-ktap_check "IPv4: rx_bytes is their UDP payload (40+40+40+10+28+40+40+28)" \
-	"$(mr_stat mrc1 rx_bytes)" -eq 266
+ktap_check "IPv4: rx_bytes is their UDP payload (40+40+40+10+28+72+40+28)" \
+	"$(mr_stat mrc1 rx_bytes)" -eq 298
 ktap_check "IPv4: well-formed SEND to a missing QP -> rx_drop_no_qp (2)" \
 	"$(mr_stat mrc1 rx_drop_no_qp)" -eq 2
 # 'g' (0x67) is not version 2 either.

@@ -635,7 +635,12 @@ void run(Ktap &t, RcEnd &a, RcEnd &b, const char *peer4, const char *peer6, Udp 
                     bit = static_cast<uint8_t>(1u << c.below(8));
                 while (bit & (MR_FLAG_ACK_REQ | MR_FLAG_SOLICITED | MR_FLAG_WINDOW_LIMITED));
                 p[kFlagsByte] |= bit;
-            } else if (i % 3 == 1)
+                return p;
+            }
+            // Bytes 4 and 14-15 are a request's order and stream; in any
+            // other packet they are reserved.
+            p = encode(hello_pkt(qpn, tag, 1, 0));
+            if (i % 3 == 1)
                 p[kReservedByte] = static_cast<uint8_t>(1 + c.below(255));
             else
                 p[kReservedTail + c.below(2)] = static_cast<uint8_t>(1 + c.below(255));

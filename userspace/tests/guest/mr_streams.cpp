@@ -1,21 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 //
-// mr_streams DEV_A DEV_B STREAMS MSGS SIZE: the example of the direct
-// verbs of mrcdv.h. An RC QP of STREAMS streams on DEV_A (mrcdv_create_qp)
-// writes MSGS messages of SIZE bytes with immediate data to a plain RC QP
-// on DEV_B, message i on stream i % STREAMS (mrcdv_wr_set_stream between
+// mr_streams DEV_A DEV_B FLOWS MSGS SIZE: the example of the direct verbs
+// of mrcdv.h. An RC QP of FLOWS streams on DEV_A (mrcdv_create_qp) writes
+// MSGS messages of SIZE bytes with immediate data to a plain RC QP on
+// DEV_B, message i on stream i % FLOWS (mrcdv_wr_set_stream between
 // ibv_wr_start and ibv_wr_complete). B checks every completion: its stream
 // (mrcdv_wc_stream), its place in its stream's order, its data. With one
 // stream every message completes in post order; with many, a message that
 // lost a packet holds back only its stream, which "overtakes" counts (a
-// completion while an earlier message is incomplete). Completion delays
-// (post at A to completion at B) go to diagnostics.
+// completion while an earlier message is incomplete). FLOWS written "64q"
+// carries the same traffic over 64 QPs of one stream instead, for
+// comparison. Completion delays (post at A to completion at B) and the
+// rate go to diagnostics.
 #include "guest_test.h"
 
 #include <mrcdv.h>
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <vector>
 
 using namespace guest;
@@ -105,16 +108,27 @@ struct Result {
     double seconds = 0;
 };
 
-// Message @i: a WRITE with immediate (stream, sequence) of @size bytes
-// into slot i of B's region, on stream i % @streams.
+// The connections the flows take: one QP of a stream per flow, or one QP
+// per flow (qa[f] to qb[f]), each of one stream.
+struct Conns {
+    std::vector<ibv_qp *> qa, qb;
+    bool per_flow() const { return qa.size() > 1; }
+};
+
+// Message @i of flow f = i % @flows: a WRITE with immediate (f, its
+// sequence in the flow) of @size bytes into slot i of B's region, on
+// stream f of the one QP, or on flow f's own QP. At most kWindow messages
+// are in flight, whichever way they go: the same traffic.
 class Traffic {
 public:
-    Traffic(RcEnd &a, ibv_qp *qa, RcEnd &b, ibv_qp *qb, uint32_t streams, uint32_t msgs,
-            uint32_t size)
-        : a_(a), b_(b), qa_(qa), qb_(qb), streams_(streams), msgs_(msgs), size_(size),
+    Traffic(RcEnd &a, RcEnd &b, Conns conns, uint32_t flows, uint32_t msgs, uint32_t size)
+        : a_(a), b_(b), conns_(std::move(conns)), flows_(flows), msgs_(msgs), size_(size),
           src_(size_t{msgs} * size, PROT_READ | PROT_WRITE),
           dst_(size_t{msgs} * size, PROT_READ | PROT_WRITE), posted_at_(msgs), done_(msgs),
-          next_seq_(streams) {}
+          next_seq_(flows) {
+        for (size_t q = 0; q < conns_.qb.size(); q++)
+            flow_of_qpn_[conns_.qb[q]->qp_num] = uint32_t(q);
+    }
 
     bool setup() {
         int err = 0;
@@ -128,24 +142,24 @@ public:
                       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, &err);
         if (!smr_ || !dmr_)
             return false;
-        for (uint32_t i = 0; i < kRecvs; i++)
-            if (post_recv_wr(qb_, i, nullptr, 0))
-                return false;
+        for (ibv_qp *qb : conns_.qb)
+            for (uint32_t i = 0; i < recvs_per_qp(); i++)
+                if (post_recv_wr(qb, i, nullptr, 0))
+                    return false;
         return true;
     }
+
+    // Receives each receiving QP keeps posted.
+    uint32_t recvs_per_qp() const { return conns_.per_flow() ? kWindow / 8 : kRecvs; }
 
     Result run(int timeout_ms) {
         Result r;
         const auto start = Clock::now(), deadline = start + std::chrono::milliseconds(timeout_ms);
         uint32_t next = 0, in_flight = 0;
         while (r.delivered + r.failed < msgs_ && Clock::now() < deadline) {
-            if (next < msgs_ && in_flight < kWindow) {
-                const uint32_t n = std::min(kWindow - in_flight, msgs_ - next);
-                if (post(next, n))
-                    break;
-                next += n;
-                in_flight += n;
-            }
+            for (; next < msgs_ && in_flight < kWindow; next++, in_flight++)
+                if (post(next))
+                    return r;
             in_flight -= poll_sends(r);
             poll_receives(r);
         }
@@ -154,22 +168,24 @@ public:
     }
 
 private:
-    // Messages [@first, @first + @n) in one batch of the extended API.
-    int post(uint32_t first, uint32_t n) {
-        ibv_qp_ex *qpx = ibv_qp_to_qp_ex(qa_);
+    // Message @i, alone in a batch of the extended API.
+    int post(uint32_t i) {
+        const uint32_t flow = i % flows_, seq = i / flows_;
+        ibv_qp_ex *qpx = ibv_qp_to_qp_ex(conns_.qa[conns_.per_flow() ? flow : 0]);
         ibv_wr_start(qpx);
-        for (uint32_t i = first; i < first + n; i++) {
-            const uint32_t stream = i % streams_, seq = i / streams_;
-            qpx->wr_id = i;
-            qpx->wr_flags = IBV_SEND_SIGNALED;
-            ibv_wr_rdma_write_imm(qpx, dmr_->rkey, uintptr_t(dst_.get()) + uint64_t{i} * size_,
-                                  htobe32(stream << 16 | (seq & 0xffff)));
-            mrcdv_wr_set_stream(qpx, uint16_t(stream));
-            ibv_wr_set_sge(qpx, smr_->lkey, uintptr_t(src_.get()) + uint64_t{i} * size_, size_);
-            posted_at_[i] = Clock::now();
-        }
+        qpx->wr_id = i;
+        qpx->wr_flags = IBV_SEND_SIGNALED;
+        ibv_wr_rdma_write_imm(qpx, dmr_->rkey, uintptr_t(dst_.get()) + uint64_t{i} * size_,
+                              htobe32(flow << 16 | (seq & 0xffff)));
+        if (!conns_.per_flow())
+            mrcdv_wr_set_stream(qpx, uint16_t(flow));
+        ibv_wr_set_sge(qpx, smr_->lkey, uintptr_t(src_.get()) + uint64_t{i} * size_, size_);
+        posted_at_[i] = Clock::now();
         return ibv_wr_complete(qpx);
     }
+
+    // The stream a completion of flow @flow must name.
+    uint32_t stream_of(uint32_t flow) const { return conns_.per_flow() ? 0 : flow; }
 
     uint32_t poll_sends(Result &r) {
         ibv_wc wc[32];
@@ -177,7 +193,7 @@ private:
         for (int k = 0; k < n; k++) {
             if (wc[k].status != IBV_WC_SUCCESS)
                 r.failed++;
-            else if (mrcdv_wc_stream(&wc[k]) != wc[k].wr_id % streams_)
+            else if (mrcdv_wc_stream(&wc[k]) != stream_of(uint32_t(wc[k].wr_id % flows_)))
                 r.send_stream_errors++;
         }
         return uint32_t(std::max(n, 0));
@@ -187,20 +203,22 @@ private:
         ibv_wc wc[32];
         const int n = ibv_poll_cq(b_.rcq.get(), 32, wc);
         for (int k = 0; k < n; k++) {
-            const uint32_t imm = be32toh(wc[k].imm_data), stream = imm >> 16;
-            if (wc[k].status != IBV_WC_SUCCESS || stream >= streams_) {
+            const uint32_t imm = be32toh(wc[k].imm_data), flow = imm >> 16;
+            if (wc[k].status != IBV_WC_SUCCESS || flow >= flows_) {
                 r.failed++;
                 continue;
             }
-            const uint32_t i = uint32_t(next_seq_[stream]) * streams_ + stream;
-            if ((imm & 0xffff) != (next_seq_[stream] & 0xffff))
+            const uint32_t i = uint32_t(next_seq_[flow]) * flows_ + flow;
+            if ((imm & 0xffff) != (next_seq_[flow] & 0xffff))
                 r.order_errors++;
-            next_seq_[stream]++;
-            if (mrcdv_wc_stream(&wc[k]) != stream)
+            next_seq_[flow]++;
+            if (mrcdv_wc_stream(&wc[k]) != stream_of(flow) ||
+                (conns_.per_flow() && flow_of_qpn_[wc[k].qp_num] != flow))
                 r.stream_errors++;
             if (i < msgs_)
                 deliver(r, i);
-            r.repost_errors += post_recv_wr(qb_, wc[k].wr_id, nullptr, 0) != 0;
+            ibv_qp *qb = conns_.qb[conns_.per_flow() ? flow % conns_.qb.size() : 0];
+            r.repost_errors += post_recv_wr(qb, wc[k].wr_id, nullptr, 0) != 0;
         }
     }
 
@@ -221,13 +239,14 @@ private:
     }
 
     RcEnd &a_, &b_;
-    ibv_qp *qa_, *qb_;
-    uint32_t streams_, msgs_, size_;
+    Conns conns_;
+    uint32_t flows_, msgs_, size_;
     Mapping src_, dst_;
     Mr smr_, dmr_;
     std::vector<Clock::time_point> posted_at_;
     std::vector<bool> done_;
     std::vector<uint32_t> next_seq_;
+    std::map<uint32_t, uint32_t> flow_of_qpn_;
     uint32_t low_ = 0; // the oldest message not delivered
 };
 
@@ -241,9 +260,11 @@ double percentile(std::vector<double> v, double p) {
 } // namespace
 
 int main(int argc, char **argv) {
-    start(argc, argv, 5, "DEV_A DEV_B STREAMS MSGS SIZE");
-    const uint32_t streams = uint32_t(std::stoul(argv[3])), msgs = uint32_t(std::stoul(argv[4])),
-                   size = uint32_t(std::stoul(argv[5]));
+    start(argc, argv, 5, "DEV_A DEV_B FLOWS[q] MSGS SIZE");
+    const uint32_t flows = std::max(uint32_t(std::stoul(argv[3])), 1u),
+                   msgs = uint32_t(std::stoul(argv[4])), size = uint32_t(std::stoul(argv[5]));
+    const bool per_qp = std::string(argv[3]).back() == 'q';
+    const uint32_t streams = per_qp ? 1 : flows, nqp = per_qp ? flows : 1;
     RcEnd a, b;
     open_rc_ends(a, argv[1], b, argv[2]);
     Ktap t(9);
@@ -274,15 +295,22 @@ int main(int argc, char **argv) {
     t.check(!ud_qp && ud_err == EINVAL,
             str("streams on a UD QP refused with EINVAL (errno %d)", ud_err));
 
-    Qp qa = create_streams_qp(a, streams, &err), qb = create_plain_qp(b);
-    if (!qa || !qb)
-        bail("cannot create the QPs: errno " + std::to_string(err ? err : errno));
-    t.check(mrcdv_qp_streams(qa.get()) == std::max(streams, 1u) && mrcdv_qp_streams(qb.get()) == 1,
-            str("mrcdv_qp_streams: %u on A, %u on B", mrcdv_qp_streams(qa.get()),
-                mrcdv_qp_streams(qb.get())));
-    if (int e = connect(a, qa.get(), b, qb.get()))
-        bail("cannot connect the QPs: errno " + std::to_string(e));
-    Traffic traffic(a, qa.get(), b, qb.get(), std::max(streams, 1u), msgs, size);
+    std::vector<Qp> qas, qbs;
+    Conns conns;
+    for (uint32_t q = 0; q < nqp; q++) {
+        qas.push_back(create_streams_qp(a, streams, &err));
+        qbs.push_back(create_plain_qp(b));
+        if (!qas.back() || !qbs.back())
+            bail("cannot create the QPs: errno " + std::to_string(err ? err : errno));
+        if (int e = connect(a, qas.back().get(), b, qbs.back().get()))
+            bail("cannot connect the QPs: errno " + std::to_string(e));
+        conns.qa.push_back(qas.back().get());
+        conns.qb.push_back(qbs.back().get());
+    }
+    t.check(mrcdv_qp_streams(conns.qa[0]) == streams && mrcdv_qp_streams(conns.qb[0]) == 1,
+            str("mrcdv_qp_streams: %u on A, %u on B", mrcdv_qp_streams(conns.qa[0]),
+                mrcdv_qp_streams(conns.qb[0])));
+    Traffic traffic(a, b, std::move(conns), flows, msgs, size);
     if (!traffic.setup())
         bail("cannot set up the buffers and receives");
     const Result r = traffic.run(60000);
@@ -298,13 +326,12 @@ int main(int argc, char **argv) {
             str("every message's data verified (%u bad), every receive posted again (%u "
                 "refused)",
                 r.data_errors, r.repost_errors));
-    std::printf(
-        "# %s\n",
-        str("streams %u: overtakes %u delay_p50_us %.0f delay_p99_us %.0f delay_max_us %.0f "
-            "gbps %.3f",
-            std::max(streams, 1u), r.overtakes, percentile(r.delay_us, 0.5),
-            percentile(r.delay_us, 0.99), percentile(r.delay_us, 1.0),
-            double(r.delivered) * size * 8 / r.seconds / 1e9)
-            .c_str());
+    std::printf("# %s\n",
+                str("%s %u: overtakes %u delay_p50_us %.0f delay_p99_us %.0f delay_max_us %.0f "
+                    "gbps %.3f",
+                    per_qp ? "qps" : "streams", flows, r.overtakes, percentile(r.delay_us, 0.5),
+                    percentile(r.delay_us, 0.99), percentile(r.delay_us, 1.0),
+                    double(r.delivered) * size * 8 / r.seconds / 1e9)
+                    .c_str());
     return t.passed() ? 0 : 1;
 }
