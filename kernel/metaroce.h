@@ -103,6 +103,8 @@ struct mr_dev {
 	atomic_long_t mr_refused;
 	/* resp.c: slice-map bytes its responders hold, of MR_DEV_MAP_BYTES */
 	atomic_t rsp_map_bytes;
+	/* req.c: packets in flight, all the device's QPs' (tx_inflight_cap) */
+	atomic_t tx_inflight;
 	/* cq.c */
 	atomic_t num_cq;
 	/* srq.c */

@@ -106,6 +106,7 @@ static void mr_receive_xport(struct mr_qp *qp, struct sk_buff *skb,
 		mr_req_push(x);
 	if (mr_handshake_send(x))
 		mr_comp_retry_exceeded(x);
+	mr_req_account(x);
 	mr_timers_sync(x);
 	spin_unlock_bh(&x->lock);
 }

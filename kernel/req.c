@@ -173,6 +173,46 @@ static void mr_req_planes(struct mr_xport *x)
 			mr_sender_abandon(&x->snd, id);
 }
 
+/*
+ * Packets in flight a device's QPs may have together before one that has
+ * its own in flight waits for their ACKs: many QPs, each within its
+ * windows, could together overflow the hosts' receive backlogs (seen: 256
+ * QPs between two namespaces lost a quarter of their packets there).
+ */
+static unsigned int tx_inflight_cap = 256;
+module_param(tx_inflight_cap, uint, 0644);
+MODULE_PARM_DESC(tx_inflight_cap,
+		 "packets in flight of all a device's QPs before one with its own in flight waits for their ACKs (0: no cap)");
+
+/*
+ * Count this QP's packets in flight into its device's sum. Every entry to
+ * the transport calls it before it lets go of the lock, so the sum is
+ * never stale; a stopped QP counts none.
+ */
+void mr_req_account(struct mr_xport *x)
+{
+	struct mr_dev *dev = to_mr_dev(x->qp->ibqp.device);
+	u32 now = x->snd.on ? x->snd.ps.inflight : 0;
+
+	if (now != x->tx_counted) {
+		atomic_add((int)(now - x->tx_counted), &dev->tx_inflight);
+		x->tx_counted = now;
+	}
+}
+
+/*
+ * Whether the device has its cap of packets in flight and this QP some of
+ * them: it sends again when its ACKs come, so a QP with none always may.
+ */
+static bool mr_req_device_full(struct mr_xport *x)
+{
+	unsigned int cap = READ_ONCE(tx_inflight_cap);
+
+	return cap && x->snd.ps.inflight &&
+	       atomic_read(&to_mr_dev(x->qp->ibqp.device)->tx_inflight) >=
+	       (int)cap;
+}
+
 void mr_req_push(struct mr_xport *x)
 {
 	if (!x->snd.on)
@@ -185,9 +225,13 @@ void mr_req_push(struct mr_xport *x)
 			mr_hello_start(&x->hello, mr_xport_now());
 		return;
 	}
+	mr_req_account(x);
+	if (mr_req_device_full(x))
+		return;
 	/* The responder executes this many READs and atomics at a time. */
 	mr_requester_push(&x->req, &x->snd, x->qp->attr.max_rd_atomic,
 			  mr_xport_now());
+	mr_req_account(x);
 }
 
 /*

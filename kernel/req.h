@@ -16,6 +16,7 @@ void mr_req_stop(struct mr_xport *x);
 int mr_req_create(struct mr_xport *x, u32 depth);
 void mr_req_free(struct mr_xport *x);
 int mr_req_streams(struct mr_xport *x, u32 n);
+void mr_req_account(struct mr_xport *x);
 int mr_req_submit(struct mr_qp *qp, const struct mr_send_wqe *wqe);
 void mr_req_push(struct mr_xport *x);
 void mr_req_respond(struct mr_xport *x);

@@ -114,6 +114,7 @@ void mr_xport_stop(struct mr_qp *qp)
 	spin_lock_bh(&x->lock);
 	mr_req_stop(x);
 	mr_ack_stop(x);
+	mr_req_account(x);
 	spin_unlock_bh(&x->lock);
 	/* The timers re-arm only while the sender is on (rx_on for held ACKs). */
 	mr_timers_stop(x);

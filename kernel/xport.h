@@ -111,6 +111,7 @@ struct mr_xport {
 	 */
 	struct mr_wqe_tx *wtx;
 	u32 *stream_last;	/* the requester's, of qp->nstreams streams */
+	u32 tx_counted;		/* its packets in flight in dev->tx_inflight */
 	u64 n_rnr_naks;		/* RNR NAKs sent (telemetry) */
 	/* the planes each path's packets left on (tx.c records them) */
 	struct mr_plane_track planes;
