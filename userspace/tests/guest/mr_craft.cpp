@@ -2519,6 +2519,14 @@ void run_fuzz(Ktap &t, RcEnd &a, RcEnd &b, const char *peer4, Udp &udp, int seco
     int d0 = ibv_destroy_qp(p.qp[0].release()), d1 = ibv_destroy_qp(p.qp[1].release());
     t.check(d0 == 0 && d1 == 0, "fuzz: the target QPs are destroyed", "destroy %d/%d", d0, d1);
     pair.reset();
+    if (sibling) { // what the stream had in flight, once the fuzzed QP is gone
+        auto late = poll_wcs(b.rcq.get(), 2 * kCheckTail, 2000);
+        long n = std::count_if(late.begin(), late.end(), [&](const ibv_wc &wc) {
+            return wc.qp_num == (*sibling)[1]->qp_num;
+        });
+        std::printf("# with the fuzzed QP destroyed, %ld receives of the stream's QP completed\n",
+                    n);
+    }
     for (RcEnd *e : {&a, &b}) // what the old pair left in the CQs
         for (ibv_cq *cq : {e->scq.get(), e->rcq.get()})
             poll_wcs(cq, 1000, 0);
