@@ -23,7 +23,8 @@
 // with the attacker's own address, as not from its peer; with the peer's
 // address forged (raw IPv4), for the tag the attacker cannot know.
 //
-//   mr_craft --fuzz SECONDS [--netns PEER_DEVICE=NETNS] DEVICE PEER_DEVICE PEER_IPV4 SEED
+//   mr_craft --fuzz SECONDS [--victim rc|srq|ud] [--netns PEER_DEVICE=NETNS] DEVICE
+//            PEER_DEVICE PEER_IPV4 SEED
 //
 // With --fuzz, run in DEVICE's namespace: a fuzzer aimed at a live QP, as
 // 25-fuzz.sh runs it. An RC pair of its own between the devices moves
@@ -42,8 +43,19 @@
 // must be counted (short, version and no-checksum exactly; the engines add
 // to the others); the pair must end in RTS or ERR, complete or flush every
 // WR, leave every byte outside its MRs and SGEs alone, and be destroyed; a
-// new pair then carries verified data. "# fuzz-sent N" tells the caller
-// how many datagrams went.
+// new pair then carries verified data. One in ten mutations is a forged
+// SEND, well formed at the QP's next PSN, MSN and RSN, that it must take.
+// With --victim srq, the target QP takes its receives from an SRQ, and a
+// second pair streams checked messages through the same SRQ meanwhile;
+// with --victim ud, the target is a UD QP (datagrams: tag 0, a Q_Key),
+// seeded by a checked stream of datagrams that goes on through the fuzz.
+// Either way the receiving side checks what it is given (RecvCheck): each
+// receive is filled with a canary when posted; each completion must name a
+// posted receive (wr_id), fit its SGE (byte_len) and leave the bytes past
+// byte_len alone; each buffer is held 100 ms while the fuzz goes on and
+// must not change after its completion; the stream's messages arrive
+// intact (data, byte_len, immediate) and then, after the fuzz, all of a
+// last few. "# fuzz-sent N" tells the caller how many datagrams went.
 //
 //   mr_craft --lying [--netns PEER_DEVICE=NETNS] DEVICE PEER_DEVICE PEER_IPV4
 //
