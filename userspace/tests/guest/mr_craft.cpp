@@ -23,7 +23,8 @@
 // with the attacker's own address, as not from its peer; with the peer's
 // address forged (raw IPv4), for the tag the attacker cannot know.
 //
-//   mr_craft --fuzz SECONDS [--netns PEER_DEVICE=NETNS] DEVICE PEER_DEVICE PEER_IPV4 SEED
+//   mr_craft --fuzz SECONDS [--victim rc|srq|ud] [--netns PEER_DEVICE=NETNS] DEVICE
+//            PEER_DEVICE PEER_IPV4 SEED
 //
 // With --fuzz, run in DEVICE's namespace: a fuzzer aimed at a live QP, as
 // 25-fuzz.sh runs it. An RC pair of its own between the devices moves
@@ -42,8 +43,19 @@
 // must be counted (short, version and no-checksum exactly; the engines add
 // to the others); the pair must end in RTS or ERR, complete or flush every
 // WR, leave every byte outside its MRs and SGEs alone, and be destroyed; a
-// new pair then carries verified data. "# fuzz-sent N" tells the caller
-// how many datagrams went.
+// new pair then carries verified data. One in ten mutations is a forged
+// SEND, well formed at the QP's next PSN, MSN and RSN, that it must take.
+// With --victim srq, the target QP takes its receives from an SRQ, and a
+// second pair streams checked messages through the same SRQ meanwhile;
+// with --victim ud, the target is a UD QP (datagrams: tag 0, a Q_Key),
+// seeded by a checked stream of datagrams that goes on through the fuzz.
+// Either way the receiving side checks what it is given (RecvCheck): each
+// receive is filled with a canary when posted; each completion must name a
+// posted receive (wr_id), fit its SGE (byte_len) and leave the bytes past
+// byte_len alone; each buffer is held 100 ms while the fuzz goes on and
+// must not change after its completion; the stream's messages arrive
+// intact (data, byte_len, immediate) and then, after the fuzz, all of a
+// last few. "# fuzz-sent N" tells the caller how many datagrams went.
 //
 //   mr_craft --lying [--netns PEER_DEVICE=NETNS] DEVICE PEER_DEVICE PEER_IPV4
 //
@@ -79,6 +91,7 @@
 // (rx_drop_bogus_nak), the QP stays in RTS, and once the receive is
 // posted the SEND completes with its data intact.
 #include "guest_test.h"
+#include "pattern.h"
 
 extern "C" {
 #include "aead.h"
@@ -96,6 +109,7 @@ extern "C" {
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <fstream>
 #include <functional>
 #include <linux/if_packet.h>
@@ -107,6 +121,7 @@ extern "C" {
 #include <netinet/udp.h>
 #include <optional>
 #include <random>
+#include <set>
 #include <spawn.h>
 #include <sstream>
 #include <string>
@@ -1256,7 +1271,6 @@ constexpr size_t kFuzzMaxSeeds = 500;
 constexpr uint32_t kFuzzRounds = 4;         // of traffic to capture: about 80 packets each
 constexpr uint32_t kFuzzRegion = 64 * 1024; // the target's RDMA memory
 constexpr uint32_t kFuzzSlot = 4096, kFuzzRecvLen = 3072, kFuzzRecvs = 8;
-constexpr uint8_t kGuardByte = 0xa5;
 // Datagrams sent but not yet seen by the target's device, at most (plus a
 // batch, up to 8 x 512 while the target keeps up): below the per-CPU backlog
 // (netdev_max_backlog, 10000 in the guest), little delay for other traffic.
@@ -1428,18 +1442,376 @@ struct FuzzMemory {
     }
 };
 
-// Posts receive slot @slot of @mr on @qp.
-int post_slot(ibv_qp *qp, const Guarded &g, const Mr &mr, uint32_t slot) {
+// Posts receive slot @slot of @mr on @qp, or on @srq if there is one.
+int post_slot(ibv_qp *qp, const Guarded &g, const Mr &mr, uint32_t slot, ibv_srq *srq = nullptr) {
     ibv_sge sge{reinterpret_cast<uintptr_t>(g.data() + slot * kFuzzSlot), kFuzzRecvLen, mr->lkey};
+    if (srq) {
+        ibv_recv_wr wr{}, *bad = nullptr;
+        wr.wr_id = 100 + slot;
+        wr.sg_list = &sge;
+        wr.num_sge = 1;
+        return ibv_post_srq_recv(srq, &wr, &bad);
+    }
     return post_recv_wr(qp, 100 + slot, &sge);
 }
+
+// ---- the fuzz victim's own checks (--victim srq, --victim ud) -------------
+
+// Receives of the fuzzed QP's side, each slot kCheckSlot bytes with an SGE
+// of kCheckSge: every receive is filled with kCanary when posted.
+constexpr uint32_t kCheckSlots = 32, kCheckSlot = 4096, kCheckSge = 3072;
+constexpr uint8_t kCanary = 0x5c;
+// A completed receive's buffer is held this long (the fuzz goes on), then
+// checked again before it is reposted: a write after completion shows.
+constexpr auto kCheckHold = std::chrono::milliseconds(100);
+constexpr uint32_t kCheckWindow = 8, kCheckTail = 8, kVerifiedHdr = 16;
+constexpr int kCheckerCases = 4;
+
+// A verified message: its sequence number, its length and a check word
+// from the run's key, then Pattern bytes of the run's key and the number.
+struct VerifiedHdr {
+    uint32_t seq, len;
+    uint64_t check;
+};
+
+// A verified stream through the victim's receives while the fuzz runs, and
+// what a receiver can check itself: each completion names a receive that is
+// posted (wr_id), its byte_len fits the SGE and nothing past it is written;
+// the stream's messages arrive intact (data and byte_len), each once (and
+// in order on an RC QP); no buffer changes after its completion. run() is
+// the thread's; stop() ends the stream with kCheckTail more messages that
+// must all arrive.
+class RecvCheck {
+public:
+    struct Setup {
+        ibv_cq *rcq, *scq;
+        ibv_pd *rpd, *spd;
+        std::function<int(ibv_recv_wr *)> post_recv; // on the victim: its RQ or SRQ
+        std::function<int(ibv_send_wr *)> post_send; // the stream's sender (a UD WR gets its AH)
+        uint32_t send_qpn;
+        uint32_t stream_qpn; // RC: the QP whose every receive is the stream's; UD: 0
+        uint32_t grh;        // bytes the device puts before a datagram: 40 on UD
+        uint32_t max_len;    // of a stream message
+        const char *rdev;    // the receiving device, for the tail's counters
+        uint64_t key = 0;    // start() sets it
+    };
+    explicit RecvCheck(const Setup &s)
+        : s_(s), recv_(kCheckSlots * kCheckSlot),
+          send_(kCheckWindow * kCheckSlot, PROT_READ | PROT_WRITE) {
+        std::memset(recv_.data(), kCanary, kCheckSlots * kCheckSlot);
+        rmr_.reset(
+            ibv_reg_mr(s.rpd, recv_.data(), kCheckSlots * kCheckSlot, IBV_ACCESS_LOCAL_WRITE));
+        smr_.reset(ibv_reg_mr(s.spd, send_.get(), send_.size(), IBV_ACCESS_LOCAL_WRITE));
+        if (!rmr_ || !smr_ || !send_.get())
+            bail("cannot register the checked receives: " + std::string(std::strerror(errno)));
+    }
+    RecvCheck(const RecvCheck &) = delete;
+    RecvCheck &operator=(const RecvCheck &) = delete;
+    ~RecvCheck() { stop(); }
+
+    // A run of the stream under @key (messages of another key are foreign);
+    // receives still posted from the last run stay posted.
+    void start(uint64_t key) {
+        s_.key = key;
+        stop_ = false;
+        tail_from_ = ~0u;
+        tail_got_ = intact_ = foreign_ = errors_ = rechecked_ = 0;
+        bad_wc_.clear(), late_.clear(), bad_stream_.clear(), seen_.clear();
+        rx_seq_ = next_seq_;
+        thread_ = std::thread([this] { run(); });
+    }
+    void stop() {
+        stop_ = true;
+        if (thread_.joinable())
+            thread_.join();
+    }
+    uint32_t sent() const { return next_seq_; }
+
+    // After stop(): the cases, in order.
+    void report(Ktap &t, const std::string &what) const {
+        std::printf("# %s: %u stream messages sent, %u received intact, %u foreign, %u "
+                    "receive errors, %u buffers rechecked\n",
+                    what.c_str(), next_seq_, intact_, foreign_, errors_, rechecked_);
+        auto first = [](const std::vector<std::string> &v) {
+            std::string s;
+            for (size_t i = 0; i < v.size() && i < 4; i++)
+                s += (i ? "; " : "") + v[i];
+            if (v.size() > 4)
+                s += "; and " + std::to_string(v.size() - 4) + " more";
+            return s;
+        };
+        t.check(bad_wc_.empty(),
+                what + ": every receive completion names a posted receive (wr_id), its byte_len "
+                       "fits the SGE, nothing past byte_len is written",
+                "%s", first(bad_wc_).c_str());
+        t.check(rechecked_ > 0 && late_.empty(),
+                what + ": no receive buffer changes after its completion (rechecked " +
+                    std::to_string(kCheckHold.count()) + " ms later, before reposting)",
+                "%u rechecked; %s", rechecked_, first(late_).c_str());
+        t.check(intact_ > 0 && bad_stream_.empty(),
+                what + ": the verified stream's messages arrive intact (data, byte_len), " +
+                    (s_.stream_qpn ? "in order" : "each once"),
+                "%u intact; %s", intact_, first(bad_stream_).c_str());
+        const std::string tail = what + ": after the fuzz, " + std::to_string(kCheckTail) +
+                                 " more stream messages all arrive intact";
+        if (tail_got_ != kCheckTail)
+            std::printf("# %u of %u (%s)\n", tail_got_, kCheckTail, tail_note_.c_str());
+        // Known to fail (issue 31), now and then: forged SENDs to the fuzzed
+        // QP take SRQ receives that are never given back, even when that QP
+        // is destroyed, so the stream's QP meets RNR NAKs for ever; a UD QP
+        // (debug kernel) drops datagrams as ud_rx_drop_no_recv with every
+        // receive of the stream posted.
+        t.todo(tail_got_ == kCheckTail, tail,
+               s_.stream_qpn ? "issue 31: SRQ receives bound to a fuzzed QP's messages stay bound"
+                             : "issue 31: after the fuzz, receives posted but not seen (debug)");
+    }
+
+private:
+    using Clock = std::chrono::steady_clock;
+    struct Held {
+        uint32_t slot;
+        uint64_t wr_id;
+        Clock::time_point at;
+        std::vector<uint8_t> bytes;
+    };
+
+    uint8_t *slot(uint32_t i) const { return recv_.data() + i * kCheckSlot; }
+    static uint64_t check_word(uint64_t key, uint32_t seq, uint32_t len) {
+        return mix(key ^ (static_cast<uint64_t>(len) << 32 | seq));
+    }
+    uint32_t len_of(uint32_t seq) const {
+        return kVerifiedHdr +
+               static_cast<uint32_t>(mix(s_.key ^ seq) % (s_.max_len - kVerifiedHdr + 1));
+    }
+    // Message @seq's byte @k.
+    static uint8_t verified_byte(const VerifiedHdr &h, Pattern &p, uint64_t k) {
+        if (k < kVerifiedHdr)
+            return reinterpret_cast<const uint8_t *>(&h)[k];
+        return p.at(k);
+    }
+
+    void post(uint32_t i) {
+        std::memset(slot(i), kCanary, kCheckSlot);
+        uint64_t wr_id = ++gen_ << 8 | i;
+        ibv_sge sge{reinterpret_cast<uintptr_t>(slot(i)), kCheckSge, rmr_->lkey};
+        ibv_recv_wr wr{};
+        wr.wr_id = wr_id;
+        wr.sg_list = &sge;
+        wr.num_sge = 1;
+        posted_[i] = wr_id;
+        if (s_.post_recv(&wr))
+            bad_wc_.push_back("posting receive " + std::to_string(i) + " failed");
+    }
+
+    bool send_next() {
+        const uint32_t seq = next_seq_, len = len_of(seq);
+        uint8_t *buf = send_.get() + (seq % kCheckWindow) * kCheckSlot;
+        fill_pattern(buf, {{0, len}}, len, mix(s_.key ^ seq));
+        VerifiedHdr h{seq, len, check_word(s_.key, seq, len)};
+        std::memcpy(buf, &h, sizeof(h));
+        ibv_sge sge{reinterpret_cast<uintptr_t>(buf), len, smr_->lkey};
+        ibv_send_wr wr = send_wr(seq, seq % 2 ? IBV_WR_SEND_WITH_IMM : IBV_WR_SEND, &sge);
+        wr.imm_data = htonl(seq);
+        if (s_.post_send(&wr)) {
+            bad_stream_.push_back("posting message " + std::to_string(seq) + " failed");
+            return false;
+        }
+        next_seq_++;
+        in_flight_++;
+        return true;
+    }
+
+    void on_recv(const ibv_wc &wc) {
+        const uint32_t i = static_cast<uint32_t>(wc.wr_id & 0xff);
+        char what[160];
+        std::snprintf(what, sizeof(what), "receive wr_id %#" PRIx64 " (QP %u, %s, byte_len %u)",
+                      static_cast<uint64_t>(wc.wr_id), wc.qp_num, ibv_wc_status_str(wc.status),
+                      wc.byte_len);
+        if (i >= kCheckSlots || posted_[i] != wc.wr_id) {
+            bad_wc_.push_back(std::string(what) + ": no such receive is posted");
+            return;
+        }
+        posted_[i] = 0;
+        const uint8_t *buf = slot(i);
+        const bool stream_qp = s_.stream_qpn && wc.qp_num == s_.stream_qpn;
+        if (wc.status != IBV_WC_SUCCESS) {
+            errors_++;
+            if (stream_qp)
+                bad_stream_.push_back(std::string(what) + ": on the stream's QP");
+        } else if (wc.byte_len < s_.grh || wc.byte_len > kCheckSge) {
+            bad_wc_.push_back(std::string(what) + ": byte_len outside the SGE");
+        } else if (auto m = check_region(
+                       buf, 0, kCheckSlot, {{0, kCheckSge}}, wc.byte_len,
+                       [&](uint64_t k) { return buf[k]; }, kCanary)) {
+            bad_wc_.push_back(std::string(what) + ": byte " + std::to_string(m->off) +
+                              " past byte_len written");
+        } else {
+            check_content(wc, buf, what, stream_qp);
+        }
+        held_.push_back({i, wc.wr_id, Clock::now(), std::vector<uint8_t>(buf, buf + kCheckSlot)});
+    }
+
+    void check_content(const ibv_wc &wc, const uint8_t *buf, const char *what, bool stream_qp) {
+        VerifiedHdr h{};
+        const uint32_t n = wc.byte_len - s_.grh;
+        if (n >= kVerifiedHdr)
+            std::memcpy(&h, buf + s_.grh, sizeof(h));
+        const bool ours = n >= kVerifiedHdr && h.check == check_word(s_.key, h.seq, h.len);
+        if (!ours) {
+            foreign_++;
+            if (stream_qp)
+                bad_stream_.push_back(std::string(what) + ": not the stream's message " +
+                                      std::to_string(rx_seq_));
+            return;
+        }
+        Pattern p(mix(s_.key ^ h.seq));
+        auto m = check_region(
+            buf, s_.grh, kCheckSge, {{s_.grh, kCheckSge - s_.grh}}, h.len,
+            [&](uint64_t k) { return verified_byte(h, p, k); }, kCanary);
+        std::string why;
+        if (s_.stream_qpn && !stream_qp)
+            why = "the stream's message " + std::to_string(h.seq) + " completed on another QP";
+        else if (h.seq >= next_seq_ || h.len != len_of(h.seq))
+            why = "message " + std::to_string(h.seq) + " of length " + std::to_string(h.len) +
+                  " was never sent";
+        else if (s_.stream_qpn && h.seq != rx_seq_)
+            why = "message " + std::to_string(h.seq) + " where " + std::to_string(rx_seq_) +
+                  " was due";
+        else if (!s_.stream_qpn && seen_.count(h.seq))
+            why = "message " + std::to_string(h.seq) + " a second time";
+        else if (!(wc.wc_flags & IBV_WC_WITH_IMM) != !(h.seq % 2) ||
+                 (h.seq % 2 && ntohl(wc.imm_data) != h.seq))
+            why = "message " + std::to_string(h.seq) + ": immediate data wrong or missing";
+        else if (n != h.len)
+            why = "byte_len is not the message's " + std::to_string(h.len + s_.grh);
+        else if (m)
+            why = "message " + std::to_string(h.seq) + " byte " + std::to_string(m->off - s_.grh) +
+                  " is " + std::to_string(m->got) + ", not " + std::to_string(m->want);
+        if (!why.empty()) {
+            bad_stream_.push_back(std::string(what) + ": " + why);
+            return;
+        }
+        seen_.insert(h.seq);
+        rx_seq_ = h.seq + 1;
+        intact_++;
+        tail_got_ += h.seq >= tail_from_;
+    }
+
+    // Held buffers whose time is up (all, with @all): checked, reposted.
+    void release(bool all, bool repost) {
+        while (!held_.empty() && (all || Clock::now() - held_.front().at >= kCheckHold)) {
+            Held &h = held_.front();
+            const uint8_t *buf = slot(h.slot);
+            for (uint32_t k = 0; k < kCheckSlot; k++)
+                if (buf[k] != h.bytes[k]) {
+                    late_.push_back("receive wr_id " + std::to_string(h.wr_id) + ": byte " +
+                                    std::to_string(k) + " changed from " +
+                                    std::to_string(h.bytes[k]) + " to " + std::to_string(buf[k]) +
+                                    " after its completion");
+                    break;
+                }
+            rechecked_++;
+            if (repost)
+                post(h.slot);
+            held_.pop_front();
+        }
+    }
+
+    void poll() {
+        ibv_wc wc[16];
+        int n;
+        while ((n = ibv_poll_cq(s_.scq, 16, wc)) > 0)
+            for (int k = 0; k < n; k++) {
+                if (wc[k].qp_num != s_.send_qpn)
+                    continue;
+                in_flight_--;
+                if (wc[k].status != IBV_WC_SUCCESS)
+                    bad_stream_.push_back("message " + std::to_string(wc[k].wr_id) +
+                                          " sent: " + ibv_wc_status_str(wc[k].status));
+            }
+        while ((n = ibv_poll_cq(s_.rcq, 16, wc)) > 0)
+            for (int k = 0; k < n; k++)
+                on_recv(wc[k]);
+    }
+
+    void run() {
+        for (uint32_t i = 0; i < kCheckSlots; i++)
+            if (!posted_[i])
+                post(i);
+        // The stream while the fuzz runs, paced by its send completions.
+        while (!stop_) {
+            if (in_flight_ < kCheckWindow && !send_next())
+                break;
+            poll();
+            release(false, true);
+            usleep(in_flight_ < kCheckWindow ? 500 : 100);
+        }
+        // Then the tail, once every receive is posted again.
+        auto until = Clock::now() + std::chrono::seconds(5);
+        while ((in_flight_ || !held_.empty()) && Clock::now() < until) {
+            poll();
+            release(false, true);
+            usleep(1000);
+        }
+        const auto t0 = Clock::now();
+        uint32_t posted = 0;
+        for (uint64_t id : posted_)
+            posted += id != 0;
+        char note[160];
+        std::snprintf(note, sizeof(note), "tail from message %u: %u in flight, %zu held, %u posted",
+                      next_seq_, in_flight_, held_.size(), posted);
+        tail_note_ = note;
+        const char *const watch[] = {"rx_packets", "ud_rx_drop_no_recv", "rnr_naks", "ring_errors",
+                                     "rx_drop_no_qp"};
+        Counts c0 = rdma_counters(s_.rdev);
+        tail_from_ = next_seq_;
+        for (uint32_t k = 0; k < kCheckTail; k++) {
+            while (in_flight_ >= kCheckWindow && Clock::now() < until + std::chrono::seconds(5))
+                poll(), usleep(200);
+            send_next();
+        }
+        until = Clock::now() + std::chrono::seconds(5);
+        while (tail_got_ < kCheckTail && Clock::now() < until) {
+            poll();
+            release(false, true);
+            usleep(1000);
+        }
+        tail_note_ += ", " + std::to_string(tail_got_) + " arrived in " +
+                      std::to_string(std::chrono::duration<double>(Clock::now() - t0).count()) +
+                      " s;";
+        Counts c1 = rdma_counters(s_.rdev);
+        for (const char *w : watch)
+            tail_note_ += std::string(" ") + w + " +" + std::to_string(c1[w] - c0[w]);
+        usleep(static_cast<useconds_t>(kCheckHold.count() * 1000));
+        poll();
+        release(true, false);
+        if (auto at = recv_.damaged(kCheckSlots * kCheckSlot))
+            bad_wc_.push_back("the receive pool's guard at offset " + std::to_string(*at));
+    }
+
+    Setup s_;
+    Guarded recv_;
+    Mapping send_;
+    Mr rmr_, smr_;
+    std::thread thread_;
+    std::atomic<bool> stop_{false};
+    uint64_t posted_[kCheckSlots] = {};
+    uint64_t gen_ = 0;
+    std::deque<Held> held_;
+    std::set<uint32_t> seen_;
+    uint32_t next_seq_ = 0, rx_seq_ = 0, in_flight_ = 0, tail_from_ = ~0u, tail_got_ = 0;
+    uint32_t intact_ = 0, foreign_ = 0, errors_ = 0, rechecked_ = 0;
+    std::vector<std::string> bad_wc_, late_, bad_stream_;
+    std::string tail_note_;
+};
 
 // One round of traffic of every kind on the target pair: a -> b SEND,
 // SEND_IMM, WRITE, WRITE_IMM, READ and both atomics; b -> a SEND (before
 // a's receive is posted; with @rnr, once a has NAKed it RNR), WRITE, READ,
 // FETCH_ADD.
 // Every completion must succeed and every byte land; "" or what went wrong.
-std::string fuzz_round(RcPair &p, RcEnd &a, RcEnd &b, FuzzMemory &m, uint32_t round, bool rnr) {
+std::string fuzz_round(RcPair &p, RcEnd &a, RcEnd &b, FuzzMemory &m, uint32_t round, bool rnr,
+                       ibv_srq *srq = nullptr) {
     uint8_t *ra = m.rdma_a.data(), *rb = m.rdma_b.data();
     uint32_t key = round + 1;
     // Sources: a's region [0, 16K) is what a sends, b's [32K, 48K) what b sends.
@@ -1456,7 +1828,7 @@ std::string fuzz_round(RcPair &p, RcEnd &a, RcEnd &b, FuzzMemory &m, uint32_t ro
     auto va = [](uint8_t *at) { return reinterpret_cast<uint64_t>(at); };
     int rc = 0;
     for (uint32_t s = 0; s < 3; s++) // SEND, SEND_IMM, WRITE_IMM
-        rc |= post_slot(p[1], m.recv_b, m.mr_recv_b, s);
+        rc |= post_slot(p[1], m.recv_b, m.mr_recv_b, s, srq);
     std::vector<ibv_sge> sa = {sge(ra, 100, m.mr_rdma_a),          sge(ra + 100, 3000, m.mr_rdma_a),
                                sge(ra + 4096, 2500, m.mr_rdma_a),  sge(ra + 8192, 64, m.mr_rdma_a),
                                sge(ra + 16384, 3000, m.mr_rdma_a), sge(ra + 24576, 8, m.mr_rdma_a),
@@ -1657,18 +2029,19 @@ enum Mutation {
     kExtend,
     kSplice,
     kHello,
+    kForge,
     kNumMutations
 };
-const char *const kMutationNames[] = {"bit flips",    "byte set",    "field extremes",
-                                      "window edges", "opcode swap", "truncation",
-                                      "extension",    "splice",      "HELLO fields"};
+const char *const kMutationNames[] = {
+    "bit flips",  "byte set",  "field extremes", "window edges", "opcode swap",
+    "truncation", "extension", "splice",         "HELLO fields", "forged SENDs"};
 
 // The connection's edges as the captured packets show them: per path of
 // the peer (a), the next PSN its data packets take; the next MSN of its
 // requests; per path of the target (b), the PSN its ACKs expect next.
 struct Edges {
     std::map<uint8_t, uint32_t> psn, cum_psn;
-    uint32_t msn = 0;
+    uint32_t msn = 0, rsn = 0;
 
     explicit Edges(const std::vector<Packet> &seeds) {
         for (const Packet &p : seeds) {
@@ -1682,6 +2055,10 @@ struct Edges {
                 psn[path] = std::max(psn[path], pkt.base.psn + 1);
                 if (pkt.base.opcode < MR_OP_READ_RESP)
                     msn = std::max(msn, pkt.send.msn + 1); // msn leads every request header
+                if (pkt.base.opcode <= MR_OP_SEND_INV)
+                    rsn = std::max(rsn, pkt.send.rsn + 1);
+                else if (pkt.base.opcode == MR_OP_WRITE_IMM)
+                    rsn = std::max(rsn, pkt.write.rsn + 1);
             }
         }
     }
@@ -1694,6 +2071,9 @@ struct Fuzzer {
     std::mt19937_64 rng;
     long long kinds[kNumMutations] = {};
     long long tag_broken = 0;
+    // forge()'s: the next PSN per path, MSN and RSN, from the edges on.
+    std::map<uint8_t, uint32_t> forge_psn = {};
+    std::optional<uint32_t> forge_msn = {}, forge_rsn = {};
 
     uint64_t below(uint64_t n) { return n ? rng() % n : 0; }
     bool one_in(unsigned n) { return below(n) == 0; }
@@ -1813,10 +2193,46 @@ struct Fuzzer {
         return p;
     }
 
+    // A message that the target takes, well formed and with the real tag:
+    // from a SEND seed, a SEND at its path's next PSN and the next MSN,
+    // naming the next receive (RSN); from a datagram, one with a new
+    // payload. Its payload is random; its tag is never broken (one lost
+    // would leave a PSN hole that holds back every forged SEND after).
+    Packet forge() {
+        std::vector<const Packet *> sends;
+        for (const Packet &p : seeds)
+            if (p[kOpcodeByte] == MR_OP_SEND || p[kOpcodeByte] == MR_OP_SEND_IMM ||
+                p[kOpcodeByte] == MR_OP_UD_SEND || p[kOpcodeByte] == MR_OP_UD_SEND_IMM)
+                sends.push_back(&p);
+        mr_pkt pkt;
+        if (sends.empty())
+            return seed();
+        const Packet &from = *sends[below(sends.size())];
+        if (mr_wire_decode(from.data(), static_cast<u32>(from.size()), &pkt))
+            return from;
+        pkt.payload_len = 1 + static_cast<uint32_t>(below(1000));
+        if (pkt.base.opcode == MR_OP_SEND || pkt.base.opcode == MR_OP_SEND_IMM) {
+            const uint8_t path = pkt.base.path;
+            if (!forge_psn.count(path))
+                forge_psn[path] = edges.psn.count(path) ? edges.psn.at(path) : pkt.base.psn;
+            if (!forge_msn)
+                forge_msn = edges.msn, forge_rsn = edges.rsn;
+            pkt.base.psn = forge_psn[path]++;
+            pkt.send.msn = (*forge_msn)++;
+            pkt.send.rsn = (*forge_rsn)++;
+            pkt.send.length = pkt.payload_len;
+            pkt.send.offset = 0;
+        }
+        Packet p = encode(pkt);
+        for (size_t i = p.size() - pkt.payload_len; i < p.size(); i++)
+            p[i] = static_cast<uint8_t>(rng());
+        return p;
+    }
+
     Packet next() {
         Mutation kind = static_cast<Mutation>(below(kNumMutations));
         kinds[kind]++;
-        Packet p = kind == kHello ? hello() : seed();
+        Packet p = kind == kHello ? hello() : kind == kForge ? forge() : seed();
         switch (kind) {
         case kBitFlip:
             for (int n = 1 + static_cast<int>(below(4)); n > 0; n--)
@@ -1867,7 +2283,7 @@ struct Fuzzer {
             break;
         }
         // One in ten: the tag broken as well (those end in rx_drop_bad_tag).
-        if (p.size() >= MR_BASE_HDR_LEN && one_in(10)) {
+        if (p.size() >= MR_BASE_HDR_LEN && kind != kForge && one_in(10)) {
             tag_broken++;
             uint64_t t = mr_get_be64(&p[kTagByte]);
             mr_put_be64(&p[kTagByte], one_in(4) ? rng() : t ^ (1ull << below(64)));
@@ -1880,8 +2296,8 @@ struct Fuzzer {
 // receive path's order of checks (kernel/receive.c) say it for sure: a
 // decode error's counter, rx_drop_no_qp for a datagram opcode at an RC QP,
 // rx_drop_bad_tag for another tag at the target; "" when it reaches an
-// engine or another QP.
-std::string fuzz_predicted(const Packet &p, uint32_t qpn, uint64_t tag) {
+// engine, a UD QP (@ud: the target is one) or another QP.
+std::string fuzz_predicted(const Packet &p, uint32_t qpn, uint64_t tag, bool ud) {
     std::string drop = predicted_drop(p);
     if (!drop.empty())
         return drop;
@@ -1889,8 +2305,10 @@ std::string fuzz_predicted(const Packet &p, uint32_t qpn, uint64_t tag) {
     mr_wire_decode(p.data(), static_cast<u32>(p.size()), &pkt);
     if (pkt.base.qpn != qpn)
         return "";
-    if (pkt.base.opcode == MR_OP_UD_SEND || pkt.base.opcode == MR_OP_UD_SEND_IMM)
+    if ((pkt.base.opcode == MR_OP_UD_SEND || pkt.base.opcode == MR_OP_UD_SEND_IMM) != ud)
         return "rx_drop_no_qp";
+    if (ud)
+        return ""; // the Q_Key is checked later, and counted by its own counter
     if (pkt.base.opcode != MR_OP_HELLO && pkt.base.tag != tag)
         return "rx_drop_bad_tag";
     return "";
@@ -1898,9 +2316,9 @@ std::string fuzz_predicted(const Packet &p, uint32_t qpn, uint64_t tag) {
 
 // Posts every receive slot of b and one SEND from a, moves both QPs to ERR
 // and waits for every WR to complete, flushed or not: true if all did.
-bool fuzz_drain(RcPair &p, RcEnd &a, RcEnd &b, FuzzMemory &m, std::string *why) {
-    // Slots 0-2 were consumed by the last round; the fuzz phase posted 3-7.
-    size_t recvs_b = 5;
+bool fuzz_drain(RcPair &p, RcEnd &a, RcEnd &b, FuzzMemory &m, size_t recvs_b, std::string *why) {
+    // Slots 0-2 were consumed by the last round; the fuzz phase posted 3-7
+    // (@recvs_b: 5), unless b's receives are an SRQ's (0).
     ibv_sge s{reinterpret_cast<uintptr_t>(m.rdma_a.data()), 64, m.mr_rdma_a->lkey};
     int rc = post_send_wr(p[0], send_wr(77, IBV_WR_SEND, &s));
     auto sent = poll_wcs(a.scq.get(), 1, 3000); // RNR retries for ever if b has no receive
@@ -1916,8 +2334,95 @@ bool fuzz_drain(RcPair &p, RcEnd &a, RcEnd &b, FuzzMemory &m, std::string *why) 
     return rc == 0 && sent.size() + flushed.size() == 1 && recv.size() >= recvs_b && !e0 && !e1;
 }
 
+// Sends mutations from @fz at QP @qpn of @target for @seconds, paced to
+// what it takes, then checks the drops the codec predicts (@ud: the target
+// is a UD QP): the datagrams sent.
+long long fuzz_send(Ktap &t, Fuzzer &fz, Udp &udp, const char *target, const char *peer_dev,
+                    uint32_t qpn, uint64_t tag, int seconds, bool ud) {
+    Counts before = rdma_counters(target);
+    Counts predicted;
+    long long sent = 0, tried = 0, waits = 0;
+    const long long seen0 = fuzz_seen(target, peer_dev);
+    auto t0 = std::chrono::steady_clock::now();
+    auto elapsed = [&] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    };
+    // Between looks at the counters (a process each): more datagrams while
+    // the target keeps up, as when its receive runs inline in our sends.
+    long long batch = kFuzzBatch;
+    while (elapsed() < seconds) {
+        for (long long i = 0; i < batch && (i % 64 || elapsed() < seconds); i++) {
+            Packet pk = fz.next();
+            std::string drop = fuzz_predicted(pk, qpn, tag, ud);
+            tried++;
+            if (udp.send(pk)) {
+                sent++;
+                if (!drop.empty())
+                    predicted[drop]++;
+            }
+        }
+        // Pace to what the target takes, below what the backlog holds.
+        for (int w = 0; w < 100 && seen0 >= 0; w++) {
+            long long seen = fuzz_seen(target, peer_dev), behind = sent - (seen - seen0);
+            if (seen < 0 || behind < kFuzzInFlight) {
+                batch = behind < kFuzzBatch / 2 ? std::min(2 * batch, 8 * kFuzzBatch) : kFuzzBatch;
+                break;
+            }
+            batch = kFuzzBatch;
+            waits++;
+            usleep(20000);
+        }
+    }
+    double secs = elapsed();
+    std::printf("# fuzz: sent %lld of %lld datagrams in %.1f s (%.0f/s), %lld pacing waits\n", sent,
+                tried, secs, sent / secs, waits);
+    std::string kinds;
+    for (int k = 0; k < kNumMutations; k++)
+        kinds += std::string(k ? ", " : "") + kMutationNames[k] + " " + std::to_string(fz.kinds[k]);
+    std::printf("# fuzz mutations: %s; tag broken in %lld\n", kinds.c_str(), fz.tag_broken);
+
+    // The counters settle once every datagram that must be refused was.
+    Counts after = settle(target, before, predicted, 60000, 300);
+    std::string got, want;
+    bool exact = sent == tried && !after.empty(), atleast = exact;
+    for (const char *name : kDropCounters) {
+        long long d = after[name] - before[name], w = predicted[name];
+        got += std::string(name) + " +" + std::to_string(d) + " ";
+        want += std::string(name) + " +" + std::to_string(w) + " ";
+        std::string n = name;
+        if (n == "rx_drop_short" || n == "rx_drop_version" || n == "rx_drop_no_csum")
+            exact = exact && d == w;
+        else
+            atleast = atleast && d >= w;
+        // The fuzz reached each of these (a run too short would not).
+        if (n == "rx_drop_short" || n == "rx_drop_version" || n == "rx_drop_malformed" ||
+            n == (ud ? "rx_drop_no_qp" : "rx_drop_bad_tag"))
+            atleast = atleast && w > 0;
+    }
+    std::printf("# target's drops: %s(predicted at least: %s)\n", got.c_str(), want.c_str());
+    std::printf("# target's rx_packets +%lld, duplicate_packets +%lld, hello_rx +%lld, "
+                "ud_rx_drop_qkey +%lld, ud_rx_drop_no_recv +%lld, ud_rx_too_long +%lld\n",
+                after["rx_packets"] - before["rx_packets"],
+                after["duplicate_packets"] - before["duplicate_packets"],
+                after["hello_rx"] - before["hello_rx"],
+                after["ud_rx_drop_qkey"] - before["ud_rx_drop_qkey"],
+                after["ud_rx_drop_no_recv"] - before["ud_rx_drop_no_recv"],
+                after["ud_rx_too_long"] - before["ud_rx_too_long"]);
+    t.check(
+        exact,
+        "fuzz: rx_drop_short, rx_drop_version, rx_drop_no_csum grew exactly as the codec predicts",
+        "sent %lld of %lld; got %s; want %s", sent, tried, got.c_str(), want.c_str());
+    t.check(atleast,
+            "fuzz: rx_drop_malformed, rx_drop_no_qp, rx_drop_bad_tag grew at least as predicted",
+            "got %s; want %s", got.c_str(), want.c_str());
+
+    return sent;
+}
+
+// @srq: b's QP takes its receives from an SRQ, which a second pair's
+// stream shares (RecvCheck). The datagrams sent go to *@sent_out.
 void run_fuzz(Ktap &t, RcEnd &a, RcEnd &b, const char *peer4, Udp &udp, int seconds, uint64_t seed,
-              const std::string &netns) {
+              const std::string &netns, bool with_srq, long long *sent_out) {
     std::printf("# fuzz: seed %" PRIu64 ", %d s (replay: the same seed picks the same mutations)\n",
                 seed, seconds);
     const auto run0 = std::chrono::steady_clock::now();
@@ -1925,7 +2430,19 @@ void run_fuzz(Ktap &t, RcEnd &a, RcEnd &b, const char *peer4, Udp &udp, int seco
     if (!cap.ok())
         bail("cannot open an AF_PACKET socket (needs CAP_NET_RAW): " +
              std::string(std::strerror(errno)));
-    auto pair = std::make_unique<RcPair>(a, b);
+    std::unique_ptr<RecvCheck> check; // outlives the SRQ its receives are in
+    Srq srq;
+    RcPairOptions opts;
+    if (with_srq) {
+        ibv_srq_init_attr si{};
+        si.attr.max_wr = 2 * kCheckSlots;
+        si.attr.max_sge = 1;
+        srq.reset(ibv_create_srq(b.pd.get(), &si));
+        if (!srq)
+            bail("cannot create an SRQ: " + std::string(std::strerror(errno)));
+        opts.srq[1] = srq.get();
+    }
+    auto pair = std::make_unique<RcPair>(a, b, opts);
     RcPair &p = *pair;
     if (p.error())
         bail("cannot build an RC pair: " + std::string(std::strerror(p.error())));
@@ -1936,7 +2453,7 @@ void run_fuzz(Ktap &t, RcEnd &a, RcEnd &b, const char *peer4, Udp &udp, int seco
     std::string why;
     uint32_t rounds = 0;
     for (; rounds < kFuzzRounds && why.empty(); rounds++)
-        why = fuzz_round(p, a, b, m, rounds, rounds % 2 == 0);
+        why = fuzz_round(p, a, b, m, rounds, rounds % 2 == 0, srq.get());
     usleep(200000); // the last ACKs
     cap.stop();
     std::vector<Packet> seeds = cap.for_qp(qpn);
@@ -1974,84 +2491,37 @@ void run_fuzz(Ktap &t, RcEnd &a, RcEnd &b, const char *peer4, Udp &udp, int seco
 
     const QpTags tags = qp_tags(netns, b.name, qpn);
     Fuzzer fz{seeds, edges, tags.local, tags.peer, std::mt19937_64(seed)};
-    // Receives for fuzzed SENDs to land in.
-    for (uint32_t s = 3; s < kFuzzRecvs; s++)
+    // Receives for fuzzed SENDs to land in (with an SRQ, RecvCheck's).
+    for (uint32_t s = 3; s < kFuzzRecvs && !srq; s++)
         post_slot(p[1], m.recv_b, m.mr_recv_b, s);
 
-    const char *target = b.name.c_str(), *peer_dev = a.name.c_str();
-    Counts before = rdma_counters(target);
-    Counts predicted;
-    long long sent = 0, tried = 0, waits = 0;
-    const long long seen0 = fuzz_seen(target, peer_dev);
-    auto t0 = std::chrono::steady_clock::now();
-    auto elapsed = [&] {
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    };
-    // Between looks at the counters (a process each): more datagrams while
-    // the target keeps up, as when its receive runs inline in our sends.
-    long long batch = kFuzzBatch;
-    while (elapsed() < seconds) {
-        for (long long i = 0; i < batch && (i % 64 || elapsed() < seconds); i++) {
-            Packet pk = fz.next();
-            std::string drop = fuzz_predicted(pk, qpn, tags.local);
-            tried++;
-            if (udp.send(pk)) {
-                sent++;
-                if (!drop.empty())
-                    predicted[drop]++;
-            }
-        }
-        // Pace to what the target takes, below what the backlog holds.
-        for (int w = 0; w < 100 && seen0 >= 0; w++) {
-            long long seen = fuzz_seen(target, peer_dev), behind = sent - (seen - seen0);
-            if (seen < 0 || behind < kFuzzInFlight) {
-                batch = behind < kFuzzBatch / 2 ? std::min(2 * batch, 8 * kFuzzBatch) : kFuzzBatch;
-                break;
-            }
-            batch = kFuzzBatch;
-            waits++;
-            usleep(20000);
-        }
+    // Meanwhile, with an SRQ, a stream through it on a second QP, checked.
+    std::unique_ptr<RcPair> sibling;
+    if (srq) {
+        sibling = std::make_unique<RcPair>(a, b, opts);
+        if (sibling->error())
+            bail("cannot build a second RC pair on the SRQ: " +
+                 std::string(std::strerror(sibling->error())));
+        RcPair &sp = *sibling;
+        check = std::make_unique<RecvCheck>(
+            RecvCheck::Setup{b.rcq.get(), a.scq.get(), b.pd.get(), a.pd.get(),
+                             [&](ibv_recv_wr *wr) {
+                                 ibv_recv_wr *bad;
+                                 return ibv_post_srq_recv(srq.get(), wr, &bad);
+                             },
+                             [&](ibv_send_wr *wr) {
+                                 ibv_send_wr *bad;
+                                 return ibv_post_send(sp[0], wr, &bad);
+                             },
+                             sp[0]->qp_num, sp[1]->qp_num, 0, kCheckSge, b.name.c_str()});
+        check->start(mix(seed ^ 0x5eed));
     }
-    double secs = elapsed();
-    std::printf("# fuzz: sent %lld of %lld datagrams in %.1f s (%.0f/s), %lld pacing waits\n", sent,
-                tried, secs, sent / secs, waits);
-    std::string kinds;
-    for (int k = 0; k < kNumMutations; k++)
-        kinds += std::string(k ? ", " : "") + kMutationNames[k] + " " + std::to_string(fz.kinds[k]);
-    std::printf("# fuzz mutations: %s; tag broken in %lld\n", kinds.c_str(), fz.tag_broken);
-    std::printf("# fuzz-sent %lld\n", sent);
-
-    // The counters settle once every datagram that must be refused was.
-    Counts after = settle(target, before, predicted, 60000, 300);
-    std::string got, want;
-    bool exact = sent == tried && !after.empty(), atleast = exact;
-    for (const char *name : kDropCounters) {
-        long long d = after[name] - before[name], w = predicted[name];
-        got += std::string(name) + " +" + std::to_string(d) + " ";
-        want += std::string(name) + " +" + std::to_string(w) + " ";
-        std::string n = name;
-        if (n == "rx_drop_short" || n == "rx_drop_version" || n == "rx_drop_no_csum")
-            exact = exact && d == w;
-        else
-            atleast = atleast && d >= w;
-        // The fuzz reached each of these (a run too short would not).
-        if (n == "rx_drop_short" || n == "rx_drop_version" || n == "rx_drop_malformed" ||
-            n == "rx_drop_bad_tag")
-            atleast = atleast && w > 0;
+    *sent_out =
+        fuzz_send(t, fz, udp, b.name.c_str(), a.name.c_str(), qpn, tags.local, seconds, false);
+    if (check) {
+        check->stop();
+        check->report(t, "SRQ");
     }
-    std::printf("# target's drops: %s(predicted at least: %s)\n", got.c_str(), want.c_str());
-    std::printf("# target's rx_packets +%lld, duplicate_packets +%lld, hello_rx +%lld\n",
-                after["rx_packets"] - before["rx_packets"],
-                after["duplicate_packets"] - before["duplicate_packets"],
-                after["hello_rx"] - before["hello_rx"]);
-    t.check(
-        exact,
-        "fuzz: rx_drop_short, rx_drop_version, rx_drop_no_csum grew exactly as the codec predicts",
-        "sent %lld of %lld; got %s; want %s", sent, tried, got.c_str(), want.c_str());
-    t.check(atleast,
-            "fuzz: rx_drop_malformed, rx_drop_no_qp, rx_drop_bad_tag grew at least as predicted",
-            "got %s; want %s", got.c_str(), want.c_str());
 
     int s0 = p.state(0), s1 = p.state(1);
     auto rts_or_err = [](int s) { return s == IBV_QPS_RTS || s == IBV_QPS_ERR; };
@@ -2059,7 +2529,7 @@ void run_fuzz(Ktap &t, RcEnd &a, RcEnd &b, const char *peer4, Udp &udp, int seco
             "states %d/%d", s0, s1);
     std::printf("# target pair states after the fuzz: %d/%d (RTS %d, ERR %d)\n", s0, s1,
                 IBV_QPS_RTS, IBV_QPS_ERR);
-    t.check(fuzz_drain(p, a, b, m, &why),
+    t.check(fuzz_drain(p, a, b, m, srq ? 0 : 5, &why),
             "fuzz: every WR of the target pair completes (flushed in ERR): no hang", "%s",
             why.c_str());
     auto damage = m.damage();
@@ -2068,6 +2538,14 @@ void run_fuzz(Ktap &t, RcEnd &a, RcEnd &b, const char *peer4, Udp &udp, int seco
     int d0 = ibv_destroy_qp(p.qp[0].release()), d1 = ibv_destroy_qp(p.qp[1].release());
     t.check(d0 == 0 && d1 == 0, "fuzz: the target QPs are destroyed", "destroy %d/%d", d0, d1);
     pair.reset();
+    if (sibling) { // what the stream had in flight, once the fuzzed QP is gone
+        auto late = poll_wcs(b.rcq.get(), 2 * kCheckTail, 2000);
+        long n = std::count_if(late.begin(), late.end(), [&](const ibv_wc &wc) {
+            return wc.qp_num == (*sibling)[1]->qp_num;
+        });
+        std::printf("# with the fuzzed QP destroyed, %ld receives of the stream's QP completed\n",
+                    n);
+    }
     for (RcEnd *e : {&a, &b}) // what the old pair left in the CQs
         for (ibv_cq *cq : {e->scq.get(), e->rcq.get()})
             poll_wcs(cq, 1000, 0);
@@ -2084,6 +2562,115 @@ void run_fuzz(Ktap &t, RcEnd &a, RcEnd &b, const char *peer4, Udp &udp, int seco
             w2.c_str());
     t.check(exchange(fresh, a, b, 0, &w2) && exchange(fresh, b, a, 1, &w2),
             "fuzz: and SENDs both ways on it", "%s", w2.c_str());
+}
+
+// ---- --fuzz --victim ud: mutations of datagrams at a UD QP -----------------
+
+constexpr uint32_t kFuzzQkey = 0x5a5a0001;
+constexpr uint32_t kUdSeeds = 160;
+constexpr int kFuzzUdCases = 1 + 2 + 2 * kCheckerCases + 2;
+
+// A UD QP of @e with Q_Key kFuzzQkey, in RTS; null if it cannot be made.
+Qp ud_qp(RcEnd &e) {
+    ibv_qp_init_attr init{};
+    init.send_cq = e.scq.get();
+    init.recv_cq = e.rcq.get();
+    init.cap.max_send_wr = 2 * kCheckWindow;
+    init.cap.max_recv_wr = 2 * kCheckSlots;
+    init.cap.max_send_sge = init.cap.max_recv_sge = 1;
+    init.qp_type = IBV_QPT_UD;
+    init.sq_sig_all = 1;
+    Qp qp(ibv_create_qp(e.pd.get(), &init));
+    for (ibv_qp_state to : kRcSteps) {
+        ibv_qp_attr at{};
+        at.qp_state = to;
+        int mask = IBV_QP_STATE;
+        if (to == IBV_QPS_INIT) {
+            at.port_num = 1;
+            at.qkey = kFuzzQkey;
+            mask |= IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY;
+        } else if (to == IBV_QPS_RTS) {
+            mask |= IBV_QP_SQ_PSN;
+        }
+        if (qp && ibv_modify_qp(qp.get(), &at, mask))
+            qp.reset();
+    }
+    return qp;
+}
+
+// A UD QP on b takes a checked stream of datagrams from a UD QP on a
+// (RecvCheck) while an AF_PACKET socket keeps them; then, while a second
+// stream runs, mutations of them go to it from this host's UDP socket for
+// @seconds. Datagrams carry no tag (0), only the Q_Key. The datagrams sent
+// go to *@sent_out.
+void run_fuzz_ud(Ktap &t, RcEnd &a, RcEnd &b, const char *peer4, Udp &udp, int seconds,
+                 uint64_t seed, long long *sent_out) {
+    std::printf("# fuzz a UD QP: seed %" PRIu64 ", %d s\n", seed, seconds);
+    const auto run0 = std::chrono::steady_clock::now();
+    Capture cap(peer4);
+    if (!cap.ok())
+        bail("cannot open an AF_PACKET socket (needs CAP_NET_RAW): " +
+             std::string(std::strerror(errno)));
+    std::unique_ptr<RecvCheck> check; // outlives the QPs its receives are on
+    Qp qa = ud_qp(a), qb = ud_qp(b);
+    ibv_ah_attr ah_attr{};
+    ah_attr.is_global = 1;
+    ah_attr.grh.dgid = b.gid;
+    ah_attr.grh.sgid_index = static_cast<uint8_t>(a.gid_index);
+    ah_attr.grh.hop_limit = 64;
+    ah_attr.port_num = 1;
+    std::unique_ptr<ibv_ah, Deleter<ibv_destroy_ah>> ah(ibv_create_ah(a.pd.get(), &ah_attr));
+    if (!qa || !qb || !ah)
+        bail("cannot build UD QPs and an AH: " + std::string(std::strerror(errno)));
+    const uint32_t qpn = qb->qp_num, mtu = 128u << a.port.active_mtu;
+    check = std::make_unique<RecvCheck>(
+        RecvCheck::Setup{b.rcq.get(), a.scq.get(), b.pd.get(), a.pd.get(),
+                         [&](ibv_recv_wr *wr) {
+                             ibv_recv_wr *bad;
+                             return ibv_post_recv(qb.get(), wr, &bad);
+                         },
+                         [&](ibv_send_wr *wr) {
+                             ibv_send_wr *bad;
+                             wr->wr.ud = {ah.get(), qpn, kFuzzQkey};
+                             return ibv_post_send(qa.get(), wr, &bad);
+                         },
+                         qa->qp_num, 0, 40, std::min(mtu, kCheckSge - 40), b.name.c_str()});
+
+    // Seeds: a stream of datagrams, as they leave this host.
+    check->start(mix(seed ^ 0xcab));
+    for (int w = 0; w < 500 && check->sent() < kUdSeeds; w++)
+        usleep(10000);
+    check->stop();
+    cap.stop();
+    check->report(t, "UD, while captured");
+    std::vector<Packet> seeds = cap.for_qp(qpn);
+    std::map<int, int> by_op;
+    for (const Packet &s : seeds)
+        by_op[s[kOpcodeByte]]++;
+    t.check(seeds.size() >= 100 && by_op.count(MR_OP_UD_SEND) && by_op.count(MR_OP_UD_SEND_IMM),
+            "captured " + std::to_string(seeds.size()) + " seeds, UD_SEND and UD_SEND_IMM",
+            "UD_SEND %d, UD_SEND_IMM %d", by_op[MR_OP_UD_SEND], by_op[MR_OP_UD_SEND_IMM]);
+    if (seeds.empty())
+        bail("no datagram to the UD QP was captured");
+    std::printf("# seeds by opcode: UD_SEND %d, UD_SEND_IMM %d (captured in %.1f s)\n",
+                by_op[MR_OP_UD_SEND], by_op[MR_OP_UD_SEND_IMM], since(run0));
+
+    // Tags only for the HELLOs the fuzzer makes up: datagrams have none.
+    const Edges edges(seeds);
+    Fuzzer fz{seeds, edges, 1, 2, std::mt19937_64(seed)};
+    check->start(mix(seed ^ 0xf022));
+    *sent_out = fuzz_send(t, fz, udp, b.name.c_str(), a.name.c_str(), qpn, 1, seconds, true);
+    check->stop();
+    check->report(t, "UD");
+
+    ibv_qp_attr at{};
+    ibv_qp_init_attr init{};
+    int q = ibv_query_qp(qb.get(), &at, IBV_QP_STATE, &init);
+    t.check(q == 0 && at.qp_state == IBV_QPS_RTS, "fuzz: the UD QP is still in RTS",
+            "query %d, state %d", q, at.qp_state);
+    int d0 = ibv_destroy_qp(qa.release()), d1 = ibv_destroy_qp(qb.release());
+    t.check(d0 == 0 && d1 == 0, "fuzz: the UD QPs are destroyed", "destroy %d/%d", d0, d1);
+    std::printf("# fuzz: %.1f s in all\n", since(run0));
 }
 
 // ---- --lying: a peer that holds the tag and lies about RSNs ----------------
@@ -2460,6 +3047,7 @@ void run_lie(Ktap &t, RcEnd &a, RcEnd &b, const char *peer4, Udp &udp, int count
 int main(int argc, char **argv) {
     bool foreign = false, lying = false;
     int fuzz_seconds = 0, tamper_count = 0, lie_count = 0;
+    std::string victim = "rc";                // the fuzz's target: an RC QP, one on an SRQ, a UD QP
     std::map<std::string, std::string> netns; // device -> network namespace
     char *const prog = argv[0];
     while (argc > 1 && std::strncmp(argv[1], "--", 2) == 0) {
@@ -2477,6 +3065,12 @@ int main(int argc, char **argv) {
             fuzz_seconds = std::atoi(argv[2]);
             argv++;
             argc--;
+        } else if (opt == "--victim" && argc > 2 &&
+                   (!std::strcmp(argv[2], "rc") || !std::strcmp(argv[2], "srq") ||
+                    !std::strcmp(argv[2], "ud"))) {
+            victim = argv[2];
+            argv++;
+            argc--;
         } else if (opt == "--tamper" && argc > 2 && std::atoi(argv[2]) > 0) {
             tamper_count = std::atoi(argv[2]);
             argv++;
@@ -2489,6 +3083,7 @@ int main(int argc, char **argv) {
             std::fprintf(stderr, "mr_craft: bad option %s%s\n", argv[1],
                          opt == "--netns"        ? " (want --netns DEVICE=NETNS)"
                          : opt == "--fuzz"       ? " (want --fuzz SECONDS, above 0)"
+                         : opt == "--victim"     ? " (want --victim rc|srq|ud)"
                          : opt == "--tamper"     ? " (want --tamper COUNT, above 0)"
                          : opt == "--lying-acks" ? " (want --lying-acks COUNT, above 0)"
                                                  : "");
@@ -2500,20 +3095,29 @@ int main(int argc, char **argv) {
     argv[0] = prog; // for the usage line
     if (fuzz_seconds) {
         start(argc, argv, 4,
-              "--fuzz SECONDS [--netns PEER_DEVICE=NETNS] DEVICE PEER_DEVICE PEER_IPV4 SEED");
+              "--fuzz SECONDS [--victim rc|srq|ud] [--netns PEER_DEVICE=NETNS] DEVICE "
+              "PEER_DEVICE PEER_IPV4 SEED");
         char *end = nullptr;
         uint64_t seed = std::strtoull(argv[4], &end, 0);
         if (!*argv[4] || *end) {
             std::fprintf(stderr, "mr_craft: bad seed %s (want a number)\n", argv[4]);
             return 2;
         }
-        Ktap t(kFuzzCases);
+        Ktap t(victim == "ud"    ? kFuzzUdCases
+               : victim == "srq" ? kFuzzCases + kCheckerCases
+                                 : kFuzzCases);
         RcEnd a, b;
         open_rc_ends(a, argv[1], b, argv[2]);
         Udp udp4(AF_INET, argv[3]);
         if (!udp4.ok())
             bail("cannot open a UDP socket to " + std::string(argv[3]));
-        run_fuzz(t, a, b, argv[3], udp4, fuzz_seconds, seed, netns[argv[2]]);
+        long long sent = 0;
+        if (victim == "ud")
+            run_fuzz_ud(t, a, b, argv[3], udp4, fuzz_seconds, seed, &sent);
+        else
+            run_fuzz(t, a, b, argv[3], udp4, fuzz_seconds, seed, netns[argv[2]], victim == "srq",
+                     &sent);
+        std::printf("# fuzz-sent %lld\n", sent);
         return t.passed() ? 0 : 1;
     }
     if (lying) {

@@ -23,6 +23,7 @@
 // checked, to show that the checks catch it.
 // Works on any two devices of one host, e.g. rxe_a and rxe_b.
 #include "guest_test.h"
+#include "pattern.h"
 
 #include <infiniband/verbs.h>
 
@@ -47,7 +48,6 @@ namespace {
 using namespace guest;
 using Clock = std::chrono::steady_clock;
 
-constexpr uint8_t kGuardByte = 0xa5;
 constexpr size_t kGuard = 64;       // guard bytes checked on each side of a region
 constexpr size_t kSlotSlack = 4096; // room for jitter, SGE gaps and the recv SGE
 constexpr unsigned kMaxSges = 4;    // SGEs per WR: 0..4
@@ -78,13 +78,6 @@ constexpr std::array<OpInfo, kNumOps> kOps = {{
 // idle memory, QP states.
 constexpr int kCases = 1 + kNumOps + 5;
 
-uint64_t mix(uint64_t x) {
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
 class Rng {
 public:
     explicit Rng(uint64_t seed) : state_(seed) {}
@@ -93,24 +86,6 @@ public:
 
 private:
     uint64_t state_;
-};
-
-// The bytes of one message: byte k is a function of the message key and k.
-class Pattern {
-public:
-    explicit Pattern(uint64_t key) : key_(key) {}
-    uint8_t at(uint64_t k) {
-        if (k >> 3 != word_index_) {
-            word_index_ = k >> 3;
-            word_ = mix(key_ ^ mix(word_index_));
-        }
-        return static_cast<uint8_t>(word_ >> ((k & 7) * 8));
-    }
-
-private:
-    uint64_t key_;
-    uint64_t word_index_ = UINT64_MAX;
-    uint64_t word_ = 0;
 };
 
 struct Options {
@@ -126,12 +101,6 @@ struct Options {
     double timeout = 30;
     double linger = 1;
     int64_t flip = -1; // self-check: flip a byte of this A->B message before verifying
-};
-
-// A run of bytes inside a slot.
-struct Piece {
-    size_t off;
-    uint32_t len;
 };
 
 struct Msg {
@@ -216,57 +185,6 @@ std::vector<Piece> layout(Rng &rng, size_t start, uint32_t total, unsigned max_s
     }
     *end = off;
     return pieces;
-}
-
-void fill_pattern(uint8_t *buf, const std::vector<Piece> &pieces, uint32_t len, uint64_t key) {
-    Pattern p(key);
-    uint64_t k = 0;
-    for (const Piece &pc : pieces)
-        for (uint32_t i = 0; i < pc.len && k < len; i++)
-            buf[pc.off + i] = p.at(k++);
-}
-
-// The first wrong byte of [lo, hi) in @buf: the pieces hold message bytes
-// 0..@len-1 in order (@expect gives byte k), everything else is guard.
-struct Mismatch {
-    size_t off;
-    int64_t msg_off; // -1: a guard byte
-    uint8_t want, got;
-};
-template <class Expect>
-std::optional<Mismatch> check_region(const uint8_t *buf, size_t lo, size_t hi,
-                                     const std::vector<Piece> &pieces, uint32_t len,
-                                     Expect &&expect) {
-    size_t pos = lo;
-    uint64_t k = 0;
-    auto guard_until = [&](size_t end) -> std::optional<Mismatch> {
-        for (; pos < end; pos++)
-            if (buf[pos] != kGuardByte)
-                return Mismatch{pos, -1, kGuardByte, buf[pos]};
-        return std::nullopt;
-    };
-    for (const Piece &pc : pieces) {
-        if (auto m = guard_until(pc.off))
-            return m;
-        for (uint32_t i = 0; i < pc.len; i++, pos++) {
-            if (k < len) {
-                uint8_t want = expect(k);
-                if (buf[pos] != want)
-                    return Mismatch{pos, static_cast<int64_t>(k), want, buf[pos]};
-                k++;
-            } else if (buf[pos] != kGuardByte) {
-                return Mismatch{pos, -1, kGuardByte, buf[pos]};
-            }
-        }
-    }
-    return guard_until(hi);
-}
-
-std::optional<Mismatch> check_pattern(const uint8_t *buf, size_t lo, size_t hi,
-                                      const std::vector<Piece> &pieces, uint32_t len,
-                                      uint64_t key) {
-    Pattern p(key);
-    return check_region(buf, lo, hi, pieces, len, [&](uint64_t k) { return p.at(k); });
 }
 
 // One direction: requester @req posts, responder @resp serves. Slot i of
