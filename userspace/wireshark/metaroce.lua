@@ -87,11 +87,12 @@ field("flags.window_limited", "bool", "WINDOW_LIMITED", nil, nil, FLAG_WINDOW_LI
       "The sender's windows, well below the rate hint, held it back")
 field("flags.reserved", "uint8", "Reserved flags", HEX, nil, 0xf4)
 field("path", "uint8", "Path", DEC, nil, nil, "Path id, 0-63")
-field("reserved", "uint8", "Reserved", HEX)
+field("order", "uint8", "Order", DEC, nil, nil,
+      "Requests: the message it completes after is order + 1 before it; 127-255: none")
 field("qpn", "uint24", "Destination QPN", HEX)
 field("psn", "uint32", "PSN", DEC, nil, nil, "Path sequence number")
 field("epoch", "uint16", "Epoch", DEC, nil, nil, "Path epoch")
-field("cc_reserved", "uint16", "Reserved (congestion control)", HEX)
+field("stream", "uint16", "Stream", DEC, nil, nil, "Requests: the message's stream")
 field("tag", "uint64", "Connection tag", HEX, nil, nil,
       "The receiving QP's tag, learned in the HELLO handshake; 0 in UD and early HELLOs")
 
@@ -179,14 +180,15 @@ field("payload", "bytes", "Payload")
 -- (offsets within the header), as wire.c's mr_*_fields tables. A header
 -- shows the fields that fit in its opcode's length, as in wire.c: SEND
 -- stops before imm, WRITE before rsn, FETCH_ADD before compare.
--- `reserved` fields must be zero; `max` is the largest value allowed.
+-- `reserved` fields must be zero, `request` ones too but in requests
+-- (opcodes 0x01-0x08); `max` is the largest value allowed.
 
 local layouts = {
     base_v2 = {
         {0, 1, "version"}, {1, 1, "opcode"}, {2, 1, "flags"},
-        {3, 1, "path", max = MAX_PATHS - 1}, {4, 1, "reserved", reserved = true},
+        {3, 1, "path", max = MAX_PATHS - 1}, {4, 1, "order", request = true},
         {5, 3, "qpn"}, {8, 4, "psn"}, {12, 2, "epoch"},
-        {14, 2, "cc_reserved", reserved = true}, {16, 8, "tag"},
+        {14, 2, "stream", request = true}, {16, 8, "tag"},
     },
     send = {
         {0, 4, "send.msn"}, {4, 4, "send.rsn"}, {8, 4, "send.length"},
@@ -443,7 +445,8 @@ local function add_layout(tvb, tree, layout, offset, len, v, items, errs)
                 items[name] = item
                 local value = size == 8 and range:uint64() or range:uint()
                 v[name] = value
-                if f.reserved and value ~= 0 then
+                local request = v.opcode and v.opcode >= 0x01 and v.opcode <= 0x08
+                if (f.reserved or (f.request and not request)) and value ~= 0 then
                     errs[#errs + 1] = {"reserved", name, "Reserved field is not zero"}
                 elseif f.max and value > f.max then
                     errs[#errs + 1] = {"field", name, "Above " .. f.max}

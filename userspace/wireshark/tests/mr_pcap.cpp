@@ -253,11 +253,11 @@ std::string expect_valid(unsigned frame, const mr_pkt &p, const uint8_t *payload
     e.num("flags.reserved",
           p.base.flags & ~(MR_FLAG_ACK_REQ | MR_FLAG_SOLICITED | MR_FLAG_WINDOW_LIMITED) & 0xff);
     e.num("path", p.base.path);
-    e.num("reserved", 0);
+    e.num("order", p.base.order);
     e.num("qpn", p.base.qpn);
     e.num("psn", p.base.psn);
     e.num("epoch", p.base.epoch);
-    e.num("cc_reserved", 0);
+    e.num("stream", p.base.stream);
     e.num("tag", p.base.tag);
     expect_op(e, p);
     e.num("hdr_len", mr_wire_hdr_len(p.base.opcode));
@@ -455,6 +455,9 @@ std::vector<Valid> valid_packets() {
 
     p = base(MR_OP_SEND_IMM, MR_FLAG_SOLICITED, 4, 0, 0x000124, 2000);
     p.send = {.msn = 18, .rsn = 5, .length = 64, .offset = 0, .imm = 0xdeadbeef, .inv_rkey = 0};
+    // Stream 7, after the message 2 before it in that stream.
+    p.base.stream = 7;
+    p.base.order = 1;
     add(p, pattern(64, 2));
 
     p = base(MR_OP_SEND_INV, 0, 5, 1, 0x000125, 3000);
@@ -617,8 +620,9 @@ std::vector<Malformed> malformed_packets() {
     tweak("trunc", hi, {}, [](Bytes &b) { b.resize(MR_BASE_HDR_LEN - 1); });
     tweak("opcode", send, data16, [](Bytes &b) { b[1] = 0x0b; });
     tweak("opcode", send, data16, [](Bytes &b) { b[1] = 0x00; });
-    tweak("reserved", send, data16, [](Bytes &b) { b[4] = 1; });
-    tweak("reserved", send, data16, [](Bytes &b) { b[15] = 1; });
+    // Bytes 4 and 14-15: a request's order and stream, else reserved.
+    tweak("reserved", ack, {}, [](Bytes &b) { b[4] = 1; });
+    tweak("reserved", hi, {}, [](Bytes &b) { b[15] = 1; });
     tweak("reserved", nak, {}, [](Bytes &b) { b[op + 5] = 0x80; });
     tweak("flags", send, data16, [](Bytes &b) { b[2] = 0x04; });
     tweak("flags", write, data16, [](Bytes &b) { b[2] = MR_FLAG_SOLICITED; });
