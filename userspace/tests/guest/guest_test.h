@@ -272,6 +272,23 @@ inline int modify_rc(ibv_qp *qp, ibv_qp_state to, const RcPath &path, const RcPa
     return ibv_modify_qp(qp, &a, mask);
 }
 
+// One step of a UD QP to @to (INIT, RTR or RTS): in INIT its Q_Key @qkey,
+// in RTS its send PSN @sq_psn; ibv_modify_qp's result.
+inline int modify_ud(ibv_qp *qp, ibv_qp_state to, uint32_t qkey, uint32_t sq_psn = 0) {
+    ibv_qp_attr a{};
+    a.qp_state = to;
+    int mask = IBV_QP_STATE;
+    if (to == IBV_QPS_INIT) {
+        a.port_num = 1;
+        a.qkey = qkey;
+        mask |= IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY;
+    } else if (to == IBV_QPS_RTS) {
+        a.sq_psn = sq_psn;
+        mask |= IBV_QP_SQ_PSN;
+    }
+    return ibv_modify_qp(qp, &a, mask);
+}
+
 // One end of a connection: a device, a PD, a send and a receive CQ, and the
 // port's RoCE v2 GID of one family (IPv4: v4-mapped) to address it by.
 struct RcEnd {
@@ -326,6 +343,18 @@ struct RcPairOptions : RcParams {
     ibv_srq *srq[2] = {nullptr, nullptr};
     ibv_qp_type type = IBV_QPT_RC; // or IBV_QPT_UC
 };
+
+// Where a QP of @self sends: QP @dest_qpn of @peer, at @self's active MTU,
+// with PSNs @sq_psn (its own) and @rq_psn (the peer's).
+inline RcPath rc_path(const RcEnd &self, const RcEnd &peer, uint32_t dest_qpn, uint32_t sq_psn,
+                      uint32_t rq_psn) {
+    return {.dest_qpn = dest_qpn,
+            .dgid = peer.gid,
+            .sgid_index = self.gid_index,
+            .mtu = self.port.active_mtu,
+            .sq_psn = sq_psn,
+            .rq_psn = rq_psn};
+}
 
 // Two RC QPs, qp[0] on end a and qp[1] on end b, connected to each other
 // and moved to opts.until. Destroyed on scope exit; each fault leaves a QP
@@ -385,13 +414,7 @@ public:
 
 private:
     RcPath path(int i) const {
-        const RcEnd &self = *end_[i], &peer = *end_[1 - i];
-        return {.dest_qpn = qp[1 - i]->qp_num,
-                .dgid = peer.gid,
-                .sgid_index = self.gid_index,
-                .mtu = self.port.active_mtu,
-                .sq_psn = kPsn[i],
-                .rq_psn = kPsn[1 - i]};
+        return rc_path(*end_[i], *end_[1 - i], qp[1 - i]->qp_num, kPsn[i], kPsn[1 - i]);
     }
 
     RcEnd *end_[2];

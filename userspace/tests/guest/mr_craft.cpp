@@ -2581,20 +2581,9 @@ Qp ud_qp(RcEnd &e) {
     init.qp_type = IBV_QPT_UD;
     init.sq_sig_all = 1;
     Qp qp(ibv_create_qp(e.pd.get(), &init));
-    for (ibv_qp_state to : kRcSteps) {
-        ibv_qp_attr at{};
-        at.qp_state = to;
-        int mask = IBV_QP_STATE;
-        if (to == IBV_QPS_INIT) {
-            at.port_num = 1;
-            at.qkey = kFuzzQkey;
-            mask |= IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY;
-        } else if (to == IBV_QPS_RTS) {
-            mask |= IBV_QP_SQ_PSN;
-        }
-        if (qp && ibv_modify_qp(qp.get(), &at, mask))
+    for (ibv_qp_state to : kRcSteps)
+        if (qp && modify_ud(qp.get(), to, kFuzzQkey))
             qp.reset();
-    }
     return qp;
 }
 

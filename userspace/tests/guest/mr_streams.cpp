@@ -79,18 +79,8 @@ Qp create_plain_qp(RcEnd &e) {
 
 // Both QPs from RESET to RTS; 0 or the errno of the step that failed.
 int connect(RcEnd &a, ibv_qp *qa, RcEnd &b, ibv_qp *qb) {
-    const RcPath pa{.dest_qpn = qb->qp_num,
-                    .dgid = b.gid,
-                    .sgid_index = a.gid_index,
-                    .mtu = a.port.active_mtu,
-                    .sq_psn = 0x100,
-                    .rq_psn = 0x200};
-    const RcPath pb{.dest_qpn = qa->qp_num,
-                    .dgid = a.gid,
-                    .sgid_index = b.gid_index,
-                    .mtu = b.port.active_mtu,
-                    .sq_psn = 0x200,
-                    .rq_psn = 0x100};
+    const RcPath pa = rc_path(a, b, qb->qp_num, 0x100, 0x200);
+    const RcPath pb = rc_path(b, a, qa->qp_num, 0x200, 0x100);
     for (ibv_qp_state step : kRcSteps)
         if (int err = modify_rc(qa, step, pa, {}) ?: modify_rc(qb, step, pb, {}))
             return err;

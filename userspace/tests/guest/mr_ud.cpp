@@ -32,21 +32,6 @@ struct UdEnd {
     Mr mr;
 };
 
-int modify_ud(ibv_qp *qp, ibv_qp_state to) {
-    ibv_qp_attr a{};
-    a.qp_state = to;
-    int mask = IBV_QP_STATE;
-    if (to == IBV_QPS_INIT) {
-        a.port_num = 1;
-        a.qkey = kQkey;
-        mask |= IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY;
-    } else if (to == IBV_QPS_RTS) {
-        a.sq_psn = 0x123;
-        mask |= IBV_QP_SQ_PSN;
-    }
-    return ibv_modify_qp(qp, &a, mask);
-}
-
 // Creates the UD QP of @e and walks it to RTS: 0 or the first errno.
 int setup(UdEnd &e, RcEnd &end) {
     e.end = &end;
@@ -67,7 +52,7 @@ int setup(UdEnd &e, RcEnd &end) {
     if (!e.mr)
         return err;
     for (ibv_qp_state s : kRcSteps)
-        if (int ret = modify_ud(e.qp.get(), s))
+        if (int ret = modify_ud(e.qp.get(), s, kQkey, 0x123))
             return ret;
     return 0;
 }
