@@ -56,6 +56,7 @@ static const struct rdma_stat_desc mr_counters_descs[] = {
 	[MR_CNT_ACKS_HELD].name = "acks_held",
 	[MR_CNT_RX_DROP_RD_EXCESS].name = "rx_drop_rd_excess",
 	[MR_CNT_RX_DROP_DEV_MAP_BUDGET].name = "rx_drop_dev_map_budget",
+	[MR_CNT_SRQ_RNR_HOLD_LIMIT].name = "srq_rnr_hold_limit",
 	[MR_CNT_RX_DROP_BOGUS_NAK].name = "rx_drop_bogus_nak",
 	[MR_CNT_RX_BOGUS_MSN_DONE].name = "rx_bogus_msn_done",
 	[MR_CNT_TX_ENCRYPTED].name = "tx_encrypted",

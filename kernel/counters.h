@@ -69,6 +69,7 @@ enum mr_counter {
 	MR_CNT_ACKS_HELD,	/* a completion's ACKs past MR_ACK_BURST */
 	MR_CNT_RX_DROP_RD_EXCESS,	/* a READ/atomic past max_dest_rd_atomic */
 	MR_CNT_RX_DROP_DEV_MAP_BUDGET,	/* slice map past the device's budget */
+	MR_CNT_SRQ_RNR_HOLD_LIMIT,	/* RNR: past a QP's share of its SRQ */
 	/* A peer that holds the tag and lies: */
 	MR_CNT_RX_DROP_BOGUS_NAK,	/* a fatal NAK of no packet in flight */
 	MR_CNT_RX_BOGUS_MSN_DONE,	/* "MSN done" past every MSN sent */

@@ -30,6 +30,8 @@
 #define MR_MAX_SRQ_WR 0x4000	/* bounds the kernel memory of one SRQ */
 /* Receives a QP may have bound from its SRQ: the message window (srq.c). */
 #define MR_SRQ_BOUND_WR 128
+/* ... but at most this many, and half the SRQ (srq.c). */
+#define MR_SRQ_HOLD_MAX 16
 #define MR_MAX_INLINE 256
 #define MR_MAX_MSG_SIZE BIT(31)	/* 2^31 bytes, as the IB spec allows */
 #define MR_MAX_FAST_REG_PAGES 512	/* pages of one fast-registration MR */

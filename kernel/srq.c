@@ -15,6 +15,13 @@
  * WQE count drops below the limit, IB_EVENT_SRQ_LIMIT_REACHED fires and
  * the limit goes back to 0 (disarmed).
  *
+ * One QP binds at most mr_srq_hold_max() WQEs: a message binds every RSN
+ * before its own, and a peer that never finishes its oldest message keeps
+ * them bound while its QP lives. In-order IB RC lets a peer hold one; we
+ * allow the reordering of many paths, but never more than half the SRQ,
+ * so that one QP's peer cannot drain it for the others. A message beyond
+ * is refused with an RNR NAK and comes back after the RNR timer.
+ *
  * Lock order: the QP's rq.lock, then the SRQ's lock (mr_srq_bind()).
  * ib_core refuses to destroy an SRQ while a QP uses it (usecnt).
  */
@@ -22,6 +29,7 @@
 #include <linux/log2.h>
 #include <linux/slab.h>
 
+#include "counters.h"
 #include "mmap.h"
 #include "srq.h"
 #include "wq.h"
@@ -299,6 +307,12 @@ VISIBLE_IF_KUNIT bool mr_srq_take(struct mr_srq *srq, struct mr_recv_wqe *dst,
 }
 EXPORT_SYMBOL_IF_KUNIT(mr_srq_take);
 
+/* The most of @srq's WQEs one QP may have bound (see the top). */
+static u32 mr_srq_hold_max(const struct mr_srq *srq)
+{
+	return clamp_t(u32, READ_ONCE(srq->rq.depth) / 2, 1, MR_SRQ_HOLD_MAX);
+}
+
 /**
  * mr_srq_bind() - bind SRQ WQEs to a QP's RSNs, in RSN order, up to @rsn
  * @qp: a QP created with an SRQ; its rq is the ring of bound receives
@@ -308,6 +322,7 @@ EXPORT_SYMBOL_IF_KUNIT(mr_srq_take);
  * Every RSN from the next unbound one up to @rsn gets the SRQ's oldest
  * WQE. If the SRQ runs dry, those bound so far stay bound. Returns
  * whether receive @rsn is bound (false: RNR). Softirq, under the xport lock.
+ * @rsn past the QP's share of the SRQ is refused (srq_rnr_hold_limit).
  */
 bool mr_srq_bind(struct mr_qp *qp, u32 rsn_head, u32 rsn)
 {
@@ -320,6 +335,11 @@ bool mr_srq_bind(struct mr_qp *qp, u32 rsn_head, u32 rsn)
 	/* Beyond the message window: no conforming requester sends that. */
 	if (rsn - rsn_head >= bound->depth) {
 		spin_unlock_irqrestore(&bound->lock, flags);
+		return false;
+	}
+	if (rsn - rsn_head >= mr_srq_hold_max(srq)) {
+		spin_unlock_irqrestore(&bound->lock, flags);
+		mr_stats_inc(to_mr_dev(qp->ibqp.device), MR_CNT_SRQ_RNR_HOLD_LIMIT);
 		return false;
 	}
 	while (bound->count <= rsn - rsn_head &&
@@ -337,6 +357,7 @@ bool mr_srq_bind(struct mr_qp *qp, u32 rsn_head, u32 rsn)
 		mr_srq_event(srq, IB_EVENT_SRQ_ERR);
 	return ok;
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_srq_bind);
 
 /*
  * create_qp with an SRQ: the QP's rq becomes its ring of bound receives,
@@ -355,6 +376,7 @@ int mr_srq_qp_init(struct mr_qp *qp, struct ib_srq *ibsrq)
 	return mr_wq_init(&qp->rq, MR_SRQ_BOUND_WR, srq->rq.max_sge,
 			  srq->rq.stride);
 }
+EXPORT_SYMBOL_IF_KUNIT(mr_srq_qp_init);
 
 /*
  * A QP with an SRQ entered ERR and flushed its bound receives: tell the

@@ -47,7 +47,7 @@ names="rx_packets rx_bytes tx_packets tx_bytes rx_drop_short rx_drop_version
 	rx_drop_not_peer rx_drop_bad_tag rx_drop_early hello_tx hello_rx
 	uc_rx_drop_too_long uc_rx_drop_recv_fault uc_rx_drop_invalid
 	rx_refused_map_budget fatal_naks fatal_naks_suppressed acks_held
-	rx_drop_bogus_nak rx_bogus_msn_done rx_drop_rd_excess"
+	rx_drop_bogus_nak rx_bogus_msn_done rx_drop_rd_excess srq_rnr_hold_limit"
 missing=
 declare -A listed
 while read -r n v; do listed[$n]=$v; done < <(mr_stats mrc1)
