@@ -48,6 +48,8 @@ static void mr_timers_fire(struct timer_list *t)
 	if (x->req.rnr_wait && x->req.rnr_deadline <= now)
 		mr_requester_rnr_resume(&x->req);
 	mr_sender_timeout(&x->snd, now);
+	if (mr_requester_settle(&x->req, now, MR_SETTLE_NS))
+		mr_comp_complete(x);
 	mr_timers_trim(x, now);
 	if (mr_handshake_send(x))
 		mr_comp_retry_exceeded(x);

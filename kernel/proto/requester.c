@@ -246,6 +246,38 @@ bool mr_requester_peer_done(struct mr_requester *r, const struct mr_sender *s,
 	return true;
 }
 
+/**
+ * mr_requester_settle() - what the peer reported done, unacknowledged long
+ * @r: the requester
+ * @now: the time, ns
+ * @after_ns: how long the oldest message may wait so
+ *
+ * A message the peer reported done waits for the ACKs of its last
+ * packets, but not for ever: a peer that completed it and went away (its
+ * QP destroyed as soon as its own last message was acknowledged) took an
+ * ACK lost on one path with it, and a resend can only time out. After
+ * @after_ns, what the peer reported done counts as acknowledged.
+ *
+ * Return: whether it did now (the host completes what it can).
+ */
+bool mr_requester_settle(struct mr_requester *r, u64 now, u64 after_ns)
+{
+	if (!mr_seq_before(r->msn_head, r->peer_done) ||
+	    mr_seq_before(r->msn_head, r->acked)) {
+		r->done_since = 0;
+		return false;
+	}
+	if (!r->done_since) {
+		r->done_since = now ? now : 1;
+		return false;
+	}
+	if (now - r->done_since < after_ns)
+		return false;
+	r->acked = r->peer_done;
+	r->done_since = 0;
+	return true;
+}
+
 /*
  * Message @msn failed with the host's @status: send nothing new. False if
  * an earlier message failed already: the error it holds stands.

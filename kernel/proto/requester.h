@@ -42,6 +42,7 @@ struct mr_requester {
 	u32 rnr_msn;
 	u32 rnr_left;		/* RNR retries left */
 	u64 rnr_deadline;
+	u64 done_since;		/* the head reported done, not acknowledged */
 	/*
 	 * Streams (mr_requester_streams()): the newest message started on
 	 * each, of nstreams; none (0) for a connection of one stream.
@@ -146,6 +147,10 @@ void mr_requester_rd_answered(struct mr_requester *r, u32 msn);
 bool mr_requester_peer_done(struct mr_requester *r, const struct mr_sender *s,
 			    u32 msn_done);
 bool mr_requester_fail(struct mr_requester *r, u32 msn, u32 status);
+bool mr_requester_settle(struct mr_requester *r, u64 now, u64 after_ns);
+
+/* How long a message the peer reported done waits for its last ACKs. */
+#define MR_SETTLE_NS (100 * MR_NS_PER_MS)
 bool mr_requester_rnr_wait(struct mr_requester *r, u32 msn, u32 rnr_retry,
 			   u64 deadline);
 void mr_requester_rnr_resume(struct mr_requester *r);

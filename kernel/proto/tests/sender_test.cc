@@ -1021,6 +1021,40 @@ TEST(RequesterEngine, PeerDoneWaitsForEveryPathOfTheMessage)
 	EXPECT_EQ(h.R()->msn_head, 2u);
 }
 
+// What the peer reported done, its last ACK lost on one path with a peer
+// that then went away, counts as acknowledged MR_SETTLE_NS later, and
+// not before.
+TEST(RequesterEngine, WhatThePeerReportedDoneSettles)
+{
+	LinkConfig c;
+	c.msgs = 3;
+	c.pkts_per_msg = 4;
+	c.paths = 2;
+	c.cc = false;
+	Harness h(c);
+	h.Push();
+	ASSERT_EQ(h.sent_log.size(), 12u);
+	EXPECT_FALSE(mr_requester_settle(h.R(), 1000, MR_SETTLE_NS));
+	// Path 0 acknowledged in full, messages 0 and 1 reported done; path
+	// 1's ACKs never come.
+	AckPath(h, 0, mr_sender_path_nxt(h.S(), 0), 2);
+	ASSERT_EQ(h.R()->msn_head, 0u);
+	const uint64_t t = 5ull * 1000 * 1000;
+	EXPECT_FALSE(mr_requester_settle(h.R(), t, MR_SETTLE_NS));
+	EXPECT_FALSE(mr_requester_settle(h.R(), t + MR_SETTLE_NS - 1,
+					 MR_SETTLE_NS));
+	EXPECT_EQ(mr_requester_head(h.R()), MR_REQ_HEAD_WAITS);
+	EXPECT_TRUE(mr_requester_settle(h.R(), t + MR_SETTLE_NS,
+					MR_SETTLE_NS));
+	while (mr_requester_head(h.R()) == MR_REQ_HEAD_DONE)
+		mr_requester_retire(h.R(), false);
+	// Message 2, not reported done, still waits.
+	EXPECT_EQ(h.R()->msn_head, 2u);
+	EXPECT_FALSE(mr_requester_settle(h.R(), t + 10 * MR_SETTLE_NS,
+					 MR_SETTLE_NS));
+	EXPECT_EQ(h.R()->msn_head, 2u);
+}
+
 // The first failure stands: a later message's error does not replace
 // it, an earlier one's does; nothing new goes after it.
 TEST(RequesterEngine, TheEarliestErrorStandsAndStopsNewRequests)
