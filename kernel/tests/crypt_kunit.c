@@ -9,6 +9,7 @@
 #include <linux/slab.h>
 
 #include "../crypt.h"
+#include "verbs_fixture.h"
 
 #define CRYPT_PAYLOAD 300u
 
@@ -232,15 +233,6 @@ static void crypt_nonce_rederived(struct kunit *test)
 	mr_crypt_dir_free(&again);
 }
 
-/* The summed counter @i of @dev. */
-static u64 crypt_stat(struct mr_dev *dev, enum mr_counter i)
-{
-	u64 v[MR_NUM_COUNTERS];
-
-	mr_counters_sum(dev, v);
-	return v[i];
-}
-
 /*
  * A full table of peers evicts the least recently used idle one for a new
  * peer, and none that is in use: address handles left unused (an
@@ -268,20 +260,20 @@ static void crypt_table_evicts_idle(struct kunit *test)
 	/* Full, every peer in use: no place for a fifth. */
 	mr_crypt_peer_prepare(dev, &f[4]);
 	KUNIT_EXPECT_EQ(test, mr_crypt_peer_age(dev, &f[4], 0), -ENOENT);
-	KUNIT_EXPECT_EQ(test, crypt_stat(dev, MR_CNT_PEER_TABLE_FULL), 1ull);
-	KUNIT_EXPECT_EQ(test, crypt_stat(dev, MR_CNT_PEER_EVICTIONS), 0ull);
+	KUNIT_EXPECT_EQ(test, mr_test_stat(dev, MR_CNT_PEER_TABLE_FULL), 1ull);
+	KUNIT_EXPECT_EQ(test, mr_test_stat(dev, MR_CNT_PEER_EVICTIONS), 0ull);
 	/* Two idle: the one unused the longest makes room. */
 	KUNIT_EXPECT_EQ(test, mr_crypt_peer_age(dev, &f[1], MR_CRYPT_IDLE + 2 * HZ), 0);
 	KUNIT_EXPECT_EQ(test, mr_crypt_peer_age(dev, &f[2], MR_CRYPT_IDLE + HZ), 0);
 	mr_crypt_peer_prepare(dev, &f[4]);
 	KUNIT_EXPECT_EQ(test, mr_crypt_peer_age(dev, &f[4], 0), 0);
 	KUNIT_EXPECT_EQ(test, mr_crypt_peer_age(dev, &f[1], 0), -ENOENT);
-	KUNIT_EXPECT_EQ(test, crypt_stat(dev, MR_CNT_PEER_EVICTIONS), 1ull);
+	KUNIT_EXPECT_EQ(test, mr_test_stat(dev, MR_CNT_PEER_EVICTIONS), 1ull);
 	/* Its keys come back when it is used again, in place of the other. */
 	mr_crypt_peer_prepare(dev, &f[1]);
 	KUNIT_EXPECT_EQ(test, mr_crypt_peer_age(dev, &f[2], 0), -ENOENT);
 	KUNIT_EXPECT_EQ(test, mr_crypt_peer_age(dev, &f[1], 0), 0);
-	KUNIT_EXPECT_EQ(test, crypt_stat(dev, MR_CNT_PEER_EVICTIONS), 2ull);
+	KUNIT_EXPECT_EQ(test, mr_test_stat(dev, MR_CNT_PEER_EVICTIONS), 2ull);
 	mr_crypt_dev_fini(dev);
 	mr_counters_free(dev);
 }

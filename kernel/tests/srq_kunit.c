@@ -7,7 +7,6 @@
  */
 #include <kunit/test.h>
 
-#include "../counters.h"
 #include "../srq.h"
 #include "../wq.h"
 #include "verbs_fixture.h"
@@ -36,22 +35,13 @@ static struct mr_srq *mr_test_srq(struct kunit *test, struct mr_dev *dev,
 
 static void srq_take_order_and_limit(struct kunit *test)
 {
-	struct mr_srq *srq = kunit_kzalloc(test, sizeof(*srq), GFP_KERNEL);
-	size_t stride = mr_srq_stride(1);
-	struct mr_recv_wqe *out = kunit_kzalloc(test, stride, GFP_KERNEL);
+	struct mr_srq *srq = mr_test_srq(test, mr_test_dev(test), 4);
+	struct mr_recv_wqe *out = kunit_kzalloc(test, mr_srq_stride(1),
+						GFP_KERNEL);
 	bool hit, fired = false;
 	u32 i;
 
-	KUNIT_ASSERT_NOT_NULL(test, srq);
 	KUNIT_ASSERT_NOT_NULL(test, out);
-	KUNIT_ASSERT_EQ(test, mr_wq_init(&srq->rq, 4, 1, stride), 0);
-	spin_lock_init(&srq->rq.lock);
-	for (i = 0; i < 4; i++) {
-		struct mr_recv_wqe *wqe = mr_wq_slot(&srq->rq, i);
-
-		wqe->wr_id = 100 + i;
-		srq->rq.count++;
-	}
 	srq->limit = 2;
 	for (i = 0; i < 4; i++) {
 		hit = false;
@@ -82,16 +72,6 @@ static struct mr_qp *mr_test_srq_qp(struct kunit *test, struct mr_srq *srq)
 	return qp;
 }
 
-static u64 mr_test_counter(struct mr_dev *dev, enum mr_counter i)
-{
-	u64 sum = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		sum += per_cpu_ptr(dev->stats, cpu)->c[i];
-	return sum;
-}
-
 /*
  * One QP binds at most half of an SRQ of 8 (4 receives): a message past
  * that is refused and counted, and takes nothing; another QP still binds
@@ -115,7 +95,7 @@ static void srq_bind_holds_a_share(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, mr_srq_bind(a, 10, 14));
 	KUNIT_EXPECT_EQ(test, a->rq.count, 4U);
 	KUNIT_EXPECT_EQ(test, srq->rq.count, 4U);
-	KUNIT_EXPECT_EQ(test, mr_test_counter(dev, MR_CNT_SRQ_RNR_HOLD_LIMIT),
+	KUNIT_EXPECT_EQ(test, mr_test_stat(dev, MR_CNT_SRQ_RNR_HOLD_LIMIT),
 			1ULL);
 	/* Past the hold: refused, nothing taken; the next from the head may */
 	KUNIT_EXPECT_FALSE(test, mr_srq_bind(b, 0, 4));
@@ -124,7 +104,7 @@ static void srq_bind_holds_a_share(struct kunit *test)
 	wqe = mr_wq_slot(&b->rq, 0);
 	KUNIT_EXPECT_EQ(test, wqe->wr_id, 104ULL);
 	KUNIT_EXPECT_EQ(test, srq->rq.count, 0U);
-	KUNIT_EXPECT_EQ(test, mr_test_counter(dev, MR_CNT_SRQ_RNR_HOLD_LIMIT),
+	KUNIT_EXPECT_EQ(test, mr_test_stat(dev, MR_CNT_SRQ_RNR_HOLD_LIMIT),
 			2ULL);
 
 	kvfree(a->rq.buf);

@@ -9,6 +9,7 @@
 
 #include <kunit/test.h>
 
+#include "../counters.h"
 #include "../cq.h"
 
 /* The most completions mr_test_poll_ids() polls at once. */
@@ -20,6 +21,15 @@ static inline struct mr_dev *mr_test_dev(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, dev);
 	return dev;
+}
+
+/* The summed counter @i of @dev (its stats from mr_counters_init()). */
+static inline u64 mr_test_stat(struct mr_dev *dev, enum mr_counter i)
+{
+	u64 v[MR_NUM_COUNTERS];
+
+	mr_counters_sum(dev, v);
+	return v[i];
 }
 
 /* A CQ of @cqe entries on @dev; @comp and @event, if set, get @ctx. */

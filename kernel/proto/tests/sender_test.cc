@@ -72,6 +72,18 @@ static LinkConfig OnePacketMessages(uint32_t msgs)
 	return c;
 }
 
+// @msgs messages of 4 packets over 2 paths, every message on both.
+static LinkConfig TwoPathMessages(uint32_t msgs)
+{
+	LinkConfig c;
+
+	c.msgs = msgs;
+	c.pkts_per_msg = 4;
+	c.paths = 2;
+	c.cc = false;
+	return c;
+}
+
 class Harness;
 
 // The engine and the way back to its host: standard layout, so a pointer
@@ -1000,12 +1012,7 @@ TEST(RequesterEngine, RnrResumeNeverRewindsBeforeTheHead)
 // ACKs of both, in whichever order they come.
 TEST(RequesterEngine, PeerDoneWaitsForEveryPathOfTheMessage)
 {
-	LinkConfig c;
-	c.msgs = 2;
-	c.pkts_per_msg = 4;
-	c.paths = 2;
-	c.cc = false;
-	Harness h(c);
+	Harness h(TwoPathMessages(2));
 	h.Push();
 	ASSERT_EQ(h.sent_log.size(), 8u);
 	std::set<uint32_t> on;
@@ -1026,12 +1033,7 @@ TEST(RequesterEngine, PeerDoneWaitsForEveryPathOfTheMessage)
 // not before.
 TEST(RequesterEngine, WhatThePeerReportedDoneSettles)
 {
-	LinkConfig c;
-	c.msgs = 3;
-	c.pkts_per_msg = 4;
-	c.paths = 2;
-	c.cc = false;
-	Harness h(c);
+	Harness h(TwoPathMessages(3));
 	h.Push();
 	ASSERT_EQ(h.sent_log.size(), 12u);
 	EXPECT_FALSE(mr_requester_settle(h.R(), 1000, MR_SETTLE_NS));
