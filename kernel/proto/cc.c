@@ -757,6 +757,23 @@ u64 mr_cc_pace_delay(const struct mr_cc_params *prm, struct mr_cc_conn *c,
 EXPORT_SYMBOL_IF_KUNIT(mr_cc_pace_delay);
 
 /*
+ * Packets of a burst at @gap: MR_CC_BURST at the hint's rate, which the
+ * receiver shares out among its senders, so that their bursts stay short
+ * at its port. A window's rate needs no finer grain than
+ * MR_CC_QUANTUM_NS: a host that sends in software pays a timer and an
+ * ACK for each burst, and 256 QPs in a guest paced at 4 packets a burst
+ * overran the softirqs and held ACKs back 200 ms, which the peers' RTOs
+ * took for losses.
+ */
+static u32 mr_cc_burst(u64 gap, bool by_hint)
+{
+	if (by_hint || gap * MR_CC_BURST >= MR_CC_QUANTUM_NS)
+		return MR_CC_BURST;
+	return (u32)mr_cc_min(mr_cc_div64(MR_CC_QUANTUM_NS, gap),
+			      MR_CC_BURST_MAX);
+}
+
+/*
  * A burst starts when the last one is spent or its time is up: the
  * packets leave back to back, and each moves the time the next burst may
  * start by its gap. A timer that fires less than one gap late loses no
@@ -778,7 +795,7 @@ void mr_cc_pace_sent(const struct mr_cc_params *prm, struct mr_cc_conn *c,
 	if (!c->burst || now_ns >= c->next_ns) {
 		credit = mr_cc_min(gap - 1, now_ns);
 		c->next_ns = mr_cc_max(c->next_ns, now_ns - credit);
-		c->burst = MR_CC_BURST;
+		c->burst = mr_cc_burst(gap, by_hint);
 	}
 	c->next_ns += gap;
 	c->burst--;

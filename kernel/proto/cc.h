@@ -27,8 +27,10 @@
  *
  * Pacing: a connection sends at most at its rate, the smaller of its
  * window's rate (window / SRTT, +25 %) and the receiver's hint, in bursts
- * of at most MR_CC_BURST packets. It paces only when one of them limits:
- * with its windows at their maximum and no smaller hint, it does not.
+ * of MR_CC_BURST packets, or at the window's rate of what it sends in
+ * MR_CC_QUANTUM_NS when that is more. It paces only when one of them
+ * limits: with its windows at their maximum and no smaller hint, it does
+ * not.
  *
  * Start: a new connection sends a small initial window (2 packets: N
  * senders put N of them into the receiver's port before any hint comes
@@ -50,6 +52,12 @@
 #define MR_CC_ONE 1024u			/* one packet: 1 << MR_CC_SHIFT */
 #define MR_CC_ALPHA_ONE 65536u		/* alpha = 1.0, Q16 */
 #define MR_CC_BURST 4			/* packets that may leave back to back */
+/*
+ * At a window's rate, a burst is what the rate sends in MR_CC_QUANTUM_NS
+ * (as TCP's pacing, a millisecond), at most MR_CC_BURST_MAX packets.
+ */
+#define MR_CC_QUANTUM_NS 1000000ull
+#define MR_CC_BURST_MAX 64u
 
 /* Limits of the parameters (mr_cc_params_check()). */
 #define MR_CC_MAX_PATH_WINDOW 256u	/* the SACK scoreboard of a path */
@@ -308,10 +316,11 @@ bool mr_cc_window_limited(const struct mr_cc_params *prm,
  * mr_cc_pace_delay() - how long the next packet must wait, ns
  * @now_ns: the time, monotonic
  *
- * 0 if it may go now: pacing is off, the current burst of MR_CC_BURST
- * packets is not spent, or the next may start. Otherwise the wait until
- * it may (at most MR_CC_PACE_MAX_NS): arm a timer for it and ask again
- * when it fires. Counts the wait in c->paced.
+ * 0 if it may go now: pacing is off, the current burst (MR_CC_BURST
+ * packets, or at the window's rate what it sends in MR_CC_QUANTUM_NS,
+ * at most MR_CC_BURST_MAX) is not spent, or the next may start.
+ * Otherwise the wait until it may (at most MR_CC_PACE_MAX_NS): arm a
+ * timer for it and ask again when it fires. Counts the wait in c->paced.
  *
  * mr_cc_pace_sent() - a packet of @bytes left at @now_ns
  *

@@ -471,7 +471,8 @@ TEST(CcTimeout, HalvesThePath)
 }
 
 // Pacing at the window's rate: SRTT / (window * 1.25) per packet, in
-// bursts of MR_CC_BURST.
+// bursts of what that rate sends in MR_CC_QUANTUM_NS (at least
+// MR_CC_BURST, at most MR_CC_BURST_MAX).
 TEST(CcPace, WindowRateInBursts)
 {
 	Conn x(4, 1000);
@@ -482,11 +483,16 @@ TEST(CcPace, WindowRateInBursts)
 	uint64_t gap = (uint64_t)(1e6 / (w * 1.25));
 
 	EXPECT_NEAR((double)x.c.gap_ns, (double)gap, 2);
+	// A gap of ~25 us: 1 ms holds about 40 of them.
+	const uint32_t burst = (uint32_t)(MR_CC_QUANTUM_NS / x.c.gap_ns);
+
+	ASSERT_GT(burst, MR_CC_BURST);
+	ASSERT_LT(burst, MR_CC_BURST_MAX);
 	uint64_t t = 5 * kMs, start = t;
 	uint32_t sent = 0, waits = 0;
 
-	for (int burst = 0; burst < 250; burst++) {
-		for (int i = 0; i < MR_CC_BURST; i++) {
+	for (int b = 0; b < 25; b++) {
+		for (uint32_t i = 0; i < burst; i++) {
 			ASSERT_EQ(mr_cc_pace_delay(&x.prm, &x.c, t), 0u);
 			mr_cc_pace_sent(&x.prm, &x.c, 1000, t);
 			sent++;
@@ -494,12 +500,12 @@ TEST(CcPace, WindowRateInBursts)
 		uint64_t d = mr_cc_pace_delay(&x.prm, &x.c, t);
 
 		ASSERT_GT(d, 0u);
-		ASSERT_LE(d, MR_CC_BURST * x.c.gap_ns);
+		ASSERT_LE(d, burst * x.c.gap_ns);
 		waits++;
 		t += d; // the timer fires on time
 	}
 	EXPECT_EQ(x.c.paced, waits);
-	// 1000 packets in 1000 gaps (the first burst starts a gap early).
+	// ~1000 packets in as many gaps (the first burst starts a gap early).
 	EXPECT_NEAR((double)(t - start), sent * (double)x.c.gap_ns,
 		    x.c.gap_ns * 1.0);
 	EXPECT_EQ(x.c.hint_limited, 0u);
@@ -513,6 +519,29 @@ TEST(CcPace, WindowRateInBursts)
 	// Sending less than a burst then pausing: the next goes at once.
 	t += 10 * kMs;
 	EXPECT_EQ(mr_cc_pace_delay(&x.prm, &x.c, t), 0u);
+}
+
+// A window's gap of a quarter of MR_CC_QUANTUM_NS or more: bursts of
+// MR_CC_BURST; one of 250 ns: MR_CC_BURST_MAX.
+TEST(CcPace, WindowBurstLimits)
+{
+	for (uint64_t srtt : {40 * kMs, 10 * kUs}) {
+		Conn x(4, 1000);
+		uint64_t first = x.Send(4);
+
+		x.Ack(0, 4, first + 3, 0, 0, srtt);
+		const bool slow = x.c.gap_ns * MR_CC_BURST >= MR_CC_QUANTUM_NS;
+
+		ASSERT_EQ(slow, srtt > kMs) << x.c.gap_ns;
+		uint64_t t = 100 * kMs;
+		uint32_t n = 0;
+
+		while (mr_cc_pace_delay(&x.prm, &x.c, t) == 0 && n < 1000) {
+			mr_cc_pace_sent(&x.prm, &x.c, 1000, t);
+			n++;
+		}
+		EXPECT_EQ(n, slow ? MR_CC_BURST : MR_CC_BURST_MAX) << srtt;
+	}
 }
 
 // The hint paces when it is slower than the window.

@@ -5,7 +5,7 @@
  * timeouts, path restarts, clock jumps, pacing calls and receiver share
  * computations. After every step, what must hold for any input: windows
  * within their bounds, the connection's sum of its paths' windows exact,
- * alpha at most 1, pacing waits finite and bursts at most MR_CC_BURST,
+ * alpha at most 1, pacing waits finite and bursts at most MR_CC_BURST_MAX,
  * shares within the capacity. UBSan catches any overflow on the way.
  */
 #include <string.h>
@@ -126,7 +126,7 @@ static int fuzz_cc_check(const struct mr_cc_params *prm,
 		return 24;
 	if (c->paths_cwnd != sum || c->npaths != npaths)
 		return 25;
-	if (c->gap_ns > MR_CC_GAP_MAX_NS || c->burst > MR_CC_BURST)
+	if (c->gap_ns > MR_CC_GAP_MAX_NS || c->burst > MR_CC_BURST_MAX)
 		return 26;
 	return 0;
 }
@@ -255,7 +255,7 @@ int mr_fuzz_cc(const unsigned char *data, size_t size)
 			else
 				same = 0;
 			last = now;
-			if (same > MR_CC_BURST)
+			if (same > MR_CC_BURST_MAX)
 				return 5;
 			mr_cc_pace_sent(&prm, &c, fuzz_cc_u32(&in) >> 16, now);
 			break;
