@@ -165,7 +165,13 @@ static u32 mr_path_weight(const struct mr_path *p)
  * with room keeps getting a share (a later packet of a path is what shows
  * its holes); equal windows and fill give each path one packet in every
  * round of picks, ties going to the path after the last one chosen.
- * O(paths). The chosen path is charged with the packet.
+ * While fewer packets are in flight than there are paths, a chosen path
+ * takes up to MR_PATH_RUN new packets in a row: a short message then
+ * crosses a few paths rather than one per packet, each of which its
+ * receiver acknowledges and its sender keeps a record for, and a loss in
+ * a run shows in the SACK of the packets after it instead of waiting for
+ * the path's timer (4,000 QPs of 16 KiB messages: an ACK for every data
+ * packet). O(paths). The chosen path is charged with the packet.
  *
  * Return: the path id, -MR_EAGAIN if every active path is full, or
  * -MR_ENOPATH if no path is active.
@@ -176,6 +182,17 @@ int mr_paths_pick_other(struct mr_paths *ps, u32 avoid)
 	int best = -1, spare = -1;
 	struct mr_path *p;
 
+	if (ps->run_left && ps->run_id < ps->count && ps->run_id != avoid &&
+	    ps->inflight < ps->count) {
+		p = &ps->path[ps->run_id];
+		if (p->state == MR_PATH_ACTIVE && p->inflight < p->window) {
+			ps->run_left--;
+			p->inflight++;
+			ps->inflight++;
+			return (int)ps->run_id;
+		}
+	}
+	ps->run_left = 0;
 	for (k = 0; k < ps->count; k++) {
 		id = (ps->cursor + k) % ps->count;
 		p = &ps->path[id];
@@ -201,6 +218,8 @@ int mr_paths_pick_other(struct mr_paths *ps, u32 avoid)
 	p->inflight++;
 	ps->inflight++;
 	ps->cursor = ((u32)best + 1) % ps->count;
+	ps->run_id = (u32)best;
+	ps->run_left = MR_PATH_RUN - 1;
 	return best;
 }
 
@@ -320,6 +339,9 @@ int mr_paths_restart(struct mr_paths *ps, u32 id)
 	if (id >= ps->count)
 		return -MR_EFIELD;
 	mr_paths_start(ps, id, ps->path[id].epoch + 1);
+	/* Its packets move to other paths: no run brings them back. */
+	if (ps->run_id == id)
+		ps->run_left = 0;
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(mr_paths_restart);

@@ -41,10 +41,15 @@ struct mr_path {
 	u8 state;	/* enum mr_path_state */
 };
 
+/* New packets a path takes in a row while few are in flight. */
+#define MR_PATH_RUN 4
+
 struct mr_paths {
 	struct mr_path path[MR_PATH_MAX];
 	u32 count;	/* paths in use: path[0..count) */
 	u32 cursor;	/* where the search starts: ties go round-robin */
+	u32 run_id;	/* the path of the current run of picks */
+	u32 run_left;	/* picks left in that run */
 	u32 inflight;	/* packets in flight on all paths: their sum */
 	u32 fail_after;	/* consecutive timeouts that fail a path */
 	u32 seed;	/* source port derivation */

@@ -49,12 +49,25 @@ static void path_init_limits(struct kunit *test)
 					ps->path[j].sport);
 }
 
+/*
+ * One packet in flight on each of the first @n paths: as many in flight as
+ * there are paths, so that picks go one at a time, not in runs.
+ */
+static void path_charge_each(struct kunit *test, struct mr_paths *ps, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, mr_paths_charge(ps, i), 0);
+}
+
 static void path_round_robin(struct kunit *test)
 {
 	struct mr_paths *ps = path_new(test, 3, 2);
 	u32 seen;
 	int i;
 
+	path_charge_each(test, ps, 3);
 	/* Equal windows and fill: each path once in every round. */
 	for (seen = 0, i = 0; i < 6; i++) {
 		seen |= 1u << mr_paths_pick(ps);
@@ -63,12 +76,12 @@ static void path_round_robin(struct kunit *test)
 			seen = 0;
 		}
 	}
-	mr_paths_set_window(ps, 1, 2);
+	mr_paths_set_window(ps, 1, 3);
 	seen = 1u << mr_paths_pick(ps);
 	seen |= 1u << mr_paths_pick(ps);
 	KUNIT_EXPECT_EQ(test, seen, 5u);	/* 0 and 2: 1 is full */
 	mr_paths_ack(ps, 1, 1, 0);
-	/* The emptiest relative to its window: 3/16 beats 1/2. */
+	/* The emptiest relative to its window: 4/16 beats 2/3. */
 	seen = 1u << mr_paths_pick(ps);
 	seen |= 1u << mr_paths_pick(ps);
 	KUNIT_EXPECT_EQ(test, seen, 5u);
@@ -107,10 +120,13 @@ static void path_set_count(struct kunit *test)
 {
 	struct mr_paths *ps = path_new(test, 4, 1);
 
+	path_charge_each(test, ps, 4);
 	KUNIT_EXPECT_EQ(test, mr_paths_pick(ps), 0);
 	KUNIT_EXPECT_EQ(test, mr_paths_pick(ps), 1);
 	KUNIT_EXPECT_EQ(test, mr_paths_set_count(ps, 1), -MR_EBUSY);
-	mr_paths_ack(ps, 1, 1, 0);
+	mr_paths_ack(ps, 1, 2, 0);
+	mr_paths_ack(ps, 2, 1, 0);
+	mr_paths_ack(ps, 3, 1, 0);
 	KUNIT_EXPECT_EQ(test, mr_paths_set_count(ps, 1), 0);
 	KUNIT_EXPECT_EQ(test, mr_paths_pick(ps), 0);
 	KUNIT_EXPECT_EQ(test, mr_paths_set_count(ps, 3), 0);

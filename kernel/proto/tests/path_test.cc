@@ -64,11 +64,53 @@ TEST(Paths, InitChecks)
 	EXPECT_EQ(ports.size(), (size_t)MR_PATH_DEFAULT);
 }
 
+// charge_each: one packet in flight on each of the first @n paths, so that
+// as many are in flight as there are paths and picks go one at a time.
+static void charge_each(mr_paths *ps, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		ASSERT_EQ(mr_paths_charge(ps, i), 0);
+}
+
+// Fewer packets in flight than paths: runs of MR_PATH_RUN on one path,
+// so 11 packets cross 3 of 16 paths. As many as paths: one at a time.
+TEST(Paths, ShortRunsWhileFewInFlight)
+{
+	mr_paths ps;
+	std::vector<int> picks;
+
+	ASSERT_EQ(mr_paths_init(&ps, 16, 3, 1), 0);
+	for (int i = 0; i < 11; i++)
+		picks.push_back(mr_paths_pick(&ps));
+	EXPECT_EQ(std::set<int>(picks.begin(), picks.end()).size(), 3u);
+	for (int i = 0; i < 11; i++)
+		EXPECT_EQ(picks[i], picks[i / MR_PATH_RUN * MR_PATH_RUN]) << i;
+	// A run ends at a full path, and never takes the path to avoid.
+	ASSERT_EQ(mr_paths_init(&ps, 4, 3, 1), 0);
+	for (uint32_t i = 0; i < 4; i++)
+		mr_paths_set_window(&ps, i, 2);
+	EXPECT_EQ(mr_paths_pick(&ps), 0);
+	EXPECT_EQ(mr_paths_pick(&ps), 0);
+	EXPECT_NE(mr_paths_pick(&ps), 0);
+	int run = mr_paths_pick(&ps);
+
+	EXPECT_NE(mr_paths_pick_other(&ps, (uint32_t)run), run);
+	ASSERT_EQ(mr_paths_init(&ps, 4, 3, 1), 0);
+	charge_each(&ps, 4);
+	uint32_t per[4] = {};
+
+	for (int i = 0; i < 8; i++)
+		per[mr_paths_pick(&ps)]++;
+	for (uint32_t i = 0; i < 4; i++)
+		EXPECT_EQ(per[i], 2u) << "path " << i;
+}
+
 TEST(Paths, RoundRobinSkipsFullAndFailed)
 {
 	mr_paths ps;
 
 	ASSERT_EQ(mr_paths_init(&ps, 4, 2, 1), 0);
+	charge_each(&ps, 4);
 	for (int round = 0; round < 2; round++) { // each path once a round
 		uint32_t seen = 0;
 
@@ -76,13 +118,13 @@ TEST(Paths, RoundRobinSkipsFullAndFailed)
 			seen |= 1u << mr_paths_pick(&ps);
 		EXPECT_EQ(seen, 0xfu);
 	}
-	mr_paths_set_window(&ps, 1, 2); // path 1 has 2 in flight: full
+	mr_paths_set_window(&ps, 1, 3); // path 1 has 3 in flight: full
 	uint32_t seen = 0;
 
 	for (int i = 0; i < 3; i++)
 		seen |= 1u << mr_paths_pick(&ps);
 	EXPECT_EQ(seen, 0xdu); // 0, 2 and 3
-	EXPECT_FALSE(mr_paths_timeout(&ps, 2, 3));
+	EXPECT_FALSE(mr_paths_timeout(&ps, 2, 4)); // its 4 packets lost
 	EXPECT_TRUE(mr_paths_timeout(&ps, 2, 0)); // second in a row: failed
 	EXPECT_EQ(ps.path[2].state, MR_PATH_FAILED);
 	EXPECT_EQ(ps.path[2].inflight, 0u);
@@ -246,12 +288,14 @@ TEST(Paths, SetCount)
 	mr_paths ps;
 
 	ASSERT_EQ(mr_paths_init(&ps, 4, 1, 1), 0);
+	charge_each(&ps, 4);
 	EXPECT_EQ(mr_paths_pick(&ps), 0);
 	EXPECT_EQ(mr_paths_pick(&ps), 1);
 	EXPECT_EQ(mr_paths_pick(&ps), 2);
-	EXPECT_EQ(mr_paths_set_count(&ps, 2), -MR_EBUSY); // 2 has one
+	EXPECT_EQ(mr_paths_set_count(&ps, 2), -MR_EBUSY); // 2 and 3 have some
 	EXPECT_EQ(ps.count, 4u);
-	mr_paths_ack(&ps, 2, 1, 0);
+	mr_paths_ack(&ps, 2, 2, 0);
+	mr_paths_ack(&ps, 3, 1, 0);
 	EXPECT_EQ(mr_paths_set_count(&ps, 2), 0);
 	EXPECT_EQ(mr_paths_pick(&ps), 1); // the cursor was 3: 3 % 2
 	EXPECT_EQ(mr_paths_set_count(&ps, 0), -MR_EFIELD);
@@ -465,6 +509,7 @@ TEST(PathsWeighted, EqualRoomsShareEvenly)
 	mr_paths ps;
 
 	ASSERT_EQ(mr_paths_init(&ps, 4, 3, 1), 0);
+	charge_each(&ps, 4);
 	for (int round = 0; round < 2; round++) {
 		uint32_t seen = 0;
 
@@ -472,7 +517,7 @@ TEST(PathsWeighted, EqualRoomsShareEvenly)
 			seen |= 1u << mr_paths_pick(&ps);
 		EXPECT_EQ(seen, 0xfu);
 	}
-	mr_paths_ack(&ps, 2, 2, 0); // path 2 is empty now, the others not
+	mr_paths_ack(&ps, 2, 3, 0); // path 2 is empty now, the others not
 	for (int i = 0; i < 24; i++)
 		picks[mr_paths_pick(&ps)]++;
 	EXPECT_GT(picks[2], picks[0]);
@@ -517,6 +562,7 @@ TEST(PathsWeighted, PickOtherAvoidsUnlessAlone)
 	mr_paths ps;
 
 	ASSERT_EQ(mr_paths_init(&ps, 3, 3, 1), 0);
+	charge_each(&ps, 3);
 	EXPECT_EQ(mr_paths_pick_other(&ps, 0), 1);
 	EXPECT_EQ(mr_paths_pick_other(&ps, 2), 0);
 	EXPECT_EQ(mr_paths_pick_other(&ps, 0), 2);

@@ -26,12 +26,18 @@ case path-64-malformed
 > none for=50
 counter rx_drop_malformed 1
 
-# The QP sprays a message's packets: the second goes to another path (its
+# The QP sprays a message's packets: while fewer are in flight than it
+# has paths, in runs of 4 on a path; the fifth goes to another path (its
 # first PSN), since that path has fewer packets in flight.
 case message-sprayed-over-paths
-post_send wr=1 op=write off=0 len=2048
+post_send wr=1 op=write off=0 len=5120
 > WRITE offset=0 path=?a psn=$sq
-> WRITE offset=1024 psn=$sq
+> WRITE offset=1024 path=$a psn=$sq+1
+< ACK path=$a psn=$sq+1 cum_psn=$sq+2 msn_done=0
+> WRITE offset=2048 path=$a psn=$sq+2
+> WRITE offset=3072 path=$a psn=$sq+3
+< ACK path=$a psn=$sq+3 cum_psn=$sq+4 msn_done=0
+> WRITE offset=4096 path=!$a psn=$sq
 
 # The QP's data packets are sent ECT(0).
 case data-sent-ect0
@@ -114,6 +120,8 @@ post_send wr=1 op=write off=0 len=64
 
 # "restarts the path: a new source port, epoch + 1": once the failed path
 # is used again, its packets carry epoch 1 from PSN 0, from another port.
+# (The peer answers only the first move: the later writes go in runs of 4
+# from path to path as each fails, until path 0's turn comes again.)
 case restarted-path-new-epoch
 post_send wr=1 op=write off=0 len=64
 > WRITE msn=0 path=0 epoch=0 psn=$sq sport=?port
@@ -137,4 +145,4 @@ post_send wr=14 op=write off=0 len=64
 post_send wr=15 op=write off=0 len=64
 post_send wr=16 op=write off=0 len=64
 post_send wr=17 op=write off=0 len=64
-> WRITE path=0 epoch=1 psn=0 sport=!$port
+> WRITE path=0 epoch=1 psn=0 sport=!$port within=20000

@@ -3,43 +3,45 @@ section Sequence numbers
 
 # "PSN counts the packets a sender sends on one path in one epoch": the
 # first packet of each path in epoch 0 carries the initial PSN, the next
-# on path 0 one more. 16 packets of one SEND, acknowledged as they come.
+# on that path one more. 17 packets of one SEND, acknowledged as they come:
+# with fewer in flight than paths, each path takes a run of 4.
 case psn-per-path-increments
 qp rc mtu=256
 post_send wr=1 op=send off=0 len=4352
-> SEND path=0 psn=$sq epoch=0 msn=0
+> SEND path=0 psn=$sq epoch=0 msn=0 offset=0
 < ACK path=0 psn=$sq cum_psn=$sq+1 msn_done=0
-> SEND path=1 psn=$sq epoch=0 msn=0
+> SEND path=0 psn=$sq+1 epoch=0 msn=0 offset=256
+< ACK path=0 psn=$sq+1 cum_psn=$sq+2 msn_done=0
+> SEND path=0 psn=$sq+2 epoch=0 msn=0 offset=512
+< ACK path=0 psn=$sq+2 cum_psn=$sq+3 msn_done=0
+> SEND path=0 psn=$sq+3 epoch=0 msn=0 offset=768
+< ACK path=0 psn=$sq+3 cum_psn=$sq+4 msn_done=0
+> SEND path=1 psn=$sq epoch=0 msn=0 offset=1024
 < ACK path=1 psn=$sq cum_psn=$sq+1 msn_done=0
-> SEND path=2 psn=$sq epoch=0 msn=0
+> SEND path=1 psn=$sq+1 epoch=0 msn=0 offset=1280
+< ACK path=1 psn=$sq+1 cum_psn=$sq+2 msn_done=0
+> SEND path=1 psn=$sq+2 epoch=0 msn=0 offset=1536
+< ACK path=1 psn=$sq+2 cum_psn=$sq+3 msn_done=0
+> SEND path=1 psn=$sq+3 epoch=0 msn=0 offset=1792
+< ACK path=1 psn=$sq+3 cum_psn=$sq+4 msn_done=0
+> SEND path=2 psn=$sq epoch=0 msn=0 offset=2048
 < ACK path=2 psn=$sq cum_psn=$sq+1 msn_done=0
-> SEND path=3 psn=$sq epoch=0 msn=0
+> SEND path=2 psn=$sq+1 epoch=0 msn=0 offset=2304
+< ACK path=2 psn=$sq+1 cum_psn=$sq+2 msn_done=0
+> SEND path=2 psn=$sq+2 epoch=0 msn=0 offset=2560
+< ACK path=2 psn=$sq+2 cum_psn=$sq+3 msn_done=0
+> SEND path=2 psn=$sq+3 epoch=0 msn=0 offset=2816
+< ACK path=2 psn=$sq+3 cum_psn=$sq+4 msn_done=0
+> SEND path=3 psn=$sq epoch=0 msn=0 offset=3072
 < ACK path=3 psn=$sq cum_psn=$sq+1 msn_done=0
-> SEND path=4 psn=$sq epoch=0 msn=0
-< ACK path=4 psn=$sq cum_psn=$sq+1 msn_done=0
-> SEND path=5 psn=$sq epoch=0 msn=0
-< ACK path=5 psn=$sq cum_psn=$sq+1 msn_done=0
-> SEND path=6 psn=$sq epoch=0 msn=0
-< ACK path=6 psn=$sq cum_psn=$sq+1 msn_done=0
-> SEND path=7 psn=$sq epoch=0 msn=0
-< ACK path=7 psn=$sq cum_psn=$sq+1 msn_done=0
-> SEND path=8 psn=$sq epoch=0 msn=0
-< ACK path=8 psn=$sq cum_psn=$sq+1 msn_done=0
-> SEND path=9 psn=$sq epoch=0 msn=0
-< ACK path=9 psn=$sq cum_psn=$sq+1 msn_done=0
-> SEND path=10 psn=$sq epoch=0 msn=0
-< ACK path=10 psn=$sq cum_psn=$sq+1 msn_done=0
-> SEND path=11 psn=$sq epoch=0 msn=0
-< ACK path=11 psn=$sq cum_psn=$sq+1 msn_done=0
-> SEND path=12 psn=$sq epoch=0 msn=0
-< ACK path=12 psn=$sq cum_psn=$sq+1 msn_done=0
-> SEND path=13 psn=$sq epoch=0 msn=0
-< ACK path=13 psn=$sq cum_psn=$sq+1 msn_done=0
-> SEND path=14 psn=$sq epoch=0 msn=0
-< ACK path=14 psn=$sq cum_psn=$sq+1 msn_done=0
-> SEND path=15 psn=$sq epoch=0 msn=0
-< ACK path=15 psn=$sq cum_psn=$sq+1 msn_done=0
-> SEND path=0 psn=$sq+1 epoch=0 msn=0 offset=4096
+> SEND path=3 psn=$sq+1 epoch=0 msn=0 offset=3328
+< ACK path=3 psn=$sq+1 cum_psn=$sq+2 msn_done=0
+> SEND path=3 psn=$sq+2 epoch=0 msn=0 offset=3584
+< ACK path=3 psn=$sq+2 cum_psn=$sq+3 msn_done=0
+> SEND path=3 psn=$sq+3 epoch=0 msn=0 offset=3840
+< ACK path=3 psn=$sq+3 cum_psn=$sq+4 msn_done=0
+> SEND path=4 psn=$sq epoch=0 msn=0 offset=4096
+
 # "... including resends, which reuse their PSN": an unanswered packet is
 # sent again on its path with its PSN.
 case resend-reuses-psn
