@@ -75,12 +75,10 @@ static LinkConfig OnePacketMessages(uint32_t msgs)
 // @msgs messages of 4 packets over 2 paths, every message on both.
 static LinkConfig TwoPathMessages(uint32_t msgs)
 {
-	LinkConfig c;
+	LinkConfig c = OnePacketMessages(msgs);
 
-	c.msgs = msgs;
 	c.pkts_per_msg = 4;
 	c.paths = 2;
-	c.cc = false;
 	return c;
 }
 
